@@ -1,0 +1,903 @@
+package main_test
+
+// The container setup (Dockerfile and docker-compose.yml at the repository
+// root) cannot be run here, as there is no Docker engine. These tests parse
+// both files and check that they describe a working deployment: the image
+// builds this command, the emulator listens where the published port and the
+// health checks expect it, and it is pointed at the compose PostgreSQL
+// service with a connection string that pgx accepts.
+//
+// Each check is also run against deliberately broken copies of the files, so
+// that a check that can no longer fail is noticed.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"go.yaml.in/yaml/v3"
+)
+
+const (
+	repoRoot        = "../.."
+	composePath     = repoRoot + "/docker-compose.yml"
+	dockerfilePath  = repoRoot + "/Dockerfile"
+	goModPath       = repoRoot + "/go.mod"
+	emulatorService = "cosmos-emulator"
+	postgresService = "postgres"
+	emulatorAddr    = "0.0.0.0:8081"
+	envPrefix       = "COSMOS_EMULATOR_"
+	healthPath      = "/_emulator/health"
+)
+
+// ---- compose file model -----------------------------------------------------
+
+// composeFile is the part of the compose specification these tests look at.
+type composeFile struct {
+	Version  *string               `yaml:"version"`
+	Services map[string]service    `yaml:"services"`
+	Volumes  map[string]*yaml.Node `yaml:"volumes"` // values are often empty
+}
+
+// service is one compose service.
+type service struct {
+	Image       string        `yaml:"image"`
+	Build       *buildSpec    `yaml:"build"`
+	Command     stringList    `yaml:"command"`
+	Entrypoint  stringList    `yaml:"entrypoint"`
+	Environment envMap        `yaml:"environment"`
+	Ports       []portSpec    `yaml:"ports"`
+	DependsOn   dependsOn     `yaml:"depends_on"`
+	Volumes     []volumeMount `yaml:"volumes"`
+	Healthcheck *healthcheck  `yaml:"healthcheck"`
+}
+
+// buildSpec is a service's build section, short (a context path) or long.
+type buildSpec struct {
+	Context    string `yaml:"context"`
+	Dockerfile string `yaml:"dockerfile"`
+}
+
+// UnmarshalYAML accepts `build: DIR` and `build: {context, dockerfile}`.
+func (b *buildSpec) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*b = buildSpec{Context: n.Value}
+		return nil
+	}
+	type plain buildSpec
+	return n.Decode((*plain)(b))
+}
+
+// stringList is a command, entrypoint or health check test, written as a
+// list or as one string (split on white space; compose splits like a shell,
+// but no file here relies on quoting).
+type stringList []string
+
+// UnmarshalYAML accepts a sequence or a scalar.
+func (s *stringList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*s = strings.Fields(n.Value)
+		return nil
+	}
+	var l []string
+	if err := n.Decode(&l); err != nil {
+		return err
+	}
+	*s = l
+	return nil
+}
+
+// envMap is a service's environment, written as a mapping or as a list of
+// KEY=VALUE entries.
+type envMap map[string]string
+
+// UnmarshalYAML accepts both forms of environment.
+func (e *envMap) UnmarshalYAML(n *yaml.Node) error {
+	m := envMap{}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = n.Content[i+1].Value
+		}
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			k, v, _ := strings.Cut(item.Value, "=")
+			m[k] = v
+		}
+	default:
+		return fmt.Errorf("line %d: environment must be a mapping or a list", n.Line)
+	}
+	*e = m
+	return nil
+}
+
+// portSpec is one published port.
+type portSpec struct {
+	HostIP    string `yaml:"host_ip"`
+	Published string `yaml:"published"`
+	Target    string `yaml:"target"`
+	Protocol  string `yaml:"protocol"`
+}
+
+// UnmarshalYAML accepts the short syntax [[HOST_IP:]PUBLISHED:]TARGET[/PROTO]
+// and the long syntax.
+func (p *portSpec) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		type plain portSpec
+		return n.Decode((*plain)(p))
+	}
+	spec, proto, _ := strings.Cut(n.Value, "/")
+	*p = portSpec{Protocol: proto}
+	parts := strings.Split(spec, ":")
+	p.Target = parts[len(parts)-1]
+	if len(parts) >= 2 {
+		p.Published = parts[len(parts)-2]
+	}
+	if len(parts) >= 3 {
+		p.HostIP = strings.Join(parts[:len(parts)-2], ":")
+	}
+	return nil
+}
+
+// dependsOn maps each dependency to its condition.
+type dependsOn map[string]string
+
+// UnmarshalYAML accepts a list of services (condition service_started) or a
+// mapping of service to {condition}.
+func (d *dependsOn) UnmarshalYAML(n *yaml.Node) error {
+	m := dependsOn{}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			m[item.Value] = "service_started"
+		}
+	case yaml.MappingNode:
+		var long map[string]struct {
+			Condition string `yaml:"condition"`
+		}
+		if err := n.Decode(&long); err != nil {
+			return err
+		}
+		for name, dep := range long {
+			cond := dep.Condition
+			if cond == "" {
+				cond = "service_started"
+			}
+			m[name] = cond
+		}
+	default:
+		return fmt.Errorf("line %d: depends_on must be a list or a mapping", n.Line)
+	}
+	*d = m
+	return nil
+}
+
+// volumeMount is one entry of a service's volumes.
+type volumeMount struct {
+	Type   string `yaml:"type"`
+	Source string `yaml:"source"`
+	Target string `yaml:"target"`
+}
+
+// UnmarshalYAML accepts SOURCE:TARGET[:MODE], a bare TARGET (anonymous
+// volume) and the long syntax.
+func (v *volumeMount) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		type plain volumeMount
+		return n.Decode((*plain)(v))
+	}
+	parts := strings.Split(n.Value, ":")
+	if len(parts) == 1 {
+		*v = volumeMount{Type: "volume", Target: parts[0]}
+		return nil
+	}
+	*v = volumeMount{Type: "volume", Source: parts[0], Target: parts[1]}
+	if strings.HasPrefix(v.Source, ".") || strings.HasPrefix(v.Source, "/") || strings.HasPrefix(v.Source, "~") {
+		v.Type = "bind"
+	}
+	return nil
+}
+
+// healthcheck is a service's health check.
+type healthcheck struct {
+	Test     stringList `yaml:"test"`
+	Disable  bool       `yaml:"disable"`
+	Interval string     `yaml:"interval"`
+	Timeout  string     `yaml:"timeout"`
+	Retries  int        `yaml:"retries"`
+}
+
+// command returns the shell command text of the test, or "" when the check
+// is disabled or missing.
+func (h *healthcheck) command() string {
+	if h == nil || h.Disable || len(h.Test) == 0 {
+		return ""
+	}
+	switch h.Test[0] {
+	case "NONE":
+		return ""
+	case "CMD", "CMD-SHELL":
+		return strings.Join(h.Test[1:], " ")
+	default: // string form, run by the shell
+		return strings.Join(h.Test, " ")
+	}
+}
+
+// parseCompose decodes a compose file. Keys not modelled above are ignored.
+func parseCompose(data []byte) (*composeFile, error) {
+	var cf composeFile
+	if err := yaml.Unmarshal(data, &cf); err != nil {
+		return nil, err
+	}
+	return &cf, nil
+}
+
+// ---- Dockerfile model -------------------------------------------------------
+
+// instruction is one Dockerfile instruction, continuation lines joined.
+type instruction struct {
+	Cmd  string // upper case, e.g. "RUN"
+	Args string
+	Line int
+}
+
+// stage is one FROM stage.
+type stage struct {
+	Image        string // after ARG substitution
+	Name         string
+	Instructions []instruction
+}
+
+// dockerfile is a minimally parsed Dockerfile.
+type dockerfile struct {
+	Args   map[string]string // global ARG defaults (before the first FROM)
+	Stages []stage
+}
+
+// find returns the instructions of the stage with the given command.
+func (s stage) find(cmd string) []instruction {
+	var out []instruction
+	for _, in := range s.Instructions {
+		if in.Cmd == cmd {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// last returns the final stage, the one that becomes the image.
+func (d *dockerfile) last() stage {
+	if len(d.Stages) == 0 {
+		return stage{}
+	}
+	return d.Stages[len(d.Stages)-1]
+}
+
+// execForm returns the arguments of a JSON (exec form) instruction such as
+// ENTRYPOINT ["a", "b"], or an error for the shell form.
+func execForm(in instruction) ([]string, error) {
+	var args []string
+	if err := json.Unmarshal([]byte(in.Args), &args); err != nil {
+		return nil, fmt.Errorf("line %d: %s is not in exec (JSON) form: %v", in.Line, in.Cmd, err)
+	}
+	return args, nil
+}
+
+// env returns the ENV values set in the stage.
+func (s stage) env() map[string]string {
+	m := map[string]string{}
+	for _, in := range s.find("ENV") {
+		// Only the KEY=VALUE form (several per line allowed, no quoting).
+		for _, kv := range strings.Fields(in.Args) {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				m[k] = strings.Trim(v, `"`)
+			}
+		}
+	}
+	return m
+}
+
+var argRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?`)
+
+// parseDockerfile parses Dockerfile text: comments and parser directives are
+// dropped, lines ending in a backslash are joined, and instructions are
+// grouped by FROM stage.
+func parseDockerfile(text string) (*dockerfile, error) {
+	df := &dockerfile{Args: map[string]string{}}
+	var cur *instruction
+	var all []instruction
+	for i, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		cont := strings.HasSuffix(trimmed, "\\")
+		trimmed = strings.TrimSpace(strings.TrimSuffix(trimmed, "\\"))
+		if cur == nil {
+			cmd, args, _ := strings.Cut(trimmed, " ")
+			cur = &instruction{Cmd: strings.ToUpper(cmd), Args: strings.TrimSpace(args), Line: i + 1}
+		} else {
+			cur.Args = strings.TrimSpace(cur.Args + " " + trimmed)
+		}
+		if !cont {
+			all = append(all, *cur)
+			cur = nil
+		}
+	}
+	if cur != nil {
+		return nil, fmt.Errorf("line %d: unterminated continuation", cur.Line)
+	}
+	for _, in := range all {
+		switch {
+		case in.Cmd == "ARG" && len(df.Stages) == 0:
+			k, v, _ := strings.Cut(in.Args, "=")
+			df.Args[k] = v
+		case in.Cmd == "FROM":
+			fields := strings.Fields(in.Args)
+			var st stage
+			for j := 0; j < len(fields); j++ {
+				switch {
+				case strings.HasPrefix(fields[j], "--"):
+				case strings.EqualFold(fields[j], "AS") && j+1 < len(fields):
+					st.Name = fields[j+1]
+					j++
+				default:
+					st.Image = argRef.ReplaceAllStringFunc(fields[j], func(ref string) string {
+						return df.Args[argRef.FindStringSubmatch(ref)[1]]
+					})
+				}
+			}
+			df.Stages = append(df.Stages, st)
+		case len(df.Stages) == 0:
+			return nil, fmt.Errorf("line %d: %s before the first FROM", in.Line, in.Cmd)
+		default:
+			s := &df.Stages[len(df.Stages)-1]
+			s.Instructions = append(s.Instructions, in)
+		}
+	}
+	return df, nil
+}
+
+// ---- emulator command line --------------------------------------------------
+
+// flagValues returns the values of --name (or -name, =value forms too) in
+// args, in order.
+func flagValues(args []string, name string) []string {
+	var vals []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name && i+1 < len(args) {
+			vals = append(vals, args[i+1])
+			i++
+		} else if v, ok := strings.CutPrefix(a, name+"="); ok {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
+// envName returns the environment variable standing for a flag.
+func envName(flag string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// emulatorConfig is the effective command line and environment of the
+// emulator container: compose's entrypoint/command override the image's,
+// and compose's environment is layered over the image's ENV.
+type emulatorConfig struct {
+	Args []string
+	Env  map[string]string
+}
+
+// value returns the effective value of a single-valued flag: the last one
+// on the command line, else its environment variable.
+func (c emulatorConfig) value(flag string) (string, bool) {
+	if vals := flagValues(c.Args, flag); len(vals) > 0 {
+		return vals[len(vals)-1], true
+	}
+	v, ok := c.Env[envName(flag)]
+	return v, ok
+}
+
+// list returns all values of a repeatable, comma-separated flag, from the
+// command line and the environment.
+func (c emulatorConfig) list(flag string) []string {
+	var out []string
+	for _, v := range append(flagValues(c.Args, flag), c.Env[envName(flag)]) {
+		for _, item := range strings.Split(v, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, item)
+			}
+		}
+	}
+	return out
+}
+
+func effectiveConfig(svc service, df *dockerfile) (emulatorConfig, error) {
+	img := df.last()
+	var entrypoint, cmd []string
+	if eps := img.find("ENTRYPOINT"); len(eps) > 0 {
+		args, err := execForm(eps[len(eps)-1])
+		if err != nil {
+			return emulatorConfig{}, err
+		}
+		entrypoint = args
+	}
+	if cmds := img.find("CMD"); len(cmds) > 0 {
+		args, err := execForm(cmds[len(cmds)-1])
+		if err != nil {
+			return emulatorConfig{}, err
+		}
+		cmd = args
+	}
+	if svc.Entrypoint != nil {
+		// Overriding the entrypoint also drops the image's CMD.
+		entrypoint, cmd = svc.Entrypoint, nil
+	}
+	if svc.Command != nil {
+		cmd = svc.Command
+	}
+	env := img.env()
+	for k, v := range svc.Environment {
+		env[k] = v
+	}
+	return emulatorConfig{Args: append(slices.Clone(entrypoint), cmd...), Env: env}, nil
+}
+
+// ---- checks -----------------------------------------------------------------
+
+// problems collects failed checks.
+type problems []string
+
+func (p *problems) addf(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+// goVersion returns the major.minor Go version of the go directive in go.mod.
+func goVersion(goMod string) string {
+	m := regexp.MustCompile(`(?m)^go\s+(\d+\.\d+)`).FindStringSubmatch(goMod)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// checkDockerfile checks the image definition on its own.
+func checkDockerfile(df *dockerfile, goMod string) problems {
+	var p problems
+	if len(df.Stages) < 2 {
+		p.addf("Dockerfile: want a multi-stage build (>= 2 FROM), got %d stage(s)", len(df.Stages))
+		return p
+	}
+	build, final := df.Stages[0], df.last()
+
+	if want := "golang:" + goVersion(goMod); !strings.HasPrefix(build.Image, want) {
+		p.addf("Dockerfile: build stage image %q does not match go.mod (want %s*)", build.Image, want)
+	}
+	var built bool
+	for _, stg := range df.Stages[:len(df.Stages)-1] {
+		for _, run := range stg.find("RUN") {
+			if strings.Contains(run.Args, "go build") && strings.Contains(run.Args, "./cmd/cosmos-emulator") {
+				built = true
+				if !strings.Contains(run.Args, "CGO_ENABLED=0") {
+					p.addf("Dockerfile line %d: go build without CGO_ENABLED=0; the runtime image has no Go toolchain and the binary should be static", run.Line)
+				}
+			}
+		}
+	}
+	if !built {
+		p.addf("Dockerfile: no build stage RUNs go build ./cmd/cosmos-emulator")
+	}
+
+	var copied bool
+	for _, c := range final.find("COPY") {
+		if strings.Contains(c.Args, "--from=") && strings.Contains(c.Args, "cosmos-emulator") {
+			copied = true
+		}
+	}
+	if !copied {
+		p.addf("Dockerfile: final stage does not COPY --from the build stage the cosmos-emulator binary")
+	}
+
+	var exposed bool
+	for _, e := range final.find("EXPOSE") {
+		for _, port := range strings.Fields(e.Args) {
+			if strings.TrimSuffix(port, "/tcp") == "8081" {
+				exposed = true
+			}
+		}
+	}
+	if !exposed {
+		p.addf("Dockerfile: final stage does not EXPOSE 8081")
+	}
+
+	hcs := final.find("HEALTHCHECK")
+	switch {
+	case len(hcs) == 0:
+		p.addf("Dockerfile: final stage has no HEALTHCHECK")
+	case strings.EqualFold(strings.TrimSpace(hcs[len(hcs)-1].Args), "NONE"):
+		p.addf("Dockerfile: HEALTHCHECK NONE")
+	default:
+		hc := hcs[len(hcs)-1].Args
+		if !strings.Contains(hc, "127.0.0.1:8081"+healthPath) {
+			p.addf("Dockerfile: HEALTHCHECK %q does not query 127.0.0.1:8081%s", hc, healthPath)
+		}
+	}
+
+	users := final.find("USER")
+	if len(users) == 0 {
+		p.addf("Dockerfile: final stage runs as root (no USER)")
+	} else if u, _, _ := strings.Cut(users[len(users)-1].Args, ":"); u == "root" || u == "0" {
+		p.addf("Dockerfile: final stage runs as root (USER %s)", users[len(users)-1].Args)
+	}
+
+	eps := final.find("ENTRYPOINT")
+	if len(eps) == 0 {
+		p.addf("Dockerfile: final stage has no ENTRYPOINT")
+	} else if args, err := execForm(eps[len(eps)-1]); err != nil {
+		p.addf("Dockerfile: %v", err)
+	} else if len(args) == 0 || filepath.Base(args[0]) != "cosmos-emulator" {
+		p.addf("Dockerfile: ENTRYPOINT %q does not run cosmos-emulator", args)
+	}
+	return p
+}
+
+// checkCompose checks the compose file together with the image it builds.
+func checkCompose(cf *composeFile, df *dockerfile, root string) problems {
+	var p problems
+	if cf.Version != nil {
+		p.addf("compose: top-level version: is obsolete in the compose specification")
+	}
+	pg, okPG := cf.Services[postgresService]
+	emu, okEmu := cf.Services[emulatorService]
+	if !okPG {
+		p.addf("compose: no %q service", postgresService)
+	}
+	if !okEmu {
+		p.addf("compose: no %q service", emulatorService)
+	}
+	if !okPG || !okEmu {
+		return p
+	}
+
+	// PostgreSQL.
+	if !strings.HasPrefix(pg.Image, "postgres:") {
+		p.addf("compose: postgres image %q is not postgres:<tag>", pg.Image)
+	}
+	for _, k := range []string{"POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB"} {
+		if pg.Environment[k] == "" {
+			p.addf("compose: postgres environment lacks %s", k)
+		}
+	}
+	if hc := pg.Healthcheck.command(); !strings.Contains(hc, "pg_isready") {
+		p.addf("compose: postgres health check %q does not use pg_isready", hc)
+	}
+	var dataVolume bool
+	for _, v := range pg.Volumes {
+		if v.Target == "/var/lib/postgresql/data" && v.Type == "volume" {
+			if _, declared := cf.Volumes[v.Source]; v.Source != "" && declared {
+				dataVolume = true
+			}
+		}
+	}
+	if !dataVolume {
+		p.addf("compose: postgres has no named volume (declared under volumes:) at /var/lib/postgresql/data")
+	}
+
+	// Emulator image.
+	if emu.Build == nil {
+		p.addf("compose: %s has no build section", emulatorService)
+	} else {
+		dockerfileName := emu.Build.Dockerfile
+		if dockerfileName == "" {
+			dockerfileName = "Dockerfile"
+		}
+		ctx := filepath.Join(root, emu.Build.Context)
+		if abs, err := filepath.Abs(ctx); err != nil {
+			p.addf("compose: %v", err)
+		} else if rootAbs, _ := filepath.Abs(root); abs != rootAbs {
+			p.addf("compose: build context %q is not the repository root", emu.Build.Context)
+		} else if _, err := os.Stat(filepath.Join(ctx, dockerfileName)); err != nil {
+			p.addf("compose: build dockerfile: %v", err)
+		}
+	}
+
+	// Startup order.
+	if cond := emu.DependsOn[postgresService]; cond != "service_healthy" {
+		p.addf("compose: %s depends on postgres with condition %q, want service_healthy", emulatorService, cond)
+	}
+
+	// Command line and environment.
+	cfg, err := effectiveConfig(emu, df)
+	if err != nil {
+		p.addf("compose: %v", err)
+		return p
+	}
+	addr, _ := cfg.value("addr")
+	if addr != emulatorAddr {
+		p.addf("compose: emulator --addr is %q (args %q), want %s", addr, cfg.Args, emulatorAddr)
+	}
+	_, listenPort, _ := net.SplitHostPort(addr)
+
+	var published bool
+	for _, port := range emu.Ports {
+		if port.Target == listenPort && port.Published == "8081" && (port.Protocol == "" || port.Protocol == "tcp") {
+			published = true
+		}
+	}
+	if !published {
+		p.addf("compose: %s does not publish host port 8081 to the listening port %q: %+v", emulatorService, listenPort, emu.Ports)
+	}
+
+	if hc := emu.Healthcheck.command(); !strings.Contains(hc, "curl") || !strings.Contains(hc, "127.0.0.1:"+listenPort+healthPath) {
+		p.addf("compose: %s health check %q does not curl 127.0.0.1:%s%s", emulatorService, hc, listenPort, healthPath)
+	} else if proto, _ := cfg.value("protocol"); proto != "http" && !strings.Contains(hc, "https://") {
+		p.addf("compose: %s serves https but the health check %q does not use it", emulatorService, hc)
+	}
+
+	conn, ok := cfg.value("pg")
+	if !ok {
+		p.addf("compose: %s has neither --pg nor %s", emulatorService, envName("pg"))
+	} else if pgCfg, err := pgx.ParseConfig(conn); err != nil {
+		p.addf("compose: --pg %q: %v", conn, err)
+	} else {
+		if pgCfg.Host != postgresService {
+			p.addf("compose: --pg host is %q, want the %q service", pgCfg.Host, postgresService)
+		}
+		if pgCfg.Port != 5432 {
+			p.addf("compose: --pg port is %d, want 5432", pgCfg.Port)
+		}
+		if pgCfg.User != pg.Environment["POSTGRES_USER"] || pgCfg.Password != pg.Environment["POSTGRES_PASSWORD"] || pgCfg.Database != pg.Environment["POSTGRES_DB"] {
+			p.addf("compose: --pg user/password/database %q/%q/%q differ from the postgres service's POSTGRES_USER/PASSWORD/DB",
+				pgCfg.User, pgCfg.Password, pgCfg.Database)
+		}
+		if pgCfg.TLSConfig != nil {
+			p.addf("compose: --pg enables TLS, but the postgres image serves plain connections (use sslmode=disable)")
+		}
+	}
+
+	if hosts := cfg.list("tls-host"); !slices.Contains(hosts, emulatorService) {
+		p.addf("compose: --tls-host %q does not include the service name %q", hosts, emulatorService)
+	}
+	return p
+}
+
+// ---- tests ------------------------------------------------------------------
+
+// repoFiles holds the texts of the files under test.
+type repoFiles struct {
+	compose, dockerfile, goMod string
+}
+
+func readRepoFiles(t *testing.T) repoFiles {
+	t.Helper()
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	return repoFiles{compose: read(composePath), dockerfile: read(dockerfilePath), goMod: read(goModPath)}
+}
+
+// check parses the files and runs every check.
+func check(t *testing.T, f repoFiles) problems {
+	t.Helper()
+	df, err := parseDockerfile(f.dockerfile)
+	if err != nil {
+		return problems{"Dockerfile: " + err.Error()}
+	}
+	cf, err := parseCompose([]byte(f.compose))
+	if err != nil {
+		return problems{"compose: " + err.Error()}
+	}
+	p := checkDockerfile(df, f.goMod)
+	return append(p, checkCompose(cf, df, repoRoot)...)
+}
+
+func TestContainerFiles(t *testing.T) {
+	f := readRepoFiles(t)
+	for _, problem := range check(t, f) {
+		t.Error(problem)
+	}
+}
+
+// TestContainerChecksCatchBreakage breaks the real files in one way each and
+// expects the matching check to complain, so every check is known to be
+// able to fail.
+func TestContainerChecksCatchBreakage(t *testing.T) {
+	type edit struct{ old, new string }
+	tests := []struct {
+		name       string
+		compose    []edit
+		dockerfile []edit
+		want       string // substring of one of the problems
+	}{
+		// Dockerfile.
+		{name: "single stage", dockerfile: []edit{{"FROM debian:bookworm-slim AS runtime", "# (no second stage)"}}, want: ">= 2 FROM"},
+		{name: "go version differs from go.mod", dockerfile: []edit{{"ARG GO_VERSION=1.26", "ARG GO_VERSION=1.22"}}, want: "does not match go.mod"},
+		{name: "builds another package", dockerfile: []edit{{"./cmd/cosmos-emulator\n", "./cmd/other\n"}}, want: "go build ./cmd/cosmos-emulator"},
+		{name: "cgo enabled", dockerfile: []edit{{"CGO_ENABLED=0 go build", "go build"}}, want: "CGO_ENABLED=0"},
+		{name: "binary not copied", dockerfile: []edit{{"COPY --from=build", "COPY"}}, want: "COPY --from"},
+		{name: "port not exposed", dockerfile: []edit{{"EXPOSE 8081", "EXPOSE 9000"}}, want: "EXPOSE 8081"},
+		{name: "no health check", dockerfile: []edit{{"HEALTHCHECK", "# HEALTHCHECK"}}, want: "no HEALTHCHECK"},
+		{name: "health check on wrong path", dockerfile: []edit{{"/_emulator/health ||", "/health ||"}, {"/_emulator/health || exit", "/health || exit"}}, want: "HEALTHCHECK"},
+		{name: "runs as root", dockerfile: []edit{{"USER cosmos:cosmos", "USER root"}}, want: "runs as root"},
+		{name: "shell-form entrypoint", dockerfile: []edit{{`ENTRYPOINT ["/usr/local/bin/cosmos-emulator", "--addr", "0.0.0.0:8081"]`, `ENTRYPOINT /usr/local/bin/cosmos-emulator --addr 0.0.0.0:8081`}}, want: "exec (JSON) form"},
+		{name: "entrypoint listens on loopback", dockerfile: []edit{{`"--addr", "0.0.0.0:8081"`, `"--addr", "127.0.0.1:8081"`}}, want: "--addr"},
+		{name: "stray backslash swallows the entrypoint", dockerfile: []edit{{"|| exit 1", "|| exit 1 \\"}}, want: "no ENTRYPOINT"},
+
+		// Compose file.
+		{name: "obsolete version key", compose: []edit{{"services:\n", "version: \"3.8\"\nservices:\n"}}, want: "obsolete"},
+		{name: "postgres service renamed", compose: []edit{{"  postgres:\n    image", "  db:\n    image"}}, want: `no "postgres" service`},
+		{name: "emulator service renamed", compose: []edit{{"  cosmos-emulator:\n    build", "  emulator:\n    build"}}, want: `no "cosmos-emulator" service`},
+		{name: "postgres image", compose: []edit{{"image: postgres:15", "image: mysql:8"}}, want: "postgres image"},
+		{name: "postgres password missing", compose: []edit{{"      POSTGRES_PASSWORD: cosmos\n", ""}}, want: "POSTGRES_PASSWORD"},
+		{name: "postgres health check", compose: []edit{{"pg_isready -U cosmos -d cosmos", "true"}}, want: "pg_isready"},
+		{name: "postgres volume undeclared", compose: []edit{{"  postgres-data:\n", ""}}, want: "named volume"},
+		{name: "postgres bind mount", compose: []edit{{"- postgres-data:/var", "- ./pgdata:/var"}}, want: "named volume"},
+		{name: "no build", compose: []edit{{"    build:\n      context: .\n      dockerfile: Dockerfile\n", ""}}, want: "no build section"},
+		{name: "missing dockerfile", compose: []edit{{"dockerfile: Dockerfile", "dockerfile: Containerfile"}}, want: "build dockerfile"},
+		{name: "other build context", compose: []edit{{"context: .", "context: ./cmd"}}, want: "repository root"},
+		{name: "starts before postgres is healthy", compose: []edit{{"condition: service_healthy", "condition: service_started"}}, want: "service_healthy"},
+		{name: "depends_on short form", compose: []edit{{"      postgres:\n        condition: service_healthy\n", "      - postgres\n"}}, want: "service_healthy"},
+		{name: "port not published", compose: []edit{{`- "8081:8081"`, `- "9000:8081"`}}, want: "publish host port 8081"},
+		{name: "addr overridden to loopback", compose: []edit{{"      - --pg\n", "      - --addr=127.0.0.1:8081\n      - --pg\n"}}, want: "--addr"},
+		{name: "entrypoint overridden without addr", compose: []edit{{"    command:\n", "    entrypoint: [\"/usr/local/bin/cosmos-emulator\"]\n    command:\n"}}, want: "--addr"},
+		{name: "health check path", compose: []edit{{`"https://127.0.0.1:8081/_emulator/health"`, `"https://127.0.0.1:8081/"`}}, want: "health check"},
+		{name: "health check over http", compose: []edit{{`"https://127.0.0.1:8081/_emulator/health"`, `"http://127.0.0.1:8081/_emulator/health"`}}, want: "serves https"},
+		{name: "no pg", compose: []edit{{"      - --pg\n      - postgres://cosmos:cosmos@postgres:5432/cosmos?sslmode=disable\n", ""}}, want: "neither --pg"},
+		{name: "pg unparsable", compose: []edit{{"postgres://cosmos:cosmos@postgres:5432/cosmos?sslmode=disable", "postgres://cosmos:cosmos@postgres:notaport/cosmos"}}, want: "--pg"},
+		{name: "pg points at localhost", compose: []edit{{"@postgres:5432", "@localhost:5432"}}, want: "want the \"postgres\" service"},
+		{name: "pg wrong port", compose: []edit{{"@postgres:5432", "@postgres:5433"}}, want: "port is 5433"},
+		{name: "pg wrong password", compose: []edit{{"cosmos:cosmos@postgres", "cosmos:secret@postgres"}}, want: "user/password/database"},
+		{name: "pg requires TLS", compose: []edit{{"sslmode=disable", "sslmode=require"}}, want: "enables TLS"},
+		{name: "no tls-host", compose: []edit{{"      - --tls-host\n      - cosmos-emulator\n", ""}}, want: "--tls-host"},
+	}
+	base := readRepoFiles(t)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := base
+			apply := func(text string, edits []edit) string {
+				for _, e := range edits {
+					if !strings.Contains(text, e.old) {
+						t.Fatalf("edit does not apply: %q not found (update this test to the files)", e.old)
+					}
+					text = strings.Replace(text, e.old, e.new, 1)
+				}
+				return text
+			}
+			f.compose = apply(f.compose, tc.compose)
+			f.dockerfile = apply(f.dockerfile, tc.dockerfile)
+			got := check(t, f)
+			if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, tc.want) }) {
+				t.Fatalf("no problem mentioning %q; got %q", tc.want, got)
+			}
+		})
+	}
+}
+
+// TestComposeAlternativeSyntax checks that the compose model understands the
+// other spellings the compose specification allows, so that rewriting the
+// file in another style does not make the checks pass or fail wrongly.
+func TestComposeAlternativeSyntax(t *testing.T) {
+	const doc = `
+services:
+  cosmos-emulator:
+    build: .
+    command: --pg postgres://u:p@postgres/d --tls-host a,cosmos-emulator
+    environment:
+      - COSMOS_EMULATOR_ADDR=0.0.0.0:8081
+      - COSMOS_EMULATOR_TLS_HOST=b
+    ports:
+      - target: 8081
+        published: "8081"
+        protocol: tcp
+      - "127.0.0.1:9000:9001/udp"
+    depends_on: [postgres]
+    volumes:
+      - /data
+      - type: volume
+        source: v
+        target: /v
+    healthcheck:
+      test: curl -f http://127.0.0.1:8081/_emulator/health
+`
+	cf, err := parseCompose([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := cf.Services[emulatorService]
+	if svc.Build == nil || svc.Build.Context != "." {
+		t.Errorf("build = %+v", svc.Build)
+	}
+	wantPorts := []portSpec{{Target: "8081", Published: "8081", Protocol: "tcp"}, {HostIP: "127.0.0.1", Published: "9000", Target: "9001", Protocol: "udp"}}
+	if !slices.Equal(svc.Ports, wantPorts) {
+		t.Errorf("ports = %+v, want %+v", svc.Ports, wantPorts)
+	}
+	if svc.DependsOn["postgres"] != "service_started" {
+		t.Errorf("depends_on = %v", svc.DependsOn)
+	}
+	wantVolumes := []volumeMount{{Type: "volume", Target: "/data"}, {Type: "volume", Source: "v", Target: "/v"}}
+	if !slices.Equal(svc.Volumes, wantVolumes) {
+		t.Errorf("volumes = %+v, want %+v", svc.Volumes, wantVolumes)
+	}
+	if got := svc.Healthcheck.command(); got != "curl -f http://127.0.0.1:8081/_emulator/health" {
+		t.Errorf("health check command = %q", got)
+	}
+
+	df, err := parseDockerfile("FROM scratch\nENTRYPOINT [\"/cosmos-emulator\"]\nCMD [\"--log-level\", \"debug\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := effectiveConfig(svc, df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// compose's command replaces the image's CMD and follows its ENTRYPOINT.
+	if want := []string{"/cosmos-emulator", "--pg", "postgres://u:p@postgres/d", "--tls-host", "a,cosmos-emulator"}; !slices.Equal(cfg.Args, want) {
+		t.Errorf("args = %q, want %q", cfg.Args, want)
+	}
+	tests := []struct {
+		flag string
+		want string
+		ok   bool
+	}{
+		{"addr", "0.0.0.0:8081", true}, // from the environment
+		{"pg", "postgres://u:p@postgres/d", true},
+		{"log-level", "", false}, // the image's CMD was replaced
+	}
+	for _, tc := range tests {
+		if got, ok := cfg.value(tc.flag); got != tc.want || ok != tc.ok {
+			t.Errorf("value(%q) = %q, %v; want %q, %v", tc.flag, got, ok, tc.want, tc.ok)
+		}
+	}
+	if got, want := cfg.list("tls-host"), []string{"a", "cosmos-emulator", "b"}; !slices.Equal(got, want) {
+		t.Errorf("tls-host = %q, want %q", got, want)
+	}
+}
+
+// TestParseDockerfile checks the minimal Dockerfile parser.
+func TestParseDockerfile(t *testing.T) {
+	const text = `# syntax=docker/dockerfile:1
+ARG BASE=alpine
+ARG TAG=3
+FROM --platform=$BUILDPLATFORM ${BASE}:$TAG AS one
+RUN echo a \
+    # a comment inside a continuation
+    && echo b
+from one
+ENV A=1 B="two"
+`
+	df, err := parseDockerfile(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(df.Stages) != 2 {
+		t.Fatalf("stages = %d, want 2", len(df.Stages))
+	}
+	if s := df.Stages[0]; s.Image != "alpine:3" || s.Name != "one" {
+		t.Errorf("stage 0 = %q AS %q", s.Image, s.Name)
+	}
+	if runs := df.Stages[0].find("RUN"); len(runs) != 1 || runs[0].Args != "echo a && echo b" || runs[0].Line != 5 {
+		t.Errorf("RUN = %+v", runs)
+	}
+	if env := df.last().env(); env["A"] != "1" || env["B"] != "two" {
+		t.Errorf("env = %v", env)
+	}
+	for _, bad := range []string{"RUN x\nFROM y\n", "FROM x\nRUN a \\\n"} {
+		if _, err := parseDockerfile(bad); err == nil {
+			t.Errorf("parseDockerfile(%q) succeeded, want error", bad)
+		}
+	}
+}

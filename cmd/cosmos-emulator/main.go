@@ -1,0 +1,121 @@
+// Command cosmos-emulator serves the Azure Cosmos DB for NoSQL REST API over
+// PostgreSQL.
+//
+// Every flag has an environment equivalent COSMOS_EMULATOR_<FLAG> (upper
+// case, dashes as underscores, e.g. COSMOS_EMULATOR_PG); a flag given on the
+// command line wins over the environment.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cosmos-emulator/cosmos-emulator/server"
+	"github.com/cosmos-emulator/cosmos-emulator/wire"
+)
+
+func main() {
+	cfg, err := ParseFlags(os.Args[1:], os.Getenv, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cosmos-emulator:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Run(ctx, cfg, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "cosmos-emulator:", err)
+		os.Exit(1)
+	}
+}
+
+// stringList is a repeatable, comma-separated flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// ParseFlags builds the configuration from command-line arguments and the
+// environment (getenv), writing usage to out.
+func ParseFlags(args []string, getenv func(string) string, out io.Writer) (server.Config, error) {
+	var cfg server.Config
+	var tlsHosts stringList
+	var logLevel string
+	fs := flag.NewFlagSet("cosmos-emulator", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8081", "listen address")
+	fs.StringVar(&cfg.Protocol, "protocol", "https", "https or http")
+	fs.StringVar(&cfg.PG, "pg", "", "PostgreSQL connection string; empty runs a managed private PostgreSQL in --data-dir")
+	fs.StringVar(&cfg.DataDir, "data-dir", ".cosmos-emulator", "directory of the managed PostgreSQL cluster and the TLS certificate")
+	fs.BoolVar(&cfg.Ephemeral, "ephemeral", false, "run the managed PostgreSQL in a temporary directory removed at exit")
+	fs.StringVar(&cfg.Key, "key", wire.WellKnownKey, "master key clients sign requests with")
+	fs.StringVar(&cfg.CertFile, "cert", "", "TLS certificate file (PEM); default: a self-signed certificate in --data-dir")
+	fs.StringVar(&cfg.CertKeyFile, "cert-key", "", "TLS private key file (PEM) for --cert")
+	fs.Var(&tlsHosts, "tls-host", "extra host name or IP for the generated certificate (repeatable, comma-separated)")
+	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	// Environment first, so explicit flags override it.
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := "COSMOS_EMULATOR_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(name); v != "" {
+			if err := fs.Set(f.Name, v); err != nil && envErr == nil {
+				envErr = fmt.Errorf("%s=%q: %w", name, v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return cfg, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+		return cfg, fmt.Errorf("--log-level: %w", err)
+	}
+	cfg.TLSHosts = tlsHosts
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	return cfg, nil
+}
+
+// Run starts the emulator, prints the ready line to out and serves until
+// ctx is cancelled, then shuts down gracefully.
+func Run(ctx context.Context, cfg server.Config, out io.Writer) error {
+	start := time.Now()
+	s, err := server.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	cfg.Logger.Debug("started", "elapsed", time.Since(start))
+	fmt.Fprintf(out, "cosmos-emulator ready: %s\n", s.URL())
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-s.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return errors.Join(serveErr, s.Close(shutdownCtx))
+}

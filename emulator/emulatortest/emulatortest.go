@@ -1,0 +1,134 @@
+// Package emulatortest starts the whole emulator in-process for tests: the
+// real server (server.Start) on a random port with HTTPS, over a fresh
+// database of a real PostgreSQL (COSMOS_TEST_PG, or a private server started
+// from the local PostgreSQL binaries; see pgtest). It hands out
+// azcosmos clients ready to talk to it. Test-only.
+package emulatortest
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
+	"github.com/cosmos-emulator/cosmos-emulator/server"
+	"github.com/cosmos-emulator/cosmos-emulator/wire"
+)
+
+// Key is the master key of the test emulators (the well-known one).
+const Key = wire.WellKnownKey
+
+// Main runs a test package that uses emulatortest; call it from TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(emulatortest.Main(m)) }
+//
+// It stops the private PostgreSQL server, if one was started, after the
+// tests.
+func Main(m *testing.M) int { return pgtest.Main(m) }
+
+// Emulator is a running in-process emulator.
+type Emulator struct {
+	*server.Server
+	// Endpoint is the https URL, e.g. https://127.0.0.1:40123/.
+	Endpoint string
+	// PG is the connection string of the emulator's own database.
+	PG string
+	cfg    server.Config
+}
+
+// Option adjusts the server configuration.
+type Option func(*server.Config)
+
+// WithClock makes the emulator read time from clock.
+func WithClock(c *emulator.Clock) Option { return func(cfg *server.Config) { cfg.Clock = c } }
+
+// WithProtocol selects "http" or "https" (the default).
+func WithProtocol(p string) Option { return func(cfg *server.Config) { cfg.Protocol = p } }
+
+// Start starts an emulator over a fresh database and stops it when the test
+// ends.
+func Start(t testing.TB, opts ...Option) *Emulator {
+	t.Helper()
+	return StartOn(t, pgtest.NewDatabase(t), opts...)
+}
+
+// StartOn starts an emulator over the database pg (for restart tests and
+// several emulators sharing one database).
+func StartOn(t testing.TB, pg string, opts ...Option) *Emulator {
+	t.Helper()
+	level := slog.LevelWarn
+	if os.Getenv("COSMOS_TEST_LOG") != "" {
+		level = slog.LevelDebug
+	}
+	cfg := server.Config{
+		Addr: "127.0.0.1:0", Protocol: "https", PG: pg, DataDir: t.TempDir(),
+		Logger: slog.New(slog.NewTextHandler(logWriter(t), &slog.HandlerOptions{Level: level})),
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := server.Start(ctx, cfg)
+	if err != nil {
+		t.Fatalf("emulatortest: start: %v", err)
+	}
+	e := &Emulator{Server: s, Endpoint: s.URL(), PG: pg, cfg: cfg}
+	t.Cleanup(func() { e.Stop(t) })
+	return e
+}
+
+func logWriter(t testing.TB) io.Writer {
+	if os.Getenv("COSMOS_TEST_LOG") != "" {
+		return os.Stderr
+	}
+	return io.Discard
+}
+
+// Stop shuts the emulator down gracefully (idempotent).
+func (e *Emulator) Stop(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.Close(ctx); err != nil {
+		t.Errorf("emulatortest: stop: %v", err)
+	}
+}
+
+// HTTPClient returns an http.Client that trusts the emulator's self-signed
+// certificate (verification skipped, as the SDKs' own emulator tests do).
+func HTTPClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // test client of a self-signed local emulator
+		ForceAttemptHTTP2: true,
+	}, Timeout: time.Minute}
+}
+
+// Client returns an azcosmos client for the emulator using the master key.
+func (e *Emulator) Client(t testing.TB) *azcosmos.Client {
+	t.Helper()
+	cred, err := azcosmos.NewKeyCredential(Key)
+	if err != nil {
+		t.Fatalf("emulatortest: credential: %v", err)
+	}
+	c, err := azcosmos.NewClientWithKey(e.Endpoint, cred, &azcosmos.ClientOptions{
+		ClientOptions: azcore.ClientOptions{
+			Transport: HTTPClient(),
+			Retry:     policy.RetryOptions{MaxRetries: -1},
+		},
+	})
+	if err != nil {
+		t.Fatalf("emulatortest: client: %v", err)
+	}
+	return c
+}

@@ -1,0 +1,169 @@
+package emulator
+
+import (
+	"strconv"
+)
+
+// Database is a stored database.
+type Database struct {
+	Num  int64 // internal number; the RID is derived from it
+	ID   string
+	RID  string
+	TS   int64
+	ETag string
+}
+
+// JSON renders the database as the service does.
+func (d Database) JSON() []byte {
+	buf := make([]byte, 0, 160)
+	buf = append(buf, `{"id":`...)
+	buf = AppendJSONString(buf, d.ID)
+	buf = append(buf, `,"_rid":`...)
+	buf = AppendJSONString(buf, d.RID)
+	buf = append(buf, `,"_self":`...)
+	buf = AppendJSONString(buf, "dbs/"+d.RID+"/")
+	buf = append(buf, `,"_etag":`...)
+	buf = AppendJSONString(buf, d.ETag)
+	buf = append(buf, `,"_colls":"colls/","_users":"users/","_ts":`...)
+	buf = strconv.AppendInt(buf, d.TS, 10)
+	return append(buf, '}')
+}
+
+// Container is a stored container (a DocumentCollection).
+type Container struct {
+	Num         int64 // internal number; the RID and the items partition derive from it
+	DatabaseNum int64
+	DatabaseID  string
+	DatabaseRID string
+	ID          string
+	RID         string
+	// Properties is the container's JSON body as stored, without system
+	// properties: partitionKey, indexingPolicy, defaultTtl, policies...
+	Properties   []byte
+	PartitionKey PartitionKeyDefinition
+	// DefaultTTL is the defaultTtl property: nil when TTL is off.
+	DefaultTTL *int32
+	TS         int64
+	ETag       string
+}
+
+// Self returns the container's _self link.
+func (c Container) Self() string { return "dbs/" + c.DatabaseRID + "/colls/" + c.RID + "/" }
+
+// JSON renders the container with its system properties.
+func (c Container) JSON() []byte {
+	props := c.Properties
+	buf := make([]byte, 0, len(props)+256)
+	if len(props) > 2 {
+		buf = append(buf, props[:len(props)-1]...)
+		buf = append(buf, ',')
+	} else {
+		buf = append(buf, '{')
+	}
+	buf = append(buf, `"_rid":`...)
+	buf = AppendJSONString(buf, c.RID)
+	buf = append(buf, `,"_ts":`...)
+	buf = strconv.AppendInt(buf, c.TS, 10)
+	buf = append(buf, `,"_self":`...)
+	buf = AppendJSONString(buf, c.Self())
+	buf = append(buf, `,"_etag":`...)
+	buf = AppendJSONString(buf, c.ETag)
+	buf = append(buf, `,"_docs":"docs/","_sprocs":"sprocs/","_triggers":"triggers/","_udfs":"udfs/","_conflicts":"conflicts/"}`...)
+	return buf
+}
+
+// PartitionKeyRangeJSON renders the container's only partition key range,
+// "0", covering the whole hash space "" .. "FF".
+func (c Container) PartitionKeyRangeJSON(lsn int64) []byte {
+	rid := PartitionKeyRangeRID(c.RID)
+	buf := make([]byte, 0, 320)
+	buf = append(buf, `{"_rid":`...)
+	buf = AppendJSONString(buf, rid)
+	buf = append(buf, `,"id":"0","_etag":`...)
+	buf = AppendJSONString(buf, c.ETag)
+	buf = append(buf, `,"minInclusive":"","maxExclusive":"FF","ridPrefix":0,"_self":`...)
+	buf = AppendJSONString(buf, c.Self()+"pkranges/"+rid+"/")
+	buf = append(buf, `,"throughputFraction":1,"status":"online","parents":[],"ownedArchivalPKRangeIds":[],"_ts":`...)
+	buf = strconv.AppendInt(buf, c.TS, 10)
+	buf = append(buf, `,"lsn":`...)
+	buf = strconv.AppendInt(buf, lsn, 10)
+	return append(buf, '}')
+}
+
+// Offer is the throughput of a database or container.
+type Offer struct {
+	Num         int64
+	RID         string
+	ResourceRID string // offerResourceId: the database or container RID
+	Resource    string // the owner's _self
+	// Content is the offer's content member, as JSON.
+	Content []byte
+	TS      int64
+	ETag    string
+}
+
+// JSON renders the offer as the service does.
+func (o Offer) JSON() []byte {
+	buf := make([]byte, 0, 320)
+	buf = append(buf, `{"offerVersion":"V2","offerType":"Invalid","content":`...)
+	buf = append(buf, o.Content...)
+	buf = append(buf, `,"resource":`...)
+	buf = AppendJSONString(buf, o.Resource)
+	buf = append(buf, `,"offerResourceId":`...)
+	buf = AppendJSONString(buf, o.ResourceRID)
+	buf = append(buf, `,"id":`...)
+	buf = AppendJSONString(buf, o.RID)
+	buf = append(buf, `,"_rid":`...)
+	buf = AppendJSONString(buf, o.RID)
+	buf = append(buf, `,"_self":`...)
+	buf = AppendJSONString(buf, "offers/"+o.RID+"/")
+	buf = append(buf, `,"_etag":`...)
+	buf = AppendJSONString(buf, o.ETag)
+	buf = append(buf, `,"_ts":`...)
+	buf = strconv.AppendInt(buf, o.TS, 10)
+	return append(buf, '}')
+}
+
+// Item is a stored document.
+type Item struct {
+	ID string
+	// PK is the canonical partition key (PartitionKey.Canonical).
+	PK string
+	// Seq is the document number: it orders items by creation and makes
+	// the _rid. It is kept when the item is replaced.
+	Seq int64
+	// Body is the document as the client wrote it, compact, without system
+	// properties.
+	Body []byte
+	TS   int64
+	ETag string
+	// LSN is the write's log sequence number (increases with every write).
+	LSN int64
+}
+
+// JSON renders the document with its system properties appended after the
+// user's properties, in the service's order.
+func (it Item) JSON(c Container) []byte {
+	return it.AppendJSON(nil, c)
+}
+
+// AppendJSON appends the rendered document (see JSON) to buf.
+func (it Item) AppendJSON(buf []byte, c Container) []byte {
+	rid := DocumentRID(c.RID, it.Seq)
+	body := it.Body
+	if len(body) > 2 {
+		buf = append(buf, body[:len(body)-1]...)
+		buf = append(buf, ',')
+	} else {
+		buf = append(buf, '{')
+	}
+	buf = append(buf, `"_rid":`...)
+	buf = AppendJSONString(buf, rid)
+	buf = append(buf, `,"_self":`...)
+	buf = AppendJSONString(buf, c.Self()+"docs/"+rid+"/")
+	buf = append(buf, `,"_etag":`...)
+	buf = AppendJSONString(buf, it.ETag)
+	buf = append(buf, `,"_attachments":"attachments/","_ts":`...)
+	buf = strconv.AppendInt(buf, it.TS, 10)
+	return append(buf, '}')
+}

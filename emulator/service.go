@@ -1,0 +1,621 @@
+package emulator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// Service validates requests, stamps system properties and applies the
+// Cosmos DB rules (partition keys, etags, TTL) on top of a Store. It is safe
+// for concurrent use.
+type Service struct {
+	store Store
+	clock *Clock
+}
+
+// New returns a Service over store, reading time from clock (a nil clock
+// means the wall clock).
+func New(store Store, clock *Clock) *Service {
+	if clock == nil {
+		clock = NewClock(nil)
+	}
+	return &Service{store: store, clock: clock}
+}
+
+// Clock returns the service's clock.
+func (s *Service) Clock() *Clock { return s.clock }
+
+func (s *Service) now() int64 { return s.clock.Now().Unix() }
+
+// Throughput is provisioned throughput requested when creating a database or
+// container (x-ms-offer-throughput or x-ms-cosmos-offer-autopilot-settings).
+type Throughput struct {
+	Manual       int // RU/s; 0 when autoscale
+	AutoscaleMax int // max RU/s; 0 when manual
+	// AutoscaleIncrementPercent is the optional autoUpgradePolicy value.
+	AutoscaleIncrementPercent int
+}
+
+func (t *Throughput) offer() (*NewOffer, error) {
+	if t == nil {
+		return nil, nil
+	}
+	content, err := t.content()
+	if err != nil {
+		return nil, err
+	}
+	return &NewOffer{Content: content}, nil
+}
+
+func (t *Throughput) content() ([]byte, error) {
+	switch {
+	case t.AutoscaleMax > 0:
+		if t.AutoscaleMax < 1000 || t.AutoscaleMax%1000 != 0 {
+			return nil, BadRequest("The autoscale max throughput %d is invalid. It must be a multiple of 1000 and at least 1000 RU/s.", t.AutoscaleMax)
+		}
+		settings := fmt.Sprintf(`{"maxThroughput":%d`, t.AutoscaleMax)
+		if t.AutoscaleIncrementPercent > 0 {
+			settings += fmt.Sprintf(`,"autoUpgradePolicy":{"throughputPolicy":{"incrementPercent":%d}}`, t.AutoscaleIncrementPercent)
+		}
+		settings += "}"
+		return []byte(fmt.Sprintf(`{"offerThroughput":%d,"offerAutopilotSettings":%s,"offerMinimumThroughputParameters":{"maxThroughputEverProvisioned":%d,"maxConsumedStorageEverInKB":0}}`, t.AutoscaleMax/10, settings, t.AutoscaleMax)), nil
+	default:
+		if t.Manual < 400 {
+			return nil, BadRequest("The offer throughput value %d is invalid. The minimum throughput is 400 RU/s.", t.Manual)
+		}
+		return []byte(fmt.Sprintf(`{"offerThroughput":%d,"offerIsRUPerMinuteThroughputEnabled":false,"offerMinimumThroughputParameters":{"maxThroughputEverProvisioned":%d,"maxConsumedStorageEverInKB":0}}`, t.Manual, t.Manual)), nil
+	}
+}
+
+// ---- databases
+
+// CreateDatabase creates a database from a body such as {"id":"db1"}.
+func (s *Service) CreateDatabase(ctx context.Context, body []byte, tp *Throughput) (Database, error) {
+	obj, err := decodeObject(body)
+	if err != nil {
+		return Database{}, err
+	}
+	idv, _ := obj.Get("id")
+	id, err := ValidateResourceName(idv)
+	if err != nil {
+		return Database{}, err
+	}
+	offer, err := tp.offer()
+	if err != nil {
+		return Database{}, err
+	}
+	ts := s.now()
+	return s.store.CreateDatabase(ctx, CreateDatabaseParams{ID: id, TS: ts, ETag: NewETag(ts), Offer: offer})
+}
+
+// GetDatabase reads a database by id or RID.
+func (s *Service) GetDatabase(ctx context.Context, ref string) (Database, error) {
+	return s.store.GetDatabase(ctx, ref)
+}
+
+// ListDatabases lists every database.
+func (s *Service) ListDatabases(ctx context.Context) ([]Database, error) {
+	return s.store.ListDatabases(ctx)
+}
+
+// DeleteDatabase deletes a database with its containers, items and offers.
+func (s *Service) DeleteDatabase(ctx context.Context, ref string) error {
+	return s.store.DeleteDatabase(ctx, ref)
+}
+
+// ---- containers
+
+// containerSystemProperties are dropped from container bodies on write.
+var containerSystemProperties = []string{"_rid", "_ts", "_self", "_etag", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"}
+
+// defaultIndexingPolicy is what the service fills in when a container is
+// created without one (reference §1.5.3).
+func defaultIndexingPolicy() *Object {
+	return &Object{Members: []Member{
+		{"indexingMode", "consistent"},
+		{"automatic", true},
+		{"includedPaths", []any{&Object{Members: []Member{{"path", "/*"}}}}},
+		{"excludedPaths", []any{&Object{Members: []Member{{"path", `/"_etag"/?`}}}}},
+	}}
+}
+
+// normalizeContainer validates a container body and fills in the service's
+// defaults. It returns the properties to store.
+func normalizeContainer(obj *Object) (PartitionKeyDefinition, *int32, error) {
+	for _, p := range containerSystemProperties {
+		obj.Delete(p)
+	}
+	var def PartitionKeyDefinition
+	pkv, ok := obj.Get("partitionKey")
+	if !ok || pkv == nil {
+		return def, nil, BadRequest("The partition key definition is missing. Containers must be created with a partitionKey, e.g. {\"paths\":[\"/pk\"],\"kind\":\"Hash\"}.")
+	}
+	if err := json.Unmarshal(EncodeJSON(pkv), &def); err != nil {
+		return def, nil, BadRequest("The partition key definition is invalid: %v", err)
+	}
+	if def.Kind == "" {
+		def.Kind = "Hash"
+		if len(def.Paths) > 1 {
+			def.Kind = "MultiHash"
+		}
+	}
+	switch {
+	case def.Kind != "Hash" && def.Kind != "MultiHash":
+		return def, nil, BadRequest("The 'kind' value '%s' specified in the partition key definition is invalid. Supported values are 'Hash' and 'MultiHash'.", def.Kind)
+	case len(def.Paths) == 0:
+		return def, nil, BadRequest("The partition key definition must have at least one path.")
+	case def.Kind == "Hash" && len(def.Paths) != 1:
+		return def, nil, BadRequest("A partition key definition of kind 'Hash' must have exactly one path; use 'MultiHash' for hierarchical partition keys.")
+	case len(def.Paths) > 3:
+		return def, nil, BadRequest("A hierarchical partition key may have at most 3 paths.")
+	}
+	for _, p := range def.Paths {
+		if !strings.HasPrefix(p, "/") || len(SplitPath(p)) == 0 {
+			return def, nil, BadRequest("The partition key path '%s' is invalid. Paths must start with '/'.", p)
+		}
+	}
+	ttl, err := ValidateDefaultTTL(obj)
+	if err != nil {
+		return def, nil, err
+	}
+	if v, ok := obj.Get("defaultTtl"); ok && v == nil {
+		obj.Delete("defaultTtl")
+	}
+	if ip, ok := obj.Get("indexingPolicy"); !ok || ip == nil {
+		obj.Set("indexingPolicy", defaultIndexingPolicy())
+	} else if ipo, ok := ip.(*Object); ok {
+		if mode, ok := ipo.Get("indexingMode"); ok {
+			if ms, ok := mode.(string); ok {
+				ipo.Set("indexingMode", strings.ToLower(ms))
+			}
+		} else {
+			ipo.Set("indexingMode", "consistent")
+		}
+	} else {
+		return def, nil, BadRequest("The indexingPolicy must be a JSON object.")
+	}
+	if v, ok := obj.Get("conflictResolutionPolicy"); !ok || v == nil {
+		obj.Set("conflictResolutionPolicy", &Object{Members: []Member{
+			{"mode", "LastWriterWins"}, {"conflictResolutionPath", "/_ts"}, {"conflictResolutionProcedure", ""},
+		}})
+	}
+	if v, ok := obj.Get("geospatialConfig"); !ok || v == nil {
+		obj.Set("geospatialConfig", &Object{Members: []Member{{"type", "Geography"}}})
+	}
+	return def, ttl, nil
+}
+
+// CreateContainer creates a container in database dbRef from its JSON body.
+func (s *Service) CreateContainer(ctx context.Context, dbRef string, body []byte, tp *Throughput) (Container, error) {
+	obj, err := decodeObject(body)
+	if err != nil {
+		return Container{}, err
+	}
+	idv, _ := obj.Get("id")
+	id, err := ValidateResourceName(idv)
+	if err != nil {
+		return Container{}, err
+	}
+	def, ttl, err := normalizeContainer(obj)
+	if err != nil {
+		return Container{}, err
+	}
+	offer, err := tp.offer()
+	if err != nil {
+		return Container{}, err
+	}
+	ts := s.now()
+	return s.store.CreateContainer(ctx, CreateContainerParams{
+		DatabaseRef: dbRef, ID: id, Properties: EncodeJSON(obj), PartitionKey: def,
+		DefaultTTL: ttl, TS: ts, ETag: NewETag(ts), Offer: offer,
+	})
+}
+
+// GetContainer reads a container.
+func (s *Service) GetContainer(ctx context.Context, dbRef, collRef string) (Container, error) {
+	return s.store.GetContainer(ctx, dbRef, collRef)
+}
+
+// ListContainers lists the containers of a database.
+func (s *Service) ListContainers(ctx context.Context, dbRef string) (Database, []Container, error) {
+	return s.store.ListContainers(ctx, dbRef)
+}
+
+// DeleteContainer deletes a container with its items and offer.
+func (s *Service) DeleteContainer(ctx context.Context, dbRef, collRef string) error {
+	return s.store.DeleteContainer(ctx, dbRef, collRef)
+}
+
+// ReplaceContainer replaces a container's properties. The id and partition
+// key cannot change; a container's unique keys cannot change (403, as on
+// the service); the items are kept. Replace is a full PUT: a body without
+// defaultTtl turns TTL off.
+func (s *Service) ReplaceContainer(ctx context.Context, dbRef, collRef string, body []byte, ifMatch string) (Container, error) {
+	obj, err := decodeObject(body)
+	if err != nil {
+		return Container{}, err
+	}
+	idv, _ := obj.Get("id")
+	id, err := ValidateResourceName(idv)
+	if err != nil {
+		return Container{}, err
+	}
+	def, ttl, err := normalizeContainer(obj)
+	if err != nil {
+		return Container{}, err
+	}
+	props := EncodeJSON(obj)
+	ts := s.now()
+	return s.store.ReplaceContainer(ctx, ReplaceContainerParams{
+		DatabaseRef: dbRef, CollRef: collRef, Properties: props, DefaultTTL: ttl, TS: ts, ETag: NewETag(ts),
+		Check: func(cur Container) error {
+			if ifMatch != "" && ifMatch != "*" && ifMatch != cur.ETag {
+				return ErrPrecondition
+			}
+			if id != cur.ID {
+				return BadRequest("The id of a container cannot be changed: the body says '%s', the URL addresses '%s'.", id, cur.ID)
+			}
+			if !reflect.DeepEqual(def.Paths, cur.PartitionKey.Paths) || def.Kind != cur.PartitionKey.Kind {
+				return BadRequest("The partition key of a container cannot be changed.")
+			}
+			curObj, err := DecodeJSON(cur.Properties)
+			if err != nil {
+				return fmt.Errorf("stored container properties: %w", err)
+			}
+			if !sameUniqueKeys(curObj.(*Object), obj) {
+				return Errorf(KindForbidden, "The unique index cannot be modified. To change the unique index, remove the collection and re-create a new one.")
+			}
+			return nil
+		},
+	})
+}
+
+// sameUniqueKeys compares the uniqueKeyPolicy of two container bodies,
+// treating an absent policy like one without keys.
+func sameUniqueKeys(a, b *Object) bool {
+	keys := func(o *Object) string {
+		v, ok := o.Get("uniqueKeyPolicy")
+		if !ok || v == nil {
+			return "[]"
+		}
+		p, ok := v.(*Object)
+		if !ok {
+			return string(EncodeJSON(v))
+		}
+		k, ok := p.Get("uniqueKeys")
+		if !ok || k == nil {
+			return "[]"
+		}
+		return string(EncodeJSON(k))
+	}
+	return keys(a) == keys(b)
+}
+
+// ---- offers
+
+// ListOffers lists every offer.
+func (s *Service) ListOffers(ctx context.Context) ([]Offer, error) { return s.store.ListOffers(ctx) }
+
+// GetOffer reads an offer by RID.
+func (s *Service) GetOffer(ctx context.Context, rid string) (Offer, error) {
+	return s.store.GetOffer(ctx, rid)
+}
+
+// ReplaceOffer replaces an offer's content (manual throughput or autoscale
+// max throughput) from a full offer body.
+func (s *Service) ReplaceOffer(ctx context.Context, rid string, body []byte) (Offer, error) {
+	var in struct {
+		Content *struct {
+			OfferThroughput        int `json:"offerThroughput"`
+			OfferAutopilotSettings *struct {
+				MaxThroughput    int `json:"maxThroughput"`
+				AutoUpgradePolicy *struct {
+					ThroughputPolicy *struct {
+						IncrementPercent int `json:"incrementPercent"`
+					} `json:"throughputPolicy"`
+				} `json:"autoUpgradePolicy"`
+			} `json:"offerAutopilotSettings"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return Offer{}, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload, Err: err}
+	}
+	if in.Content == nil {
+		return Offer{}, BadRequest("The offer content is missing.")
+	}
+	tp := &Throughput{Manual: in.Content.OfferThroughput}
+	if a := in.Content.OfferAutopilotSettings; a != nil && a.MaxThroughput > 0 {
+		tp = &Throughput{AutoscaleMax: a.MaxThroughput}
+		if a.AutoUpgradePolicy != nil && a.AutoUpgradePolicy.ThroughputPolicy != nil {
+			tp.AutoscaleIncrementPercent = a.AutoUpgradePolicy.ThroughputPolicy.IncrementPercent
+		}
+	}
+	content, err := tp.content()
+	if err != nil {
+		return Offer{}, err
+	}
+	ts := s.now()
+	return s.store.ReplaceOffer(ctx, ReplaceOfferParams{RID: rid, Content: content, TS: ts, ETag: NewETag(ts)})
+}
+
+// ---- items
+
+// ItemRequest is a point operation on an item.
+type ItemRequest struct {
+	Database, Container string
+	// PartitionKey is the decoded x-ms-documentdb-partitionkey header; nil
+	// when the header is absent.
+	PartitionKey PartitionKey
+	ID           string // from the URL (read, replace, patch, delete)
+	Body         []byte // create, upsert, replace, patch
+	IfMatch      string
+	IfNoneMatch  string
+}
+
+// ItemResult is the outcome of a point operation.
+type ItemResult struct {
+	Container Container
+	Item      Item
+	// Created reports that an upsert inserted.
+	Created bool
+	// NotModified reports that a read's If-None-Match matched.
+	NotModified bool
+}
+
+// checkPKHeader returns the canonical key of the header for container c.
+func checkPKHeader(c Container, hdr PartitionKey) (string, error) {
+	if hdr == nil || len(hdr) < len(c.PartitionKey.Paths) {
+		return "", ErrPKTooFew
+	}
+	if len(hdr) > len(c.PartitionKey.Paths) {
+		return "", BadRequest("The partition key supplied in x-ms-partitionkey header has more components than defined in the the collection.").WithSub(SubStatusPartitionKeyMismatch)
+	}
+	return hdr.Canonical(), nil
+}
+
+// preparedItem is a validated document ready to store.
+type preparedItem struct {
+	id   string
+	pk   string // canonical partition key extracted from the document
+	ttl  *int32
+	body []byte
+}
+
+// prepareItem validates a document body against container c and checks that
+// its partition key matches the header's.
+func prepareItem(c Container, body []byte, hdr PartitionKey) (preparedItem, error) {
+	want, err := checkPKHeader(c, hdr)
+	if err != nil {
+		return preparedItem{}, err
+	}
+	doc, err := decodeObject(body)
+	if err != nil {
+		return preparedItem{}, err
+	}
+	p, err := prepareDoc(c, doc)
+	if err != nil {
+		return preparedItem{}, err
+	}
+	if p.pk != want {
+		return preparedItem{}, ErrPKMismatch
+	}
+	return p, nil
+}
+
+// prepareDoc drops client-sent system properties, validates id and ttl, and
+// encodes the document for storage.
+func prepareDoc(c Container, doc *Object) (preparedItem, error) {
+	for _, p := range systemProperties {
+		doc.Delete(p)
+	}
+	idv, _ := doc.Get("id")
+	id, err := ValidateItemID(idv)
+	if err != nil {
+		return preparedItem{}, err
+	}
+	ttl, err := ValidateItemTTL(doc)
+	if err != nil {
+		return preparedItem{}, err
+	}
+	out := EncodeJSON(doc)
+	if len(out) > MaxItemSize {
+		return preparedItem{}, ErrTooLarge
+	}
+	return preparedItem{id: id, pk: ExtractPartitionKey(doc, c.PartitionKey).Canonical(), ttl: ttl, body: out}, nil
+}
+
+func (s *Service) expiry(c Container) Expiry {
+	return Expiry{Now: s.now(), DefaultTTL: c.DefaultTTL}
+}
+
+func (s *Service) writeParams(c Container, p preparedItem, ifMatch string) WriteItemParams {
+	e := s.expiry(c)
+	return WriteItemParams{
+		ItemKey: ItemKey{Container: c, PK: p.pk, ID: p.id, Expiry: e},
+		Body:    p.body, TTL: p.ttl, TS: e.Now, ETag: NewETag(e.Now), IfMatch: ifMatch,
+	}
+}
+
+// CreateItem creates a document (201; 409 when a live item with the same id
+// exists in the logical partition).
+func (s *Service) CreateItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return ItemResult{}, err
+	}
+	p, err := prepareItem(c, r.Body, r.PartitionKey)
+	if err != nil {
+		return ItemResult{Container: c}, err
+	}
+	it, err := s.store.CreateItem(ctx, s.writeParams(c, p, ""))
+	return ItemResult{Container: c, Item: it, Created: err == nil}, err
+}
+
+// UpsertItem creates or replaces a document (201 created, 200 replaced).
+func (s *Service) UpsertItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return ItemResult{}, err
+	}
+	p, err := prepareItem(c, r.Body, r.PartitionKey)
+	if err != nil {
+		return ItemResult{Container: c}, err
+	}
+	it, created, err := s.store.UpsertItem(ctx, s.writeParams(c, p, r.IfMatch))
+	return ItemResult{Container: c, Item: it, Created: created}, err
+}
+
+// ReplaceItem replaces a live document (200; 404 when missing or expired;
+// 412 when If-Match does not match).
+func (s *Service) ReplaceItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return ItemResult{}, err
+	}
+	p, err := prepareItem(c, r.Body, r.PartitionKey)
+	if err != nil {
+		return ItemResult{Container: c}, err
+	}
+	if p.id != r.ID {
+		return ItemResult{Container: c}, BadRequest("The id '%s' in the request body does not match the id '%s' in the request URL.", p.id, r.ID)
+	}
+	it, err := s.store.ReplaceItem(ctx, s.writeParams(c, p, r.IfMatch))
+	return ItemResult{Container: c, Item: it}, err
+}
+
+// ReadItem reads a live document (200; 404 when missing or expired; 304
+// when If-None-Match equals its etag).
+func (s *Service) ReadItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return ItemResult{}, err
+	}
+	pk, err := checkPKHeader(c, r.PartitionKey)
+	if err != nil {
+		return ItemResult{Container: c}, err
+	}
+	it, err := s.store.ReadItem(ctx, ItemKey{Container: c, PK: pk, ID: r.ID, Expiry: s.expiry(c)})
+	if err != nil {
+		return ItemResult{Container: c}, err
+	}
+	res := ItemResult{Container: c, Item: it}
+	if r.IfNoneMatch != "" && (r.IfNoneMatch == it.ETag || r.IfNoneMatch == "*") {
+		res.NotModified = true
+	}
+	return res, nil
+}
+
+// DeleteItem deletes a live document (204; 404; 412).
+func (s *Service) DeleteItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return ItemResult{}, err
+	}
+	pk, err := checkPKHeader(c, r.PartitionKey)
+	if err != nil {
+		return ItemResult{Container: c}, err
+	}
+	lsn, err := s.store.DeleteItem(ctx, ItemKey{Container: c, PK: pk, ID: r.ID, Expiry: s.expiry(c)}, r.IfMatch)
+	return ItemResult{Container: c, Item: Item{ID: r.ID, PK: pk, LSN: lsn}}, err
+}
+
+// patchRetries bounds the optimistic read-modify-write loop of PatchItem.
+const patchRetries = 20
+
+// PatchItem applies partial-update operations atomically: the document is
+// read, patched in memory and written back conditioned on the etag it was
+// read with, retrying when another writer got in between.
+func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return ItemResult{}, err
+	}
+	pk, err := checkPKHeader(c, r.PartitionKey)
+	if err != nil {
+		return ItemResult{Container: c}, err
+	}
+	ops, err := ParsePatch(r.Body)
+	if err != nil {
+		return ItemResult{Container: c}, err
+	}
+	for attempt := 0; ; attempt++ {
+		cur, err := s.store.ReadItem(ctx, ItemKey{Container: c, PK: pk, ID: r.ID, Expiry: s.expiry(c)})
+		if err != nil {
+			return ItemResult{Container: c}, err
+		}
+		if r.IfMatch != "" && r.IfMatch != "*" && r.IfMatch != cur.ETag {
+			return ItemResult{Container: c}, ErrPrecondition
+		}
+		v, err := DecodeJSON(cur.Body)
+		if err != nil {
+			return ItemResult{Container: c}, fmt.Errorf("stored document: %w", err)
+		}
+		doc := v.(*Object)
+		if err := ops.Apply(doc); err != nil {
+			return ItemResult{Container: c}, err
+		}
+		if idv, _ := doc.Get("id"); idv != r.ID {
+			return ItemResult{Container: c}, BadRequest("The id of a document cannot be changed by a patch operation.")
+		}
+		p, err := prepareDoc(c, doc)
+		if err != nil {
+			return ItemResult{Container: c}, err
+		}
+		if p.pk != pk {
+			return ItemResult{Container: c}, BadRequest("The partition key of a document cannot be changed by a patch operation.")
+		}
+		it, err := s.store.ReplaceItem(ctx, s.writeParams(c, p, cur.ETag))
+		if IsKind(err, KindPreconditionFailed) && attempt < patchRetries {
+			continue // a concurrent writer changed the document: patch the new version
+		}
+		return ItemResult{Container: c, Item: it}, err
+	}
+}
+
+// FeedRequest asks for one page of a container's items.
+type FeedRequest struct {
+	Database, Container string
+	PartitionKey        PartitionKey // nil: every partition
+	Page                PageRequest
+}
+
+// FeedResult is one page of items.
+type FeedResult struct {
+	Container    Container
+	Items        []Item
+	Continuation string // "" on the last page
+}
+
+// ReadFeed returns one page of live items in creation order.
+func (s *Service) ReadFeed(ctx context.Context, r FeedRequest) (FeedResult, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return FeedResult{}, err
+	}
+	var pk *string
+	if r.PartitionKey != nil {
+		k, err := checkPKHeader(c, r.PartitionKey)
+		if err != nil {
+			return FeedResult{Container: c}, err
+		}
+		pk = &k
+	}
+	after, err := decodeSeqContinuation(r.Page.Continuation)
+	if err != nil {
+		return FeedResult{Container: c}, err
+	}
+	limit := r.Page.Limit()
+	items, err := s.store.ReadItems(ctx, ReadItemsParams{Container: c, PK: pk, AfterSeq: after, Limit: limit + 1, Expiry: s.expiry(c)})
+	if err != nil {
+		return FeedResult{Container: c}, err
+	}
+	page, more := Paginate(items, limit, func(it Item) int { return len(it.Body) + 200 })
+	res := FeedResult{Container: c, Items: page}
+	if more {
+		res.Continuation = encodeSeqContinuation(page[len(page)-1].Seq)
+	}
+	return res, nil
+}

@@ -1,0 +1,145 @@
+package emulator
+
+import "context"
+
+// Store persists databases, containers, offers and items. pgstore implements
+// it over PostgreSQL. Every method is safe for concurrent use.
+//
+// References (dbRef, collRef) are ids, or RIDs for RID-based addressing;
+// an id wins over a RID when both match. Missing resources yield errors of
+// KindNotFound (ErrResourceNotFound for databases and containers,
+// ErrItemNotFound for items); duplicates KindConflict; failed If-Match
+// checks KindPreconditionFailed. Item methods treat an expired item
+// (Expiry) exactly like a missing one.
+type Store interface {
+	CreateDatabase(ctx context.Context, p CreateDatabaseParams) (Database, error)
+	GetDatabase(ctx context.Context, dbRef string) (Database, error)
+	ListDatabases(ctx context.Context) ([]Database, error)
+	// DeleteDatabase deletes the database and everything inside it.
+	DeleteDatabase(ctx context.Context, dbRef string) error
+
+	CreateContainer(ctx context.Context, p CreateContainerParams) (Container, error)
+	GetContainer(ctx context.Context, dbRef, collRef string) (Container, error)
+	// ListContainers returns the database and its containers.
+	ListContainers(ctx context.Context, dbRef string) (Database, []Container, error)
+	ReplaceContainer(ctx context.Context, p ReplaceContainerParams) (Container, error)
+	// DeleteContainer deletes the container, its items and its offer.
+	DeleteContainer(ctx context.Context, dbRef, collRef string) error
+
+	ListOffers(ctx context.Context) ([]Offer, error)
+	GetOffer(ctx context.Context, rid string) (Offer, error)
+	ReplaceOffer(ctx context.Context, p ReplaceOfferParams) (Offer, error)
+
+	ReadItem(ctx context.Context, k ItemKey) (Item, error)
+	// CreateItem inserts the item; a live item with the same key is a
+	// conflict, an expired one is replaced.
+	CreateItem(ctx context.Context, p WriteItemParams) (Item, error)
+	// UpsertItem inserts or replaces the item; created reports an insert.
+	UpsertItem(ctx context.Context, p WriteItemParams) (it Item, created bool, err error)
+	// ReplaceItem replaces a live item, checking p.IfMatch atomically.
+	ReplaceItem(ctx context.Context, p WriteItemParams) (Item, error)
+	// DeleteItem deletes a live item, checking ifMatch atomically; it
+	// returns the write's LSN.
+	DeleteItem(ctx context.Context, k ItemKey, ifMatch string) (int64, error)
+	// ReadItems returns live items in creation order (Seq), after
+	// p.AfterSeq, at most p.Limit of them.
+	ReadItems(ctx context.Context, p ReadItemsParams) ([]Item, error)
+}
+
+// Expiry is what decides whether an item is live: the time of the operation
+// and the container's current defaultTtl. An item is expired when the
+// container's TTL is on and now >= _ts + effective ttl, where the effective
+// ttl is the item's ttl if present, else the container's defaultTtl, and -1
+// means never.
+type Expiry struct {
+	Now        int64  // unix seconds, from the Clock
+	DefaultTTL *int32 // nil: TTL off, nothing expires
+}
+
+// Live reports whether an item written at ts with item ttl itemTTL (nil when
+// absent) is live under e. It is the Go twin of the store's SQL predicate.
+func (e Expiry) Live(ts int64, itemTTL *int32) bool {
+	if e.DefaultTTL == nil {
+		return true
+	}
+	eff := *e.DefaultTTL
+	if itemTTL != nil {
+		eff = *itemTTL
+	}
+	return eff == -1 || e.Now < ts+int64(eff)
+}
+
+// NewOffer describes the throughput to provision with a new database or
+// container.
+type NewOffer struct {
+	Content []byte // the offer's content member, JSON
+}
+
+// CreateDatabaseParams are the inputs of Store.CreateDatabase.
+type CreateDatabaseParams struct {
+	ID    string
+	TS    int64
+	ETag  string
+	Offer *NewOffer
+}
+
+// CreateContainerParams are the inputs of Store.CreateContainer.
+type CreateContainerParams struct {
+	DatabaseRef  string
+	ID           string
+	Properties   []byte
+	PartitionKey PartitionKeyDefinition
+	DefaultTTL   *int32
+	TS           int64
+	ETag         string
+	Offer        *NewOffer
+}
+
+// ReplaceContainerParams are the inputs of Store.ReplaceContainer. Check is
+// called inside the store's transaction with the current container and may
+// veto the replace (immutable partition key, unique keys, If-Match).
+type ReplaceContainerParams struct {
+	DatabaseRef string
+	CollRef     string
+	Properties  []byte
+	DefaultTTL  *int32
+	TS          int64
+	ETag        string
+	Check       func(current Container) error
+}
+
+// ReplaceOfferParams are the inputs of Store.ReplaceOffer.
+type ReplaceOfferParams struct {
+	RID     string
+	Content []byte
+	TS      int64
+	ETag    string
+}
+
+// ItemKey identifies an item in a container at a moment in time.
+type ItemKey struct {
+	Container Container
+	PK        string // canonical partition key
+	ID        string
+	Expiry    Expiry
+}
+
+// WriteItemParams are the inputs of the item write methods.
+type WriteItemParams struct {
+	ItemKey
+	Body []byte // compact JSON without system properties
+	// TTL is the item's own ttl property (nil when absent).
+	TTL     *int32
+	TS      int64
+	ETag    string
+	IfMatch string // "" for none
+}
+
+// ReadItemsParams are the inputs of Store.ReadItems.
+type ReadItemsParams struct {
+	Container Container
+	PK        *string // nil: all partitions
+	AfterSeq  int64
+	Limit     int
+	Expiry    Expiry
+}

@@ -1,0 +1,150 @@
+package emulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits of the service (reference §4).
+const (
+	// MaxItemSize is the largest accepted document or request body.
+	MaxItemSize = 2 * 1024 * 1024
+	// MaxIDBytes is the longest item id, in UTF-8 bytes. The current docs
+	// say 1023 bytes, the 2016 REST docs 255 characters; the reference sides
+	// with the current docs and so do we.
+	MaxIDBytes = 1023
+	// MaxResourceNameLength is the longest database or container id.
+	MaxResourceNameLength = 255
+	// MaxPatchOperations is the most operations one patch may carry.
+	MaxPatchOperations = 10
+	// MaxTTL is the largest ttl or defaultTtl value.
+	MaxTTL = 2147483647
+)
+
+// systemProperties are the document properties the service owns; values a
+// client sends for them are dropped on every write.
+var systemProperties = []string{"_rid", "_self", "_etag", "_attachments", "_ts"}
+
+// ValidateItemID checks an item id. The reference (§4) says the service
+// accepts any Unicode except '/' and '\'; '?' and '#' are rejected only by
+// some SDKs before anything reaches the wire, so they are accepted here and
+// round-trip (the Go SDK escapes them in the URL).
+func ValidateItemID(v any) (string, error) {
+	id, ok := v.(string)
+	if !ok {
+		return "", BadRequest("The input content is invalid because the required properties - 'id; ' - are missing")
+	}
+	if id == "" {
+		return "", BadRequest("The input name presented is empty. Ensure to provide a non-empty id.")
+	}
+	if len(id) > MaxIDBytes {
+		return "", BadRequest("The input name presented is too long. Ensure to provide a name of at most %d bytes.", MaxIDBytes)
+	}
+	if strings.ContainsAny(id, `/\`) {
+		return "", BadRequest("The input name '%s' is invalid. Ensure to provide a unique non-empty string less than '%d' characters. Ensure to not include the characters '/' or '\\'.", id, MaxIDBytes+1)
+	}
+	return id, nil
+}
+
+// ValidateResourceName checks a database or container id: 1..255
+// characters, none of / \ ? #, no trailing space (reference §4).
+func ValidateResourceName(v any) (string, error) {
+	id, ok := v.(string)
+	if !ok {
+		return "", BadRequest("The input content is invalid because the required properties - 'id; ' - are missing")
+	}
+	n := utf8.RuneCountInString(id)
+	if n == 0 || n > MaxResourceNameLength || strings.ContainsAny(id, `/\?#`) || strings.HasSuffix(id, " ") {
+		return "", BadRequest("The input name '%s' is invalid. Ensure to provide a unique non-empty string less than '%d' characters. Ensure to not include characters: '/', '\\', '?', '#' and to not end with a space.", id, MaxResourceNameLength+1)
+	}
+	return id, nil
+}
+
+// parseTTLValue converts a JSON ttl value into an int32 within
+// -1 or 1..2147483647; ok is false for everything else (0, other
+// negatives, larger values, fractions, strings, null, ...).
+func parseTTLValue(v any) (int32, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	s := string(n)
+	i, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		// 10.0 or 1e3 are integral doubles; Cosmos DB reads ttl as an
+		// int32, so only integer literals are accepted.
+		return 0, false
+	}
+	if i == -1 || (i >= 1 && i <= MaxTTL) {
+		return int32(i), true
+	}
+	return 0, false
+}
+
+// ttlText renders a rejected ttl value for the error message.
+func ttlText(v any) string {
+	if v == nil {
+		return "null"
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return string(EncodeJSON(v))
+}
+
+// ValidateItemTTL validates an item's ttl property; absent yields nil.
+//
+// Choice (the reference marks it unverified): the item ttl is validated
+// whether or not the container's TTL is on, so a document that is valid
+// today stays valid when TTL is turned on later.
+func ValidateItemTTL(doc *Object) (*int32, error) {
+	v, ok := doc.Get("ttl")
+	if !ok {
+		return nil, nil
+	}
+	t, ok := parseTTLValue(v)
+	if !ok {
+		return nil, BadRequest("The input ttl '%s' is invalid. Ensure to provide a nonzero positive integer less than or equal to '%d', or '-1' which means never expire.", ttlText(v), MaxTTL)
+	}
+	return &t, nil
+}
+
+// ValidateDefaultTTL validates a container's defaultTtl property; absent or
+// null yields nil (TTL off).
+func ValidateDefaultTTL(props *Object) (*int32, error) {
+	v, ok := props.Get("defaultTtl")
+	if !ok || v == nil {
+		return nil, nil
+	}
+	t, ok := parseTTLValue(v)
+	if !ok {
+		return nil, BadRequest("The input defaultTtl '%s' is invalid. Ensure to provide a nonzero positive integer less than or equal to '%d', or '-1' which means never expire.", ttlText(v), MaxTTL)
+	}
+	return &t, nil
+}
+
+// decodeObject decodes a request body that must be a JSON object.
+func decodeObject(body []byte) (*Object, error) {
+	if len(body) > MaxItemSize {
+		return nil, ErrTooLarge
+	}
+	v, err := DecodeJSON(body)
+	if err != nil {
+		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload, Err: err}
+	}
+	obj, ok := v.(*Object)
+	if !ok {
+		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload, Err: fmt.Errorf("body is not a JSON object")}
+	}
+	return obj, nil
+}
+
+// isFiniteNumber reports whether n is a finite double.
+func isFiniteNumber(n json.Number) bool {
+	f, err := strconv.ParseFloat(string(n), 64)
+	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
+}

@@ -1,0 +1,167 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// args collects bind arguments and hands out their placeholders.
+type args []any
+
+// add appends v and returns its placeholder ($n).
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// livePredicate returns the SQL twin of emulator.Expiry.Live for the row
+// columns prefixed by col ("" or "i."), binding its values into a. With TTL
+// off it is TRUE and binds nothing, so the planner sees no expiry at all.
+func livePredicate(e emulator.Expiry, col string, a *args) string {
+	if e.DefaultTTL == nil {
+		return "TRUE"
+	}
+	d := a.add(*e.DefaultTTL)
+	now := a.add(e.Now)
+	eff := "coalesce(" + col + "ttl, " + d + "::integer)"
+	return "(" + eff + " = -1 OR " + col + "ts + " + eff + " > " + now + "::bigint)"
+}
+
+func itemNotFound(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return emulator.ErrItemNotFound
+	}
+	return err
+}
+
+// ReadItem implements emulator.Store.
+func (s *Store) ReadItem(ctx context.Context, k emulator.ItemKey) (emulator.Item, error) {
+	a := args{k.PK, k.ID}
+	live := livePredicate(k.Expiry, "", &a)
+	it := emulator.Item{ID: k.ID, PK: k.PK}
+	var body string
+	err := s.pool.QueryRow(ctx, `SELECT seq, body, ts, etag, lsn FROM `+itemsTable(k.Container.Num)+
+		` WHERE pk = $1 AND id = $2 AND `+live, a...).Scan(&it.Seq, &body, &it.TS, &it.ETag, &it.LSN)
+	it.Body = []byte(body)
+	return it, classify("read item", itemNotFound(err))
+}
+
+func writtenItem(p emulator.WriteItemParams) emulator.Item {
+	return emulator.Item{ID: p.ID, PK: p.PK, Body: p.Body, TS: p.TS, ETag: p.ETag}
+}
+
+const insertItem = ` AS i (pk, id, seq, body, ts, ttl, etag, lsn)
+VALUES ($1, $2, nextval('cosmos.doc_seq'), $3, $4, $5, $6, nextval('cosmos.lsn_seq'))
+ON CONFLICT (pk, id) DO `
+
+const overwriteItem = `UPDATE SET body = EXCLUDED.body, ts = EXCLUDED.ts, ttl = EXCLUDED.ttl, etag = EXCLUDED.etag, lsn = EXCLUDED.lsn`
+
+// CreateItem implements emulator.Store. A conflicting row that has expired
+// is overwritten (as a new document with a new seq): an expired item is gone
+// for every purpose, including its id.
+func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
+	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
+	sql := `INSERT INTO ` + itemsTable(p.Container.Num) + insertItem
+	if p.Expiry.DefaultTTL == nil {
+		sql += `NOTHING`
+	} else {
+		sql += overwriteItem + `, seq = EXCLUDED.seq WHERE NOT ` + livePredicate(p.Expiry, "i.", &a)
+	}
+	it := writtenItem(p)
+	err := s.pool.QueryRow(ctx, sql+` RETURNING seq, lsn`, a...).Scan(&it.Seq, &it.LSN)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return it, emulator.ErrConflict
+	}
+	return it, classify("create item", err)
+}
+
+// UpsertItem implements emulator.Store. A replaced live item keeps its seq
+// (and so its _rid); an expired one is replaced like a new document. With
+// IfMatch, a live item whose etag differs is not touched (412).
+func (s *Store) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, bool, error) {
+	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
+	t := itemsTable(p.Container.Num)
+	oldLive := livePredicate(p.Expiry, "", &a)
+	sql := `WITH old AS (SELECT seq FROM ` + t + ` WHERE pk = $1 AND id = $2 AND ` + oldLive + `)
+INSERT INTO ` + t + insertItem + overwriteItem + `, seq = coalesce((SELECT seq FROM old), EXCLUDED.seq)`
+	if p.IfMatch != "" && p.IfMatch != "*" {
+		sql += ` WHERE i.etag = ` + a.add(p.IfMatch) + ` OR NOT ` + livePredicate(p.Expiry, "i.", &a)
+	}
+	it := writtenItem(p)
+	var existed bool
+	err := s.pool.QueryRow(ctx, sql+` RETURNING seq, lsn, EXISTS (SELECT 1 FROM old)`, a...).Scan(&it.Seq, &it.LSN, &existed)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return it, false, emulator.ErrPrecondition
+	}
+	return it, !existed, classify("upsert item", err)
+}
+
+// ReplaceItem implements emulator.Store.
+func (s *Store) ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
+	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
+	sql := `UPDATE ` + itemsTable(p.Container.Num) + ` SET body = $3, ts = $4, ttl = $5, etag = $6, lsn = nextval('cosmos.lsn_seq')
+WHERE pk = $1 AND id = $2 AND ` + livePredicate(p.Expiry, "", &a)
+	if p.IfMatch != "" && p.IfMatch != "*" {
+		sql += ` AND etag = ` + a.add(p.IfMatch)
+	}
+	it := writtenItem(p)
+	err := s.pool.QueryRow(ctx, sql+` RETURNING seq, lsn`, a...).Scan(&it.Seq, &it.LSN)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return it, s.missOrMismatch(ctx, p.ItemKey, p.IfMatch)
+	}
+	return it, classify("replace item", err)
+}
+
+// missOrMismatch tells why a conditional write touched no row: 412 when the
+// item is live (its etag differed), else 404.
+func (s *Store) missOrMismatch(ctx context.Context, k emulator.ItemKey, ifMatch string) error {
+	if ifMatch == "" || ifMatch == "*" {
+		return emulator.ErrItemNotFound
+	}
+	if _, err := s.ReadItem(ctx, k); err != nil {
+		return err
+	}
+	return emulator.ErrPrecondition
+}
+
+// DeleteItem implements emulator.Store.
+func (s *Store) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error) {
+	a := args{k.PK, k.ID}
+	sql := `DELETE FROM ` + itemsTable(k.Container.Num) + ` WHERE pk = $1 AND id = $2 AND ` + livePredicate(k.Expiry, "", &a)
+	if ifMatch != "" && ifMatch != "*" {
+		sql += ` AND etag = ` + a.add(ifMatch)
+	}
+	var lsn int64
+	err := s.pool.QueryRow(ctx, sql+` RETURNING nextval('cosmos.lsn_seq')`, a...).Scan(&lsn)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, s.missOrMismatch(ctx, k, ifMatch)
+	}
+	return lsn, classify("delete item", err)
+}
+
+// ReadItems implements emulator.Store.
+func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]emulator.Item, error) {
+	a := args{p.AfterSeq}
+	sql := `SELECT pk, id, seq, body, ts, etag, lsn FROM ` + itemsTable(p.Container.Num) + ` WHERE seq > $1`
+	if p.PK != nil {
+		sql += ` AND pk = ` + a.add(*p.PK)
+	}
+	sql += ` AND ` + livePredicate(p.Expiry, "", &a) + ` ORDER BY seq LIMIT ` + a.add(p.Limit)
+	rows, err := s.pool.Query(ctx, sql, a...)
+	if err != nil {
+		return nil, classify("read items", err)
+	}
+	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (emulator.Item, error) {
+		var it emulator.Item
+		var body string
+		err := r.Scan(&it.PK, &it.ID, &it.Seq, &body, &it.TS, &it.ETag, &it.LSN)
+		it.Body = []byte(body)
+		return it, err
+	})
+	return items, classify("read items", err)
+}

@@ -1,0 +1,278 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// ---- databases
+
+const databaseCols = `num, id, rid, ts, etag`
+
+func scanDatabase(row pgx.Row) (emulator.Database, error) {
+	var d emulator.Database
+	err := row.Scan(&d.Num, &d.ID, &d.RID, &d.TS, &d.ETag)
+	return d, err
+}
+
+// CreateDatabase implements emulator.Store.
+func (s *Store) CreateDatabase(ctx context.Context, p emulator.CreateDatabaseParams) (emulator.Database, error) {
+	var d emulator.Database
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var num int64
+		if err := tx.QueryRow(ctx, `SELECT nextval('cosmos.resource_num_seq')`).Scan(&num); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO cosmos.databases (num, id, rid, ts, etag) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
+			num, p.ID, emulator.DatabaseRID(num), p.TS, p.ETag)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return emulator.ErrConflict
+		}
+		d = emulator.Database{Num: num, ID: p.ID, RID: emulator.DatabaseRID(num), TS: p.TS, ETag: p.ETag}
+		if p.Offer != nil {
+			return insertOffer(ctx, tx, &num, nil, d.RID, "dbs/"+d.RID+"/", p.Offer.Content, p.TS, p.ETag)
+		}
+		return nil
+	})
+	return d, classify("create database", err)
+}
+
+func insertOffer(ctx context.Context, tx pgx.Tx, dbNum, collNum *int64, resourceRID, resourceSelf string, content []byte, ts int64, etag string) error {
+	var num int64
+	if err := tx.QueryRow(ctx, `SELECT nextval('cosmos.offer_num_seq')`).Scan(&num); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO cosmos.offers (num, rid, db_num, coll_num, resource_rid, resource_self, content, ts, etag)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		num, emulator.OfferRID(num), dbNum, collNum, resourceRID, resourceSelf, string(content), ts, etag)
+	return err
+}
+
+// lookupDatabase is the WHERE clause resolving a database reference: by id,
+// else by RID.
+const lookupDatabase = `SELECT ` + databaseCols + ` FROM cosmos.databases WHERE id = $1 OR rid = $1 ORDER BY (id = $1) DESC LIMIT 1`
+
+// GetDatabase implements emulator.Store.
+func (s *Store) GetDatabase(ctx context.Context, ref string) (emulator.Database, error) {
+	d, err := scanDatabase(s.pool.QueryRow(ctx, lookupDatabase, ref))
+	return d, classify("get database", err)
+}
+
+// ListDatabases implements emulator.Store.
+func (s *Store) ListDatabases(ctx context.Context) ([]emulator.Database, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+databaseCols+` FROM cosmos.databases ORDER BY num`)
+	if err != nil {
+		return nil, classify("list databases", err)
+	}
+	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (emulator.Database, error) { return scanDatabase(r) })
+	return ds, classify("list databases", err)
+}
+
+// DeleteDatabase implements emulator.Store: it drops every container's items
+// table and deletes the rows (containers and offers cascade).
+func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		d, err := scanDatabase(tx.QueryRow(ctx, lookupDatabase+` FOR UPDATE`, ref))
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT num FROM cosmos.containers WHERE db_num = $1`, d.Num)
+		if err != nil {
+			return err
+		}
+		nums, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return err
+		}
+		for _, n := range nums {
+			if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+itemsTable(n)); err != nil {
+				return err
+			}
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM cosmos.databases WHERE num = $1`, d.Num)
+		return err
+	})
+	return classify("delete database", err)
+}
+
+// ---- containers
+
+const containerCols = `c.num, c.db_num, d.id, d.rid, c.id, c.rid, c.props, c.pk_def, c.default_ttl, c.ts, c.etag`
+
+func scanContainer(row pgx.Row) (emulator.Container, error) {
+	var c emulator.Container
+	var props string
+	var pkDef []byte
+	err := row.Scan(&c.Num, &c.DatabaseNum, &c.DatabaseID, &c.DatabaseRID, &c.ID, &c.RID, &props, &pkDef, &c.DefaultTTL, &c.TS, &c.ETag)
+	if err != nil {
+		return c, err
+	}
+	c.Properties = []byte(props)
+	if err := json.Unmarshal(pkDef, &c.PartitionKey); err != nil {
+		return c, fmt.Errorf("container %s: partition key definition: %w", c.ID, err)
+	}
+	return c, nil
+}
+
+const lookupContainer = `SELECT ` + containerCols + `
+FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num
+WHERE (d.id = $1 OR d.rid = $1) AND (c.id = $2 OR c.rid = $2)
+ORDER BY (d.id = $1) DESC, (c.id = $2) DESC LIMIT 1`
+
+// itemsTableDDL creates a container's items table. Its primary key serves
+// point operations, the seq index serves read feeds in creation order.
+func itemsTableDDL(n int64) string {
+	t := itemsTable(n)
+	return `CREATE TABLE ` + t + ` (
+    pk   text COLLATE "C" NOT NULL,
+    id   text COLLATE "C" NOT NULL,
+    seq  bigint NOT NULL,
+    body text NOT NULL,
+    doc  jsonb GENERATED ALWAYS AS (body::jsonb) STORED,
+    ts   bigint NOT NULL,
+    ttl  integer,
+    etag text NOT NULL,
+    lsn  bigint NOT NULL,
+    PRIMARY KEY (pk, id)
+);
+CREATE UNIQUE INDEX ON ` + t + ` (seq);`
+}
+
+// CreateContainer implements emulator.Store.
+func (s *Store) CreateContainer(ctx context.Context, p emulator.CreateContainerParams) (emulator.Container, error) {
+	var c emulator.Container
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		d, err := scanDatabase(tx.QueryRow(ctx, lookupDatabase+` FOR SHARE`, p.DatabaseRef))
+		if err != nil {
+			return err
+		}
+		var num int64
+		if err := tx.QueryRow(ctx, `SELECT nextval('cosmos.resource_num_seq')`).Scan(&num); err != nil {
+			return err
+		}
+		pkDef, _ := json.Marshal(p.PartitionKey)
+		rid := emulator.ContainerRID(d.Num, num)
+		tag, err := tx.Exec(ctx, `INSERT INTO cosmos.containers (num, db_num, id, rid, props, pk_def, default_ttl, ts, etag)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`,
+			num, d.Num, p.ID, rid, string(p.Properties), pkDef, p.DefaultTTL, p.TS, p.ETag)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return emulator.ErrConflict
+		}
+		if _, err := tx.Exec(ctx, itemsTableDDL(num)); err != nil {
+			return err
+		}
+		c = emulator.Container{Num: num, DatabaseNum: d.Num, DatabaseID: d.ID, DatabaseRID: d.RID, ID: p.ID, RID: rid,
+			Properties: p.Properties, PartitionKey: p.PartitionKey, DefaultTTL: p.DefaultTTL, TS: p.TS, ETag: p.ETag}
+		if p.Offer != nil {
+			return insertOffer(ctx, tx, nil, &num, rid, c.Self(), p.Offer.Content, p.TS, p.ETag)
+		}
+		return nil
+	})
+	return c, classify("create container", err)
+}
+
+// GetContainer implements emulator.Store.
+func (s *Store) GetContainer(ctx context.Context, dbRef, collRef string) (emulator.Container, error) {
+	c, err := scanContainer(s.pool.QueryRow(ctx, lookupContainer, dbRef, collRef))
+	return c, classify("get container", err)
+}
+
+// ListContainers implements emulator.Store.
+func (s *Store) ListContainers(ctx context.Context, dbRef string) (emulator.Database, []emulator.Container, error) {
+	d, err := s.GetDatabase(ctx, dbRef)
+	if err != nil {
+		return d, nil, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+containerCols+` FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num WHERE c.db_num = $1 ORDER BY c.num`, d.Num)
+	if err != nil {
+		return d, nil, classify("list containers", err)
+	}
+	cs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (emulator.Container, error) { return scanContainer(r) })
+	return d, cs, classify("list containers", err)
+}
+
+// ReplaceContainer implements emulator.Store.
+func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContainerParams) (emulator.Container, error) {
+	var c emulator.Container
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		cur, err := scanContainer(tx.QueryRow(ctx, lookupContainer+` FOR UPDATE OF c`, p.DatabaseRef, p.CollRef))
+		if err != nil {
+			return err
+		}
+		if p.Check != nil {
+			if err := p.Check(cur); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE cosmos.containers SET props = $2, default_ttl = $3, ts = $4, etag = $5 WHERE num = $1`,
+			cur.Num, string(p.Properties), p.DefaultTTL, p.TS, p.ETag); err != nil {
+			return err
+		}
+		c = cur
+		c.Properties, c.DefaultTTL, c.TS, c.ETag = p.Properties, p.DefaultTTL, p.TS, p.ETag
+		return nil
+	})
+	return c, classify("replace container", err)
+}
+
+// DeleteContainer implements emulator.Store.
+func (s *Store) DeleteContainer(ctx context.Context, dbRef, collRef string) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		cur, err := scanContainer(tx.QueryRow(ctx, lookupContainer+` FOR UPDATE OF c`, dbRef, collRef))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+itemsTable(cur.Num)); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM cosmos.containers WHERE num = $1`, cur.Num)
+		return err
+	})
+	return classify("delete container", err)
+}
+
+// ---- offers
+
+const offerCols = `num, rid, resource_rid, resource_self, content, ts, etag`
+
+func scanOffer(row pgx.Row) (emulator.Offer, error) {
+	var o emulator.Offer
+	var content string
+	err := row.Scan(&o.Num, &o.RID, &o.ResourceRID, &o.Resource, &content, &o.TS, &o.ETag)
+	o.Content = []byte(content)
+	return o, err
+}
+
+// ListOffers implements emulator.Store.
+func (s *Store) ListOffers(ctx context.Context) ([]emulator.Offer, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+offerCols+` FROM cosmos.offers ORDER BY num`)
+	if err != nil {
+		return nil, classify("list offers", err)
+	}
+	os, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (emulator.Offer, error) { return scanOffer(r) })
+	return os, classify("list offers", err)
+}
+
+// GetOffer implements emulator.Store.
+func (s *Store) GetOffer(ctx context.Context, rid string) (emulator.Offer, error) {
+	o, err := scanOffer(s.pool.QueryRow(ctx, `SELECT `+offerCols+` FROM cosmos.offers WHERE rid = $1`, rid))
+	return o, classify("get offer", err)
+}
+
+// ReplaceOffer implements emulator.Store.
+func (s *Store) ReplaceOffer(ctx context.Context, p emulator.ReplaceOfferParams) (emulator.Offer, error) {
+	o, err := scanOffer(s.pool.QueryRow(ctx, `UPDATE cosmos.offers SET content = $2, ts = $3, etag = $4 WHERE rid = $1 RETURNING `+offerCols,
+		p.RID, string(p.Content), p.TS, p.ETag))
+	return o, classify("replace offer", err)
+}

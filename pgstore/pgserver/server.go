@@ -1,0 +1,109 @@
+package pgserver
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+)
+
+// Port is the port number the server is configured with. It listens on no
+// TCP port at all; the number only names its Unix socket file
+// (".s.PGSQL.5432" in the socket directory), and it is part of ConnString.
+const Port = 5432
+
+// Superuser is the name of the cluster's superuser, created by initdb, and
+// the user that ConnString connects as.
+const Superuser = "postgres"
+
+// ErrDataDirInUse is wrapped by the error Start returns when another Server,
+// in this process or in another one, is running on the same DataDir.
+var ErrDataDirInUse = errors.New("pgserver: data directory is in use by another pgserver")
+
+// Options configures Start.
+type Options struct {
+	// DataDir is the directory that holds the cluster (DataDir/pgdata), the
+	// Unix socket directory (DataDir/run, see Server.SocketDir), the server
+	// log (DataDir/postgresql.log, the previous run's in postgresql.log.1)
+	// and a lock file (DataDir/pgserver.lock). It is created if missing, and
+	// the cluster in it is reused on the next Start, so data persists.
+	// Required unless Ephemeral is set; if both are set, the temporary
+	// directory is created inside DataDir.
+	DataDir string
+
+	// Ephemeral makes Start use a fresh temporary directory (under
+	// os.TempDir, or inside DataDir if set) as the data directory, with a
+	// freshly initialised cluster; Stop removes it.
+	Ephemeral bool
+
+	// Logf, if not nil, receives progress and log lines (initdb, start,
+	// stop, permission fixes, recovery from a previous run). It may be
+	// called from Start and Stop only.
+	Logf func(format string, args ...any)
+
+	// Binaries, if not nil, names the PostgreSQL programs to use instead of
+	// the ones FindBinaries finds.
+	Binaries *Binaries
+}
+
+// Server is a running private PostgreSQL server started by Start. Its
+// methods are safe for concurrent use.
+type Server struct {
+	bin       Binaries
+	dataDir   string // absolute
+	pgdata    string // dataDir/pgdata
+	sockDir   string // directory of the Unix socket
+	tmpSock   bool   // sockDir is a fallback temporary directory, removed by Stop
+	ephemeral bool   // dataDir is removed by Stop
+	logPath   string // the server log of this run
+	logf      func(format string, args ...any)
+
+	// The user the PostgreSQL programs run as when this process is root.
+	switchUser bool
+	uid, gid   uint32
+	userName   string
+
+	lock    *os.File      // holds the flock on dataDir/pgserver.lock
+	proc    *os.Process   // the postmaster, a child of this process
+	done    chan struct{} // closed once the postmaster has exited and been reaped
+	waitErr error         // the postmaster's exit status; read after done is closed
+
+	mu      sync.Mutex
+	stopped bool
+}
+
+// ConnString returns a pgx- and libpq-compatible keyword/value connection
+// string that reaches the server over its Unix socket as the superuser
+// "postgres" (trust authentication, no password) and opens the database
+// "postgres", for example
+//
+//	host=/var/lib/cosmos/run port=5432 user=postgres dbname=postgres sslmode=disable
+//
+// The socket directory is only reachable by the server's user and root.
+func (s *Server) ConnString() string {
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=postgres sslmode=disable",
+		quoteConnValue(s.sockDir), Port, Superuser)
+}
+
+// DataDir returns the absolute path of the data directory (for an Ephemeral
+// server, the temporary directory Start created).
+func (s *Server) DataDir() string { return s.dataDir }
+
+// SocketDir returns the directory that holds the server's Unix socket:
+// DataDir/run, or a directory under /tmp when that path would be too long for
+// a Unix socket address (see Start).
+func (s *Server) SocketDir() string { return s.sockDir }
+
+// LogFile returns the path of the server log of this run.
+func (s *Server) LogFile() string { return s.logPath }
+
+// quoteConnValue quotes a value for a keyword/value connection string when
+// it needs it (empty, or containing spaces, quotes or backslashes).
+func quoteConnValue(v string) string {
+	if v != "" && !strings.ContainsAny(v, " \t\n\r\f\v'\\") {
+		return v
+	}
+	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
+	return "'" + r.Replace(v) + "'"
+}

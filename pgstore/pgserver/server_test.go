@@ -1,0 +1,373 @@
+package pgserver
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// requireBinaries skips the test when PostgreSQL is not installed, except on
+// CI (CI set), where that is a failure.
+func requireBinaries(t *testing.T) {
+	t.Helper()
+	if _, err := FindBinaries(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must not skip: %v", err)
+		}
+		t.Skip(err)
+	}
+}
+
+func start(t *testing.T, opts Options) (*Server, time.Duration) {
+	t.Helper()
+	if opts.Logf == nil {
+		opts.Logf = t.Logf
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	s, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	d := time.Since(t0)
+	t.Cleanup(func() { s.Stop() })
+	return s, d
+}
+
+func connect(t *testing.T, s *Server) *pgx.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.ConnString())
+	if err != nil {
+		t.Fatalf("connecting with %q: %v", s.ConnString(), err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func exec1(t *testing.T, conn *pgx.Conn, sql string, args ...any) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func queryString(t *testing.T, conn *pgx.Conn, sql string, args ...any) string {
+	t.Helper()
+	var s string
+	if err := conn.QueryRow(context.Background(), sql, args...).Scan(&s); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return s
+}
+
+func stop(t *testing.T, s *Server) {
+	t.Helper()
+	t0 := time.Now()
+	if err := s.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	t.Logf("Stop took %v", time.Since(t0).Round(time.Millisecond))
+}
+
+func TestStartStopPersists(t *testing.T) {
+	requireBinaries(t)
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+
+	s, d := start(t, Options{DataDir: dir})
+	t.Logf("start with initdb: %v", d.Round(time.Millisecond))
+	if got, want := s.DataDir(), dir; got != want {
+		t.Errorf("DataDir() = %q, want %q", got, want)
+	}
+	if got, want := s.SocketDir(), filepath.Join(dir, "run"); got != want {
+		t.Errorf("SocketDir() = %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pgdata", "PG_VERSION")); err != nil {
+		t.Errorf("no cluster in DataDir/pgdata: %v", err)
+	}
+	conn := connect(t, s)
+	exec1(t, conn, "CREATE TABLE kept (id int PRIMARY KEY, doc text)")
+	exec1(t, conn, "INSERT INTO kept VALUES (1, 'survives a restart')")
+
+	// The settings Start promises.
+	for name, want := range map[string]string{
+		"listen_addresses":   "",
+		"shared_buffers":     "128MB",
+		"max_connections":    "200",
+		"synchronous_commit": "off",
+		"fsync":              "on",
+		"server_encoding":    "UTF8",
+		"lc_collate":         "C",
+	} {
+		if got := queryString(t, conn, "SELECT current_setting($1)", name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if got := queryString(t, conn, "SELECT current_user"); got != "postgres" {
+		t.Errorf("current_user = %q, want postgres", got)
+	}
+	conn.Close(context.Background())
+
+	stop(t, s)
+	if err := s.Stop(); err != nil {
+		t.Errorf("second Stop: %v, want nil", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pgdata", "postmaster.pid")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("postmaster.pid still exists after Stop (err=%v)", err)
+	}
+
+	s2, d := start(t, Options{DataDir: dir})
+	t.Logf("start with existing cluster: %v", d.Round(time.Millisecond))
+	conn = connect(t, s2)
+	if got := queryString(t, conn, "SELECT doc FROM kept WHERE id = 1"); got != "survives a restart" {
+		t.Errorf("row after restart = %q", got)
+	}
+	conn.Close(context.Background())
+
+	// A second server cannot take the same data directory.
+	if s3, err := Start(context.Background(), Options{DataDir: dir}); !errors.Is(err, ErrDataDirInUse) {
+		if s3 != nil {
+			s3.Stop()
+		}
+		t.Errorf("second Start on the same DataDir: err = %v, want ErrDataDirInUse", err)
+	}
+	stop(t, s2)
+}
+
+func TestEphemeral(t *testing.T) {
+	requireBinaries(t)
+	t.Parallel()
+	s, d := start(t, Options{Ephemeral: true})
+	t.Logf("ephemeral start (initdb included): %v", d.Round(time.Millisecond))
+	dir := s.DataDir()
+	if _, err := os.Stat(filepath.Join(dir, "pgdata", "PG_VERSION")); err != nil {
+		t.Fatalf("ephemeral cluster missing: %v", err)
+	}
+	conn := connect(t, s)
+	exec1(t, conn, "CREATE TABLE t (x int)")
+	conn.Close(context.Background())
+	stop(t, s)
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ephemeral data directory %s still exists after Stop (err=%v)", dir, err)
+	}
+}
+
+func TestLongDataDirUsesShortSocketDir(t *testing.T) {
+	requireBinaries(t)
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), strings.Repeat("long-directory-name-", 6))
+	s, _ := start(t, Options{DataDir: dir})
+	sock := s.SocketDir()
+	if strings.HasPrefix(sock, dir) {
+		t.Fatalf("SocketDir() = %q is inside the long DataDir", sock)
+	}
+	if n := len(filepath.Join(sock, socketFile)); n > maxSocketPath {
+		t.Errorf("socket path is %d bytes long", n)
+	}
+	fi, err := os.Stat(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket dir mode = %v, want 0700", fi.Mode().Perm())
+	}
+	conn := connect(t, s)
+	if got := queryString(t, conn, "SELECT 'ok'"); got != "ok" {
+		t.Errorf("got %q", got)
+	}
+	conn.Close(context.Background())
+	stop(t, s)
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temporary socket dir %s still exists after Stop (err=%v)", sock, err)
+	}
+}
+
+// TestRecovery covers what a previous run can leave behind: a postmaster.pid
+// of a killed server, one naming an unrelated live process, and a server
+// still running on the cluster.
+func TestRecovery(t *testing.T) {
+	requireBinaries(t)
+	t.Parallel()
+	dir := t.TempDir()
+	s, _ := start(t, Options{DataDir: dir})
+	conn := connect(t, s)
+	// The server runs with synchronous_commit=off, so a crash may lose the
+	// last commits; make these durable before the SIGKILL below.
+	exec1(t, conn, "SET synchronous_commit = on")
+	exec1(t, conn, "CREATE TABLE kept (id int)")
+	exec1(t, conn, "INSERT INTO kept VALUES (42)")
+	conn.Close(context.Background())
+	pidFile := filepath.Join(dir, "pgdata", "postmaster.pid")
+
+	t.Run("killed server", func(t *testing.T) {
+		s.proc.Kill() // SIGKILL: postmaster.pid stays behind
+		<-s.done
+		if _, err := os.Stat(pidFile); err != nil {
+			t.Fatalf("expected a stale postmaster.pid: %v", err)
+		}
+		if err := s.Stop(); err == nil {
+			t.Error("Stop of a server that had died: want an error")
+		}
+		s, d := start(t, Options{DataDir: dir})
+		t.Logf("start over a stale postmaster.pid: %v", d.Round(time.Millisecond))
+		conn := connect(t, s)
+		if got := queryString(t, conn, "SELECT id::text FROM kept"); got != "42" {
+			t.Errorf("row after crash = %q", got)
+		}
+		conn.Close(context.Background())
+		stop(t, s)
+	})
+
+	t.Run("pid file names another live process", func(t *testing.T) {
+		// This test process is alive and not PostgreSQL.
+		content := strconv.Itoa(os.Getpid()) + "\n" + filepath.Join(dir, "pgdata") + "\n1\n5432\n" + filepath.Join(dir, "run") + "\n\n  0  0\nready   \n"
+		if err := os.WriteFile(pidFile, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := start(t, Options{DataDir: dir})
+		stop(t, s)
+	})
+
+	t.Run("server left running", func(t *testing.T) {
+		s, _ := start(t, Options{DataDir: dir})
+		// Forget s without stopping it, as a killed owner would: release its
+		// lock and detach the postmaster.
+		conn := connect(t, s)
+		exec1(t, conn, "INSERT INTO kept VALUES (43)") // asynchronous commit
+		conn.Close(context.Background())
+		old := s.proc.Pid
+		s.lock.Close()
+		s2, d := start(t, Options{DataDir: dir})
+		t.Logf("start after stopping a leftover server: %v", d.Round(time.Millisecond))
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the leftover postmaster (pid %d) still runs", old)
+		}
+		if s2.proc.Pid == old {
+			t.Fatal("the new server is the old one")
+		}
+		conn = connect(t, s2)
+		// The leftover server was shut down cleanly: no commit was lost.
+		if got := queryString(t, conn, "SELECT string_agg(id::text, ',' ORDER BY id) FROM kept"); got != "42,43" {
+			t.Errorf("rows = %q, want 42,43", got)
+		}
+		conn.Close(context.Background())
+		stop(t, s2)
+		s.mu.Lock()
+		s.stopped = true // already stopped by s2's Start; keep the cleanup quiet
+		s.mu.Unlock()
+	})
+}
+
+func TestStartFailureShowsLog(t *testing.T) {
+	requireBinaries(t)
+	t.Parallel()
+	dir := t.TempDir()
+	s, _ := start(t, Options{DataDir: dir})
+	stop(t, s)
+	conf := filepath.Join(dir, "pgdata", "postgresql.conf")
+	f, err := os.OpenFile(conf, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\nthis is not a setting\n")
+	f.Close()
+	s, err = Start(context.Background(), Options{DataDir: dir, Logf: t.Logf})
+	if err == nil {
+		s.Stop()
+		t.Fatal("Start with a broken postgresql.conf succeeded")
+	}
+	t.Logf("error: %v", err)
+	if !strings.Contains(err.Error(), "syntax error") {
+		t.Errorf("error does not include the server log tail: %v", err)
+	}
+	// The lock was released: a fixed cluster starts again.
+	data, _ := os.ReadFile(conf)
+	os.WriteFile(conf, []byte(strings.Replace(string(data), "this is not a setting", "", 1)), 0o600)
+	s, _ = start(t, Options{DataDir: dir})
+	stop(t, s)
+}
+
+func TestStartCancelled(t *testing.T) {
+	requireBinaries(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	if s, err := Start(ctx, Options{DataDir: dir}); err == nil {
+		s.Stop()
+		t.Fatal("Start with a cancelled context succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pgdata")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a cancelled initdb left pgdata behind (err=%v)", err)
+	}
+}
+
+func TestRequiresDataDir(t *testing.T) {
+	requireBinaries(t)
+	if _, err := Start(context.Background(), Options{}); err == nil || !strings.Contains(err.Error(), "DataDir") {
+		t.Errorf("Start without DataDir: err = %v", err)
+	}
+}
+
+func TestConnStringQuoting(t *testing.T) {
+	for _, host := range []string{"/tmp/run", "/tmp/with space/run", `/tmp/it's/run`, `/tmp/back\slash`} {
+		s := &Server{sockDir: host}
+		cfg, err := pgconn.ParseConfig(s.ConnString())
+		if err != nil {
+			t.Errorf("ParseConfig(%q): %v", s.ConnString(), err)
+			continue
+		}
+		if cfg.Host != host || cfg.Port != Port || cfg.User != "postgres" || cfg.Database != "postgres" || cfg.TLSConfig != nil {
+			t.Errorf("ParseConfig(%q) = host %q port %d user %q db %q tls %v", s.ConnString(), cfg.Host, cfg.Port, cfg.User, cfg.Database, cfg.TLSConfig != nil)
+		}
+	}
+}
+
+func TestEnsureTraversable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to test permissions for another user")
+	}
+	base := t.TempDir()
+	deep := filepath.Join(base, "a", "b")
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{base, deep} {
+		if err := os.Chmod(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(base, "a"), 0o700|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	if err := ensureTraversable(deep, 4242, map[uint32]bool{4242: true}, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{base, filepath.Join(base, "a"), deep} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			t.Errorf("%s mode %v: not searchable by others", p, fi.Mode())
+		}
+		if fi.Mode().Perm()&0o006 != 0 {
+			t.Errorf("%s mode %v: read or write granted to others", p, fi.Mode())
+		}
+	}
+	if fi, _ := os.Stat(filepath.Join(base, "a")); fi.Mode()&os.ModeSticky == 0 {
+		t.Errorf("sticky bit lost")
+	}
+}

@@ -1,0 +1,170 @@
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migrationLockID is the advisory lock that serialises migrations between
+// emulator processes sharing a database.
+const migrationLockID = 0x436f736d6f73 // "Cosmos"
+
+// Store is the PostgreSQL implementation of emulator.Store. It is safe for
+// concurrent use; Close releases its connections.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ emulator.Store = (*Store)(nil)
+
+// Options tune Open.
+type Options struct {
+	// MaxConns bounds the connection pool (default: pgxpool's, at least 8).
+	MaxConns int32
+}
+
+// Open connects to the database in connString (a pgx connection string or
+// URL), applies pending migrations and returns the store.
+func Open(ctx context.Context, connString string, opts Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: parse connection string: %w", err)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	} else if cfg.MaxConns < 8 {
+		cfg.MaxConns = 8
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Close closes the connection pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Pool returns the underlying pool (for benchmarks and diagnostics).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func loadMigrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("pgstore: migration file %q must be named NNNN_name.sql", e.Name())
+		}
+		b, err := fs.ReadFile(migrationFS, "migrations/"+e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: e.Name(), sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out, nil
+}
+
+// migrate applies the pending migrations in one transaction, holding a
+// transaction-scoped advisory lock so concurrent starters wait for each other.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return err
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("pgstore: migrate: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit this is a no-op
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLockID)); err != nil {
+		return fmt.Errorf("pgstore: migrate: lock: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS cosmos;
+CREATE TABLE IF NOT EXISTS cosmos.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fmt.Errorf("pgstore: migrate: bootstrap: %w", err)
+	}
+	var current int
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM cosmos.schema_migrations`).Scan(&current); err != nil {
+		return fmt.Errorf("pgstore: migrate: %w", err)
+	}
+	for _, m := range ms {
+		if m.version <= current {
+			continue
+		}
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("pgstore: migration %s: %w", m.name, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO cosmos.schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
+			return fmt.Errorf("pgstore: migration %s: %w", m.name, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("pgstore: migrate: commit: %w", err)
+	}
+	return nil
+}
+
+// itemsTable returns the name of a container's items table. n is the
+// container's internal number, never client input.
+func itemsTable(n int64) string { return "cosmos.items_" + strconv.FormatInt(n, 10) }
+
+// classify maps PostgreSQL errors to emulator error kinds: a missing items
+// table means the container was deleted meanwhile (404), a unique violation
+// is a conflict (409), anything else stays internal (500).
+func classify(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *emulator.Error
+	if errors.As(err, &ee) {
+		return err
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: %w", op, emulator.ErrResourceNotFound)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "42P01": // undefined_table: the container is gone
+			return &emulator.Error{Kind: emulator.KindNotFound, Message: emulator.MsgResourceNotFound, Err: err}
+		case "23505": // unique_violation
+			return &emulator.Error{Kind: emulator.KindConflict, Message: emulator.MsgConflict, Err: err}
+		case "23503": // foreign_key_violation: the owner vanished meanwhile
+			return &emulator.Error{Kind: emulator.KindNotFound, Message: emulator.MsgResourceNotFound, Err: err}
+		case "40001", "40P01": // serialization failure, deadlock
+			return &emulator.Error{Kind: emulator.KindUnavailable, Message: "A concurrent change conflicted with this request; retry it.", Err: err}
+		}
+	}
+	return &emulator.Error{Kind: emulator.KindInternal, Message: "The emulator's database failed: " + op, Err: err}
+}

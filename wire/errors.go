@@ -1,0 +1,75 @@
+package wire
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// StatusOf returns the HTTP status for an error kind. This is the only place
+// where error kinds become status codes.
+func StatusOf(k emulator.Kind) int {
+	switch k {
+	case emulator.KindBadRequest:
+		return http.StatusBadRequest
+	case emulator.KindUnauthorized:
+		return http.StatusUnauthorized
+	case emulator.KindForbidden:
+		return http.StatusForbidden
+	case emulator.KindNotFound:
+		return http.StatusNotFound
+	case emulator.KindMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case emulator.KindConflict:
+		return http.StatusConflict
+	case emulator.KindGone:
+		return http.StatusGone
+	case emulator.KindPreconditionFailed:
+		return http.StatusPreconditionFailed
+	case emulator.KindTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case emulator.KindUnavailable:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// writeError sends err as a Cosmos error: status and x-ms-substatus from its
+// kind, body {"code","message"[,"additionalErrorInfo"]}. Internal errors are
+// logged with their cause; clients see only the message.
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *emulator.Error
+	if !errors.As(err, &e) {
+		e = &emulator.Error{Kind: emulator.KindInternal, Message: "The emulator failed to process the request.", Err: err}
+	}
+	status := StatusOf(e.Kind)
+	if status >= 500 {
+		h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	} else {
+		h.log.Debug("request refused", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	}
+	hd := w.Header()
+	hd.Set("x-ms-substatus", strconv.Itoa(e.SubStatus))
+	if hd.Get("x-ms-request-charge") == "" {
+		hd.Set("x-ms-request-charge", "1")
+	}
+	body := []byte(`{"code":`)
+	body = emulator.AppendJSONString(body, e.Kind.String())
+	body = append(body, `,"message":`...)
+	body = emulator.AppendJSONString(body, e.Message)
+	if e.AdditionalErrorInfo != "" {
+		body = append(body, `,"additionalErrorInfo":`...)
+		body = emulator.AppendJSONString(body, e.AdditionalErrorInfo)
+	}
+	body = append(body, '}')
+	writeBody(w, status, body)
+}
+
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

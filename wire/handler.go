@@ -1,0 +1,452 @@
+package wire
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// Config configures NewHandler.
+type Config struct {
+	// Service executes the requests. Required.
+	Service *emulator.Service
+	// Key is the base64 master key clients sign with (default WellKnownKey).
+	Key string
+	// CertPEM is served at /_explorer/emulator.pem when non-empty.
+	CertPEM []byte
+	// Logger receives request errors (default: discard).
+	Logger *slog.Logger
+	// Ready reports readiness for /_emulator/health (default: always ready).
+	Ready func() bool
+	// Now is the wall clock used to check x-ms-date (default time.Now). It
+	// is deliberately not the emulator Clock: request signatures are dated
+	// by the client's real clock.
+	Now func() time.Time
+	// Extra registers more routes (the control endpoints) on the router;
+	// they go through the same authentication.
+	Extra func(r *mux.Router)
+}
+
+type handler struct {
+	svc       *emulator.Service
+	key       []byte
+	keyString string
+	certPEM   []byte
+	log       *slog.Logger
+	ready     func() bool
+	now       func() time.Time
+}
+
+// NewHandler returns the http.Handler serving the Cosmos DB REST API.
+func NewHandler(cfg Config) (http.Handler, error) {
+	if cfg.Service == nil {
+		return nil, errors.New("wire: Config.Service is required")
+	}
+	keyString := cfg.Key
+	if keyString == "" {
+		keyString = WellKnownKey
+	}
+	key, err := base64.StdEncoding.DecodeString(keyString)
+	if err != nil {
+		return nil, fmt.Errorf("wire: the master key is not valid base64: %w", err)
+	}
+	h := &handler{svc: cfg.Service, key: key, keyString: keyString, certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now}
+	if h.log == nil {
+		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if h.ready == nil {
+		h.ready = func() bool { return true }
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	r := mux.NewRouter().UseEncodedPath()
+	r.NotFoundHandler = http.HandlerFunc(h.notFound)
+	r.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
+
+	r.HandleFunc("/", h.getAccount).Methods(http.MethodGet)
+	r.HandleFunc("/_emulator/health", h.health).Methods(http.MethodGet)
+	r.HandleFunc("/_explorer/emulator.pem", h.certificate).Methods(http.MethodGet)
+	if cfg.Extra != nil {
+		cfg.Extra(r)
+	}
+
+	r.HandleFunc("/dbs", h.listDatabases).Methods(http.MethodGet)
+	r.HandleFunc("/dbs", h.postDatabases).Methods(http.MethodPost)
+	r.HandleFunc("/dbs/{db}", h.getDatabase).Methods(http.MethodGet)
+	r.HandleFunc("/dbs/{db}", h.deleteDatabase).Methods(http.MethodDelete)
+
+	r.HandleFunc("/dbs/{db}/colls", h.listContainers).Methods(http.MethodGet)
+	r.HandleFunc("/dbs/{db}/colls", h.postContainers).Methods(http.MethodPost)
+	r.HandleFunc("/dbs/{db}/colls/{coll}", h.getContainer).Methods(http.MethodGet)
+	r.HandleFunc("/dbs/{db}/colls/{coll}", h.replaceContainer).Methods(http.MethodPut)
+	r.HandleFunc("/dbs/{db}/colls/{coll}", h.deleteContainer).Methods(http.MethodDelete)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/pkranges", h.partitionKeyRanges).Methods(http.MethodGet)
+
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs", h.readFeed).Methods(http.MethodGet)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs", h.postDocs).Methods(http.MethodPost)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.readItem).Methods(http.MethodGet)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.replaceItem).Methods(http.MethodPut)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.patchItem).Methods(http.MethodPatch)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.deleteItem).Methods(http.MethodDelete)
+
+	r.HandleFunc("/offers", h.listOffers).Methods(http.MethodGet)
+	r.HandleFunc("/offers", h.postOffers).Methods(http.MethodPost)
+	r.HandleFunc("/offers/{rid}", h.getOffer).Methods(http.MethodGet)
+	r.HandleFunc("/offers/{rid}", h.replaceOffer).Methods(http.MethodPut)
+
+	return h.middleware(r), nil
+}
+
+// exemptFromAuth lists what is served without a signature: the account
+// (the Go SDK sends GET / unsigned), the certificate and the health check.
+func exemptFromAuth(r *http.Request) bool {
+	p := r.URL.EscapedPath()
+	return (p == "/" && r.Method == http.MethodGet) || strings.HasPrefix(p, "/_explorer/") || p == "/_emulator/health"
+}
+
+// middleware trims trailing slashes, sets the headers every response
+// carries, authenticates and recovers from panics.
+func (h *handler) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.EscapedPath(); len(p) > 1 && strings.HasSuffix(p, "/") {
+			trimmed := strings.TrimRight(p, "/")
+			if trimmed == "" {
+				trimmed = "/"
+			}
+			if u, err := url.PathUnescape(trimmed); err == nil {
+				r.URL.Path = u
+				r.URL.RawPath = trimmed
+			}
+		}
+		hd := w.Header()
+		activity := r.Header.Get("x-ms-activity-id")
+		if activity == "" {
+			activity = newUUID()
+		}
+		hd.Set("x-ms-activity-id", activity)
+		hd.Set("Content-Type", "application/json")
+		hd.Set("x-ms-gatewayversion", "version=2.14.0")
+		hd.Set("x-ms-serviceversion", "version=2.14.0.0")
+		hd.Set("x-ms-schemaversion", "1.21")
+		hd.Set("x-ms-session-token", "0:-1#1")
+		hd.Set("x-ms-request-charge", "1")
+		hd.Set("Cache-Control", "no-store, no-cache")
+		hd.Set("Server", "cosmos-emulator")
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				h.writeError(w, r, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		if !exemptFromAuth(r) {
+			if err := h.authenticate(r); err != nil {
+				h.writeError(w, r, err)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authenticate verifies the Authorization header (reference §2). Every
+// failure is a 401 (never 403 with sub-status 3 or 1008, which the SDKs
+// retry for minutes).
+func (h *handler) authenticate(r *http.Request) error {
+	auth := r.Header.Get("Authorization")
+	if auth == "" {
+		return emulator.Errorf(emulator.KindUnauthorized, "Required Header authorization is missing. Ensure a valid Authorization token is passed.")
+	}
+	if len(auth) > 4096 {
+		return emulator.Errorf(emulator.KindUnauthorized, "The authorization header is too long.")
+	}
+	tok, ok := parseAuthorization(auth)
+	if !ok {
+		return emulator.Errorf(emulator.KindUnauthorized, "The authorization header is malformed: expected type=master&ver=1.0&sig=<signature>.")
+	}
+	date := r.Header.Get("x-ms-date")
+	if date == "" {
+		date = r.Header.Get("Date")
+	}
+	if date == "" {
+		return emulator.Errorf(emulator.KindUnauthorized, "The request has neither an x-ms-date nor a Date header; the signature cannot be checked.")
+	}
+	t, err := http.ParseTime(date)
+	if err != nil {
+		t, err = time.Parse(time.RFC1123, date)
+	}
+	if err != nil {
+		return emulator.Errorf(emulator.KindUnauthorized, "The x-ms-date header '%s' is not an RFC 1123 date.", date)
+	}
+	if skew := h.now().Sub(t); skew > MaxClockSkew || skew < -MaxClockSkew {
+		return emulator.Errorf(emulator.KindUnauthorized, "The authorization token is not valid at the current time: x-ms-date '%s' is more than 15 minutes from the server's clock (%s).", date, h.now().UTC().Format(http.TimeFormat))
+	}
+	switch tok.typ {
+	case "master":
+		resType, link := ResourceTypeAndLink(r.URL.EscapedPath())
+		links := linkCandidates(r.URL.EscapedPath(), link)
+		if verifyMaster(h.key, tok, r.Method, resType, links, date) {
+			return nil
+		}
+		return emulator.Errorf(emulator.KindUnauthorized, "The input authorization token can't serve the request. The wrong key is being used or the expected payload is not built as per the protocol. For more info: https://aka.ms/cosmosdb-tsg-mac-signature. Server used the following payload to sign: '%s'", StringToSign(r.Method, resType, link, date))
+	case "aad":
+		if verifyAAD(h.keyString, tok) {
+			return nil
+		}
+		return emulator.Errorf(emulator.KindUnauthorized, "The AAD token was not accepted: the emulator accepts emulator-style tokens whose signature segment is the account key.")
+	default:
+		return emulator.Errorf(emulator.KindUnauthorized, "Authorization type '%s' is not supported by this emulator; use master key (type=master) or emulator AAD tokens.", tok.typ)
+	}
+}
+
+// linkCandidates returns the links a client may have signed: the decoded
+// link (Go, JS, .NET for names), the still-escaped link, and the lower-cased
+// link (RID-based addressing: offers, .NET's pkranges by RID).
+func linkCandidates(escapedPath, decoded string) []string {
+	_, rawLink := resourceTypeAndRawLink(escapedPath)
+	out := []string{decoded}
+	if rawLink != decoded {
+		out = append(out, rawLink)
+	}
+	if l := strings.ToLower(decoded); l != decoded {
+		out = append(out, l)
+	}
+	return out
+}
+
+func resourceTypeAndRawLink(escapedPath string) (string, string) {
+	p := strings.Trim(escapedPath, "/")
+	if p == "" {
+		return "", ""
+	}
+	segs := strings.Split(p, "/")
+	if len(segs)%2 == 1 {
+		return segs[len(segs)-1], strings.Join(segs[:len(segs)-1], "/")
+	}
+	return segs[len(segs)-2], strings.Join(segs, "/")
+}
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.writeError(w, r, emulator.BadRequest("Request url is invalid: %s %s addresses no resource this emulator serves (stored procedures, triggers, UDFs, users, permissions, attachments and conflicts are not supported).", r.Method, r.URL.Path))
+}
+
+func (h *handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	h.writeError(w, r, emulator.Errorf(emulator.KindMethodNotAllowed, "The requested verb %s is not supported on %s.", r.Method, r.URL.Path))
+}
+
+// ---- helpers
+
+// pathVar returns an unescaped mux path variable.
+func pathVar(r *http.Request, name string) string {
+	v := mux.Vars(r)[name]
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
+}
+
+// readBody reads at most MaxItemSize bytes; a larger body is 413.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength > emulator.MaxItemSize {
+		return nil, emulator.ErrTooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, emulator.MaxItemSize+1))
+	if err != nil {
+		return nil, &emulator.Error{Kind: emulator.KindBadRequest, Message: "The request body could not be read.", Err: err}
+	}
+	if len(b) > emulator.MaxItemSize {
+		return nil, emulator.ErrTooLarge
+	}
+	return b, nil
+}
+
+func isTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
+
+// isQuery reports whether a POST carries a query rather than a resource.
+func isQuery(r *http.Request) bool {
+	ct := strings.ToLower(r.Header.Get("Content-Type"))
+	return strings.HasPrefix(ct, "application/query+json") || strings.HasPrefix(ct, "application/sql") ||
+		isTrue(r.Header.Get("x-ms-documentdb-isquery")) || isTrue(r.Header.Get("x-ms-documentdb-query"))
+}
+
+// decodeQuery reads a query body; application/sql bodies are the bare text.
+func decodeQuery(r *http.Request) (emulator.Query, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return emulator.Query{}, err
+	}
+	var q emulator.Query
+	if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/sql") {
+		q.Text = string(body)
+		return q, nil
+	}
+	if err := json.Unmarshal(body, &q); err != nil {
+		return q, &emulator.Error{Kind: emulator.KindBadRequest, Message: emulator.MsgInvalidPayload, Err: err}
+	}
+	seen := map[string]bool{}
+	for _, p := range q.Parameters {
+		if !strings.HasPrefix(p.Name, "@") || len(p.Name) < 2 {
+			return q, emulator.BadRequest("Parameter names should be in the format of symbol '@' followed by a valid identifier. Invalid name: '%s'.", p.Name)
+		}
+		if seen[p.Name] {
+			return q, emulator.BadRequest("Specified duplicate parameter name '%s'.", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	return q, nil
+}
+
+// throughput decodes the provisioning headers of a create request.
+func throughput(r *http.Request) (*emulator.Throughput, error) {
+	if v := r.Header.Get("x-ms-cosmos-offer-autopilot-settings"); v != "" {
+		var s struct {
+			MaxThroughput     int `json:"maxThroughput"`
+			AutoUpgradePolicy *struct {
+				ThroughputPolicy *struct {
+					IncrementPercent int `json:"incrementPercent"`
+				} `json:"throughputPolicy"`
+			} `json:"autoUpgradePolicy"`
+		}
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			return nil, emulator.BadRequest("The x-ms-cosmos-offer-autopilot-settings header is not valid JSON.")
+		}
+		tp := &emulator.Throughput{AutoscaleMax: s.MaxThroughput}
+		if s.AutoUpgradePolicy != nil && s.AutoUpgradePolicy.ThroughputPolicy != nil {
+			tp.AutoscaleIncrementPercent = s.AutoUpgradePolicy.ThroughputPolicy.IncrementPercent
+		}
+		if tp.AutoscaleMax <= 0 {
+			return nil, emulator.BadRequest("The autoscale maxThroughput must be a positive integer.")
+		}
+		return tp, nil
+	}
+	if v := r.Header.Get("x-ms-offer-throughput"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return nil, emulator.BadRequest("The x-ms-offer-throughput header '%s' is not an integer.", v)
+		}
+		return &emulator.Throughput{Manual: n}, nil
+	}
+	return nil, nil
+}
+
+// pageRequest decodes x-ms-max-item-count and x-ms-continuation.
+func pageRequest(r *http.Request) (emulator.PageRequest, error) {
+	n, err := emulator.ParsePageSize(r.Header.Get("x-ms-max-item-count"))
+	return emulator.PageRequest{MaxItems: n, Continuation: r.Header.Get("x-ms-continuation")}, err
+}
+
+// charge returns a deterministic request-charge estimate in RU for an
+// operation touching n bytes: reads cost about 1 RU per KB, writes about
+// 5 RU plus 1 per KB, like the service's published ballpark.
+func charge(write bool, n int) string {
+	kb := float64(n) / 1024
+	ru := 1 + kb
+	if write {
+		ru = 5.71 + kb
+	}
+	return strconv.FormatFloat(float64(int(ru*100+0.5))/100, 'f', -1, 64)
+}
+
+func setSession(w http.ResponseWriter, lsn int64) {
+	if lsn <= 0 {
+		lsn = 1
+	}
+	s := strconv.FormatInt(lsn, 10)
+	hd := w.Header()
+	hd.Set("x-ms-session-token", "0:-1#"+s)
+	hd.Set("lsn", s)
+	hd.Set("x-ms-item-lsn", s)
+	hd.Set("x-ms-global-committed-lsn", s)
+}
+
+// writeResource sends one resource with its etag.
+func writeResource(w http.ResponseWriter, status int, body []byte, etag string) {
+	if etag != "" {
+		w.Header().Set("etag", etag)
+	}
+	writeBody(w, status, body)
+}
+
+// writeFeed sends a feed envelope {"_rid":..,"<name>":[..],"_count":n}.
+func writeFeed(w http.ResponseWriter, ownerRID, name string, docs [][]byte, continuation string) {
+	n := 0
+	for _, d := range docs {
+		n += len(d) + 1
+	}
+	buf := make([]byte, 0, n+64)
+	buf = append(buf, `{"_rid":`...)
+	buf = emulator.AppendJSONString(buf, ownerRID)
+	buf = append(buf, ',')
+	buf = emulator.AppendJSONString(buf, name)
+	buf = append(buf, ":["...)
+	for i, d := range docs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, d...)
+	}
+	buf = append(buf, `],"_count":`...)
+	buf = strconv.AppendInt(buf, int64(len(docs)), 10)
+	buf = append(buf, '}')
+	hd := w.Header()
+	hd.Set("x-ms-item-count", strconv.Itoa(len(docs)))
+	if continuation != "" {
+		hd.Set("x-ms-continuation", continuation)
+	}
+	hd.Set("x-ms-request-charge", charge(false, len(buf)))
+	writeBody(w, http.StatusOK, buf)
+}
+
+// pageOf pages an in-memory list of rendered resources (metadata feeds)
+// with an offset continuation.
+func pageOf(docs [][]byte, p emulator.PageRequest) ([][]byte, string, error) {
+	off := 0
+	if p.Continuation != "" {
+		b, err := base64.RawURLEncoding.DecodeString(p.Continuation)
+		n, err2 := strconv.Atoi(strings.TrimPrefix(string(b), "off:"))
+		if err != nil || err2 != nil || !strings.HasPrefix(string(b), "off:") || n < 0 {
+			return nil, "", emulator.BadRequest("Invalid Continuation Token")
+		}
+		off = n
+	}
+	if off > len(docs) {
+		off = len(docs)
+	}
+	rest := docs[off:]
+	limit := p.Limit()
+	if len(rest) > limit+1 {
+		rest = rest[:limit+1]
+	}
+	page, more := emulator.Paginate(rest, limit, func(d []byte) int { return len(d) })
+	cont := ""
+	if more {
+		cont = base64.RawURLEncoding.EncodeToString([]byte("off:" + strconv.Itoa(off+len(page))))
+	}
+	return page, cont, nil
+}
+
+var _ = context.Background

@@ -1,0 +1,201 @@
+package wire
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// itemRequest decodes the parts of an item request common to every verb.
+func itemRequest(r *http.Request) (emulator.ItemRequest, error) {
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	if err != nil {
+		return emulator.ItemRequest{}, err
+	}
+	req := emulator.ItemRequest{
+		Database:     pathVar(r, "db"),
+		Container:    pathVar(r, "coll"),
+		PartitionKey: pk,
+		IfMatch:      r.Header.Get("If-Match"),
+		IfNoneMatch:  r.Header.Get("If-None-Match"),
+	}
+	if _, ok := mapHas(r, "id"); ok {
+		req.ID = pathVar(r, "id")
+	}
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+		if req.Body, err = readBody(r); err != nil {
+			return req, err
+		}
+	}
+	return req, nil
+}
+
+func mapHas(r *http.Request, name string) (string, bool) {
+	v := pathVar(r, name)
+	return v, v != ""
+}
+
+// wantsMinimal reports Prefer: return=minimal (the Go SDK's default on
+// writes): the body is left out, every header stays.
+func wantsMinimal(r *http.Request) bool {
+	return strings.Contains(strings.ToLower(r.Header.Get("Prefer")), "return=minimal")
+}
+
+// writeItem sends an item response: body (unless minimal), etag, session
+// token and charge.
+func (h *handler) writeItem(w http.ResponseWriter, r *http.Request, status int, res emulator.ItemResult, write bool) {
+	body := res.Item.JSON(res.Container)
+	hd := w.Header()
+	hd.Set("x-ms-request-charge", charge(write, len(body)))
+	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
+	hd.Set("x-ms-alt-content-path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID)
+	hd.Set("x-ms-content-path", res.Container.RID)
+	setSession(w, res.Item.LSN)
+	if write && wantsMinimal(r) {
+		body = nil
+	}
+	writeResource(w, status, body, res.Item.ETag)
+}
+
+// postDocs dispatches POST .../docs: query, query plan, batch, upsert or
+// create.
+func (h *handler) postDocs(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case isTrue(r.Header.Get("x-ms-cosmos-is-batch-request")):
+		h.writeError(w, r, emulator.BadRequest("Transactional batch is not supported by this emulator yet."))
+		return
+	case isTrue(r.Header.Get("x-ms-cosmos-is-query-plan-request")) || isQuery(r):
+		q, err := decodeQuery(r)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		_, err = h.svc.QueryItems(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q)
+		h.writeError(w, r, err)
+		return
+	}
+	req, err := itemRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if isTrue(r.Header.Get("x-ms-documentdb-is-upsert")) {
+		res, err := h.svc.UpsertItem(r.Context(), req)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		status := http.StatusOK
+		if res.Created {
+			status = http.StatusCreated
+		}
+		h.writeItem(w, r, status, res, true)
+		return
+	}
+	res, err := h.svc.CreateItem(r.Context(), req)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writeItem(w, r, http.StatusCreated, res, true)
+}
+
+func (h *handler) readItem(w http.ResponseWriter, r *http.Request) {
+	req, err := itemRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.ReadItem(r.Context(), req)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if res.NotModified {
+		w.Header().Set("etag", res.Item.ETag)
+		setSession(w, res.Item.LSN)
+		writeBody(w, http.StatusNotModified, nil)
+		return
+	}
+	h.writeItem(w, r, http.StatusOK, res, false)
+}
+
+func (h *handler) replaceItem(w http.ResponseWriter, r *http.Request) {
+	req, err := itemRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.ReplaceItem(r.Context(), req)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writeItem(w, r, http.StatusOK, res, true)
+}
+
+func (h *handler) patchItem(w http.ResponseWriter, r *http.Request) {
+	req, err := itemRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.PatchItem(r.Context(), req)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writeItem(w, r, http.StatusOK, res, true)
+}
+
+func (h *handler) deleteItem(w http.ResponseWriter, r *http.Request) {
+	req, err := itemRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.DeleteItem(r.Context(), req)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("x-ms-request-charge", charge(true, 0))
+	setSession(w, res.Item.LSN)
+	writeBody(w, http.StatusNoContent, nil)
+}
+
+// readFeed serves GET .../docs: the items of a container (or of one logical
+// partition with the partition key header) in creation order, paged.
+func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("A-IM") != "" {
+		h.writeError(w, r, emulator.BadRequest("The change feed is not supported by this emulator yet."))
+		return
+	}
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	p, err := pageRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.ReadFeed(r.Context(), emulator.FeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"), PartitionKey: pk, Page: p})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	docs := make([][]byte, len(res.Items))
+	var lsn int64
+	for i, it := range res.Items {
+		docs[i] = it.JSON(res.Container)
+		if it.LSN > lsn {
+			lsn = it.LSN
+		}
+	}
+	setSession(w, lsn)
+	writeFeed(w, res.Container.RID, "Documents", docs, res.Continuation)
+}

@@ -1,0 +1,338 @@
+package wire
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// ---- account, health, certificate
+
+// getAccount answers GET / with the database account, advertising the
+// endpoint the client used (scheme://Host/) as the only region, so the SDKs
+// keep talking to this server (sdk-notes §2.3).
+func (h *handler) getAccount(w http.ResponseWriter, r *http.Request) {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	endpoint := scheme + "://" + r.Host + "/"
+	region := `{"name":"South Central US","databaseAccountEndpoint":` + string(emulator.AppendJSONString(nil, endpoint)) + `}`
+	body := `{"_self":"","id":"localhost","_rid":"localhost","media":"//media/","addresses":"//addresses/","_dbs":"//dbs/",` +
+		`"writableLocations":[` + region + `],"readableLocations":[` + region + `],` +
+		`"enableMultipleWriteLocations":false,"continuousBackupEnabled":false,"enableNRegionSynchronousCommit":false,` +
+		`"userReplicationPolicy":{"asyncReplication":false,"minReplicaSetSize":1,"maxReplicasetSize":4},` +
+		`"userConsistencyPolicy":{"defaultConsistencyLevel":"Session"},` +
+		`"systemReplicationPolicy":{"minReplicaSetSize":1,"maxReplicasetSize":4},` +
+		`"readPolicy":{"primaryReadCoefficient":1,"secondaryReadCoefficient":1},` +
+		`"queryEngineConfiguration":"{\"allowNewKeywords\":true,\"maxJoinsPerSqlQuery\":10,\"maxQueryRequestTimeoutFraction\":0.9,\"maxSqlQueryInputLength\":524288,\"maxUdfRefPerSqlQuery\":10,\"queryMaxInMemorySortDocumentCount\":-1000,\"spatialMaxGeometryPointCount\":256,\"sqlAllowNonFiniteNumbers\":false,\"sqlDisableOptimizationFlags\":0,\"enableSpatialIndexing\":true,\"maxInExpressionItemsCount\":2147483647,\"maxLogicalAndPerSqlQuery\":2147483647,\"maxLogicalOrPerSqlQuery\":2147483647,\"maxSpatialQueryCells\":2147483647,\"sqlAllowAggregateFunctions\":true,\"sqlAllowGroupByClause\":true,\"sqlAllowLike\":true,\"sqlAllowSubQuery\":true,\"sqlAllowScalarSubQuery\":true,\"sqlAllowTop\":true}"}`
+	hd := w.Header()
+	hd.Set("x-ms-max-media-storage-usage-mb", "10240")
+	hd.Set("x-ms-media-storage-usage-mb", "0")
+	hd.Set("x-ms-databaseaccount-consumed-mb", "0")
+	hd.Set("x-ms-databaseaccount-reserved-mb", "0")
+	hd.Set("x-ms-databaseaccount-provisioned-mb", "0")
+	writeBody(w, http.StatusOK, []byte(body))
+}
+
+func (h *handler) health(w http.ResponseWriter, r *http.Request) {
+	if !h.ready() {
+		h.writeError(w, r, emulator.Errorf(emulator.KindUnavailable, "The emulator is starting."))
+		return
+	}
+	writeBody(w, http.StatusOK, []byte(`{"status":"ok"}`))
+}
+
+func (h *handler) certificate(w http.ResponseWriter, r *http.Request) {
+	if len(h.certPEM) == 0 {
+		h.writeError(w, r, emulator.Errorf(emulator.KindNotFound, "This emulator serves plain HTTP; it has no certificate."))
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-pem-file")
+	writeBody(w, http.StatusOK, h.certPEM)
+}
+
+// ---- databases
+
+func (h *handler) listDatabases(w http.ResponseWriter, r *http.Request) {
+	p, err := pageRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	dbs, err := h.svc.ListDatabases(r.Context())
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	docs := make([][]byte, len(dbs))
+	for i, d := range dbs {
+		docs[i] = d.JSON()
+	}
+	h.writePagedFeed(w, r, "", "Databases", docs, p)
+}
+
+func (h *handler) writePagedFeed(w http.ResponseWriter, r *http.Request, ownerRID, name string, docs [][]byte, p emulator.PageRequest) {
+	page, cont, err := pageOf(docs, p)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeFeed(w, ownerRID, name, page, cont)
+}
+
+func (h *handler) postDatabases(w http.ResponseWriter, r *http.Request) {
+	if isQuery(r) {
+		q, err := decodeQuery(r)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		p, err := pageRequest(r)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		docs, err := h.svc.QueryDatabases(r.Context(), q)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		h.writePagedFeed(w, r, "", "Databases", docs, p)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	tp, err := throughput(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	d, err := h.svc.CreateDatabase(r.Context(), body, tp)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("x-ms-request-charge", "5")
+	writeResource(w, http.StatusCreated, d.JSON(), d.ETag)
+}
+
+func (h *handler) getDatabase(w http.ResponseWriter, r *http.Request) {
+	d, err := h.svc.GetDatabase(r.Context(), pathVar(r, "db"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if inm := r.Header.Get("If-None-Match"); inm != "" && inm == d.ETag {
+		w.Header().Set("etag", d.ETag)
+		writeBody(w, http.StatusNotModified, nil)
+		return
+	}
+	writeResource(w, http.StatusOK, d.JSON(), d.ETag)
+}
+
+func (h *handler) deleteDatabase(w http.ResponseWriter, r *http.Request) {
+	if err := h.svc.DeleteDatabase(r.Context(), pathVar(r, "db")); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("x-ms-request-charge", "5")
+	writeBody(w, http.StatusNoContent, nil)
+}
+
+// ---- containers
+
+func (h *handler) listContainers(w http.ResponseWriter, r *http.Request) {
+	p, err := pageRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	d, cs, err := h.svc.ListContainers(r.Context(), pathVar(r, "db"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	docs := make([][]byte, len(cs))
+	for i, c := range cs {
+		docs[i] = c.JSON()
+	}
+	h.writePagedFeed(w, r, d.RID, "DocumentCollections", docs, p)
+}
+
+func (h *handler) postContainers(w http.ResponseWriter, r *http.Request) {
+	dbRef := pathVar(r, "db")
+	if isQuery(r) {
+		q, err := decodeQuery(r)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		p, err := pageRequest(r)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		d, docs, err := h.svc.QueryContainers(r.Context(), dbRef, q)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		h.writePagedFeed(w, r, d.RID, "DocumentCollections", docs, p)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	tp, err := throughput(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	c, err := h.svc.CreateContainer(r.Context(), dbRef, body, tp)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.containerHeaders(w, c)
+	writeResource(w, http.StatusCreated, c.JSON(), c.ETag)
+}
+
+func (h *handler) containerHeaders(w http.ResponseWriter, c emulator.Container) {
+	hd := w.Header()
+	hd.Set("x-ms-alt-content-path", "dbs/"+c.DatabaseID)
+	hd.Set("x-ms-content-path", c.DatabaseRID)
+	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
+	hd.Set("x-ms-resource-quota", "documentSize=10240;documentsSize=10485760;documentsCount=-1;collectionSize=10485760;")
+}
+
+func (h *handler) getContainer(w http.ResponseWriter, r *http.Request) {
+	c, err := h.svc.GetContainer(r.Context(), pathVar(r, "db"), pathVar(r, "coll"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.containerHeaders(w, c)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && inm == c.ETag {
+		w.Header().Set("etag", c.ETag)
+		writeBody(w, http.StatusNotModified, nil)
+		return
+	}
+	writeResource(w, http.StatusOK, c.JSON(), c.ETag)
+}
+
+func (h *handler) replaceContainer(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	c, err := h.svc.ReplaceContainer(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), body, r.Header.Get("If-Match"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.containerHeaders(w, c)
+	writeResource(w, http.StatusOK, c.JSON(), c.ETag)
+}
+
+func (h *handler) deleteContainer(w http.ResponseWriter, r *http.Request) {
+	if err := h.svc.DeleteContainer(r.Context(), pathVar(r, "db"), pathVar(r, "coll")); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("x-ms-request-charge", "5")
+	writeBody(w, http.StatusNoContent, nil)
+}
+
+// partitionKeyRanges serves the single range "0". Its etag is the
+// container's, so the SDKs' incremental drain (If-None-Match) ends with 304.
+func (h *handler) partitionKeyRanges(w http.ResponseWriter, r *http.Request) {
+	c, err := h.svc.GetContainer(r.Context(), pathVar(r, "db"), pathVar(r, "coll"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	etag := c.ETag
+	w.Header().Set("etag", etag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "*") {
+		writeBody(w, http.StatusNotModified, nil)
+		return
+	}
+	writeFeed(w, c.RID, "PartitionKeyRanges", [][]byte{c.PartitionKeyRangeJSON(1)}, "")
+}
+
+// ---- offers
+
+func (h *handler) listOffers(w http.ResponseWriter, r *http.Request) {
+	p, err := pageRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	os, err := h.svc.ListOffers(r.Context())
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	docs := make([][]byte, len(os))
+	for i, o := range os {
+		docs[i] = o.JSON()
+	}
+	h.writePagedFeed(w, r, "", "Offers", docs, p)
+}
+
+func (h *handler) postOffers(w http.ResponseWriter, r *http.Request) {
+	if !isQuery(r) {
+		h.writeError(w, r, emulator.Errorf(emulator.KindMethodNotAllowed, "Offers cannot be created directly; provision throughput when creating a database or container."))
+		return
+	}
+	q, err := decodeQuery(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	p, err := pageRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	docs, err := h.svc.QueryOffers(r.Context(), q)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writePagedFeed(w, r, "", "Offers", docs, p)
+}
+
+func (h *handler) getOffer(w http.ResponseWriter, r *http.Request) {
+	o, err := h.svc.GetOffer(r.Context(), pathVar(r, "rid"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeResource(w, http.StatusOK, o.JSON(), o.ETag)
+}
+
+func (h *handler) replaceOffer(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	o, err := h.svc.ReplaceOffer(r.Context(), pathVar(r, "rid"), body)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("x-ms-offer-replace-pending", "false")
+	writeResource(w, http.StatusOK, o.JSON(), o.ETag)
+}
+
+var _ = strconv.Itoa
