@@ -311,7 +311,7 @@ func (s *Service) ReplaceOffer(ctx context.Context, rid string, body []byte) (Of
 		Content *struct {
 			OfferThroughput        int `json:"offerThroughput"`
 			OfferAutopilotSettings *struct {
-				MaxThroughput    int `json:"maxThroughput"`
+				MaxThroughput     int `json:"maxThroughput"`
 				AutoUpgradePolicy *struct {
 					ThroughputPolicy *struct {
 						IncrementPercent int `json:"incrementPercent"`

@@ -42,8 +42,8 @@ type Emulator struct {
 	// Endpoint is the https URL, e.g. https://127.0.0.1:40123/.
 	Endpoint string
 	// PG is the connection string of the emulator's own database.
-	PG string
-	cfg    server.Config
+	PG  string
+	cfg server.Config
 }
 
 // Option adjusts the server configuration.

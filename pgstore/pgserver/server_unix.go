@@ -49,12 +49,12 @@ var maxSocketPath = func() int {
 // interrupted initdb is simply redone; later Starts detect PG_VERSION and
 // reuse it, so data persists across Stop and Start.
 //
-// Network. The server listens on no TCP port (listen_addresses is empty), only on a
-// Unix socket in DataDir/run (mode 0700). A Unix socket path is limited to
-// about 107 bytes, so when DataDir is too long for DataDir/run/.s.PGSQL.5432,
-// a fresh directory /tmp/pgserver-sock-* (mode 0700, owned by the server's
-// user) is used instead and Stop removes it. Server.ConnString names the
-// directory chosen.
+// Network. The server listens on no TCP port (listen_addresses is empty),
+// only on a Unix socket in DataDir/run (mode 0700). A Unix socket path is
+// limited to about 107 bytes, so when DataDir is too long for
+// DataDir/run/.s.PGSQL.5432, a fresh directory /tmp/pgserver-sock-* (mode
+// 0700, owned by the server's user) is used instead and Stop removes it.
+// Server.ConnString names the directory chosen.
 //
 // Settings. They are passed as -c options on the postgres command line, not
 // written to postgresql.conf: shared_buffers=128MB, max_connections=200 and
@@ -64,9 +64,12 @@ var maxSocketPath = func() int {
 // can lose the last few hundred milliseconds of commits. That suits a test
 // emulator, and a clean Stop loses nothing.
 //
-// Process. Start runs postgres directly, in its own session, with its output
-// appended to DataDir/postgresql.log (the previous run's log is kept as
-// postgresql.log.1), and waits until postmaster.pid reports it ready. When the
+// Process. Start runs postgres directly (not through pg_ctl start), in its
+// own session, with its output written to DataDir/postgresql.log (the
+// previous run's log is kept as postgresql.log.1), and polls postmaster.pid
+// every few milliseconds until it names that process and reports it ready,
+// the check pg_ctl start -w makes. An existing cluster is ready in about
+// 0.1-0.3 s; initdb adds 1-1.5 s. When the
 // calling process dies, even by SIGKILL, Linux sends the server SIGINT (a
 // fast, clean shutdown), so a private server does not outlive its owner. If
 // the server cannot start, the error includes the tail of its log.
@@ -498,10 +501,14 @@ func (s *Server) kill() {
 // written) and waits until the postmaster has exited. It then releases the
 // data directory, removes a temporary socket directory and, for an Ephemeral
 // server, the whole data directory. It is idempotent: calls after the first
-// do nothing and return nil. If pg_ctl fails, Stop signals the postmaster
-// itself (SIGINT, then SIGKILL after a minute). An error means the server
-// could not be stopped cleanly or had already exited on its own.
+// do nothing and return nil, as does Stop on a nil *Server. If pg_ctl
+// fails, Stop signals the postmaster itself (SIGINT, then SIGKILL after a
+// minute). An error means the server could not be stopped cleanly or had
+// already exited on its own.
 func (s *Server) Stop() error {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {

@@ -1,0 +1,37 @@
+# Cosmos DB emulator over PostgreSQL. `make run` serves on
+# https://127.0.0.1:8081 with a private PostgreSQL it manages; `make test`
+# runs the whole suite (it starts its own PostgreSQL unless COSMOS_TEST_PG
+# names one).
+GO       ?= go
+BIN      := bin/cosmos-emulator
+GOFLAGS_TEST ?= -race -count=1 -timeout 30m
+
+.PHONY: build run test lint bench sdk-tests js-smoke fuzz clean
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/cosmos-emulator
+
+run: build
+	./$(BIN) $(ARGS)
+
+test:
+	$(GO) vet ./...
+	$(GO) test $(GOFLAGS_TEST) ./...
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) test -count=1 -run TestPackageBoundaries ./server/
+
+bench: build
+	$(GO) run ./cmd/cosmos-bench $(BENCHARGS)
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParsePartitionKeyHeader -fuzztime 30s ./wire/
+	$(GO) test -run '^$$' -fuzz FuzzParseAuthorization -fuzztime 30s ./wire/
+
+clean:
+	rm -rf bin .sdk-tests
+
+-include mk/sdk.mk
