@@ -619,3 +619,14 @@ func (s *Service) ReadFeed(ctx context.Context, r FeedRequest) (FeedResult, erro
 	}
 	return res, nil
 }
+
+// ContainerStats counts stored rows and live items of every container, as
+// of the emulator's current time.
+func (s *Service) ContainerStats(ctx context.Context) ([]ContainerStats, error) {
+	return s.store.ContainerStats(ctx, s.now())
+}
+
+// CountItems counts the stored rows and live items of container c now.
+func (s *Service) CountItems(ctx context.Context, c Container) (ContainerStats, error) {
+	return s.store.CountItems(ctx, c, s.expiry(c))
+}

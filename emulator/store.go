@@ -44,6 +44,12 @@ type Store interface {
 	// ReadItems returns live items in creation order (Seq), after
 	// p.AfterSeq, at most p.Limit of them.
 	ReadItems(ctx context.Context, p ReadItemsParams) ([]Item, error)
+
+	// CountItems counts a container's stored rows and live items under e.
+	CountItems(ctx context.Context, c Container, e Expiry) (ContainerStats, error)
+	// ContainerStats counts, for every container, stored rows and live
+	// items as of unix time now.
+	ContainerStats(ctx context.Context, now int64) ([]ContainerStats, error)
 }
 
 // Expiry is what decides whether an item is live: the time of the operation
@@ -142,4 +148,13 @@ type ReadItemsParams struct {
 	AfterSeq  int64
 	Limit     int
 	Expiry    Expiry
+}
+
+// ContainerStats describes what a container holds.
+type ContainerStats struct {
+	Database   string `json:"database"`
+	Container  string `json:"container"`
+	StoredRows int64  `json:"storedRows"` // rows in storage, expired ones not yet swept included
+	LiveItems  int64  `json:"liveItems"`  // items a client can see
+	LiveBytes  int64  `json:"liveBytes"`  // their total document size
 }

@@ -3,34 +3,11 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
-
-// args collects bind arguments and hands out their placeholders.
-type args []any
-
-// add appends v and returns its placeholder ($n).
-func (a *args) add(v any) string {
-	*a = append(*a, v)
-	return "$" + strconv.Itoa(len(*a))
-}
-
-// livePredicate returns the SQL twin of emulator.Expiry.Live for the row
-// columns prefixed by col ("" or "i."), binding its values into a. With TTL
-// off it is TRUE and binds nothing, so the planner sees no expiry at all.
-func livePredicate(e emulator.Expiry, col string, a *args) string {
-	if e.DefaultTTL == nil {
-		return "TRUE"
-	}
-	d := a.add(*e.DefaultTTL)
-	now := a.add(e.Now)
-	eff := "coalesce(" + col + "ttl, " + d + "::integer)"
-	return "(" + eff + " = -1 OR " + col + "ts + " + eff + " > " + now + "::bigint)"
-}
 
 func itemNotFound(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -70,7 +47,7 @@ func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emu
 	if p.Expiry.DefaultTTL == nil {
 		sql += `NOTHING`
 	} else {
-		sql += overwriteItem + `, seq = EXCLUDED.seq WHERE NOT ` + livePredicate(p.Expiry, "i.", &a)
+		sql += overwriteItem + `, seq = EXCLUDED.seq WHERE (` + livePredicate(p.Expiry, "i.", &a) + `) IS NOT TRUE`
 	}
 	it := writtenItem(p)
 	err := s.pool.QueryRow(ctx, sql+` RETURNING seq, lsn`, a...).Scan(&it.Seq, &it.LSN)
@@ -90,7 +67,7 @@ func (s *Store) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emu
 	sql := `WITH old AS (SELECT seq FROM ` + t + ` WHERE pk = $1 AND id = $2 AND ` + oldLive + `)
 INSERT INTO ` + t + insertItem + overwriteItem + `, seq = coalesce((SELECT seq FROM old), EXCLUDED.seq)`
 	if p.IfMatch != "" && p.IfMatch != "*" {
-		sql += ` WHERE i.etag = ` + a.add(p.IfMatch) + ` OR NOT ` + livePredicate(p.Expiry, "i.", &a)
+		sql += ` WHERE i.etag = ` + a.add(p.IfMatch) + ` OR (` + livePredicate(p.Expiry, "i.", &a) + `) IS NOT TRUE`
 	}
 	it := writtenItem(p)
 	var existed bool

@@ -128,7 +128,9 @@ WHERE (d.id = $1 OR d.rid = $1) AND (c.id = $2 OR c.rid = $2)
 ORDER BY (d.id = $1) DESC, (c.id = $2) DESC LIMIT 1`
 
 // itemsTableDDL creates a container's items table. Its primary key serves
-// point operations, the seq index serves read feeds in creation order.
+// point operations, the seq index read feeds in creation order, and two
+// partial indexes serve expiry (see expiry.go): items without their own ttl
+// expire by _ts alone (index on ts), items with a positive ttl by ts + ttl.
 func itemsTableDDL(n int64) string {
 	t := itemsTable(n)
 	return `CREATE TABLE ` + t + ` (
@@ -143,7 +145,9 @@ func itemsTableDDL(n int64) string {
     lsn  bigint NOT NULL,
     PRIMARY KEY (pk, id)
 );
-CREATE UNIQUE INDEX ON ` + t + ` (seq);`
+CREATE UNIQUE INDEX ON ` + t + ` (seq);
+CREATE INDEX ON ` + t + ` (ts) WHERE ttl IS NULL;
+CREATE INDEX ON ` + t + ` ((ts + ttl)) WHERE ttl > 0;`
 }
 
 // CreateContainer implements emulator.Store.

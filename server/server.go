@@ -18,6 +18,7 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgserver"
 	"github.com/cosmos-emulator/cosmos-emulator/server/tlscert"
+	"github.com/cosmos-emulator/cosmos-emulator/ttl"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
 )
 
@@ -48,6 +49,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Clock is the emulator clock (default: the wall clock).
 	Clock *emulator.Clock
+	// TTLSweepInterval is the pause between TTL sweeps (default 1 s); a
+	// negative value disables the background sweeper (sweeps then run only
+	// through POST /_emulator/ttl/sweep or Server.Sweep).
+	TTLSweepInterval time.Duration
+	// TTLSweepBatch is the number of rows a sweep batch deletes (default 1000).
+	TTLSweepBatch int
 }
 
 // Server is a running emulator.
@@ -64,6 +71,9 @@ type Server struct {
 	ready   atomic.Bool
 	closed  atomic.Bool
 	tempDir string
+	sweeper *ttl.Sweeper
+	stopBG  context.CancelFunc
+	bgDone  chan struct{}
 }
 
 // Start brings the emulator up: PostgreSQL, migrations, TLS, listener. It
@@ -110,6 +120,7 @@ func Start(ctx context.Context, cfg Config) (s *Server, err error) {
 		return nil, err
 	}
 	s.svc = emulator.New(s.store, cfg.Clock)
+	s.sweeper = &ttl.Sweeper{Expirer: s.store, Clock: cfg.Clock, Interval: cfg.TTLSweepInterval, BatchSize: cfg.TTLSweepBatch, Logger: s.log}
 
 	var certPEM []byte
 	var tlsCert tls.Certificate
@@ -131,6 +142,7 @@ func Start(ctx context.Context, cfg Config) (s *Server, err error) {
 	}
 	handler, err := wire.NewHandler(wire.Config{
 		Service: s.svc, Key: cfg.Key, CertPEM: certPEM, Logger: s.log, Ready: s.ready.Load,
+		Sweep: s.sweeper.SweepOnce, SweeperStats: func() any { return s.sweeper.Stats() },
 	})
 	if err != nil {
 		return nil, err
@@ -146,6 +158,14 @@ func Start(ctx context.Context, cfg Config) (s *Server, err error) {
 	}
 	s.url = cfg.Protocol + "://" + advertisedHost(s.ln.Addr().String()) + "/"
 	go func() { s.served <- s.http.Serve(ln) }()
+	bg, cancel := context.WithCancel(context.Background())
+	s.stopBG, s.bgDone = cancel, make(chan struct{})
+	go func() {
+		defer close(s.bgDone)
+		if cfg.TTLSweepInterval >= 0 {
+			s.sweeper.Run(bg)
+		}
+	}()
 	s.ready.Store(true)
 	return s, nil
 }
@@ -199,8 +219,26 @@ func (s *Server) Close(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("server: shutdown: %w", err))
 		}
 	}
+	if s.stopBG != nil {
+		s.stopBG()
+		<-s.bgDone
+	}
 	errs = append(errs, s.shutdownBackends())
 	return errors.Join(errs...)
+}
+
+// Clock returns the emulator clock (move it with Advance/SetOffset).
+func (s *Server) Clock() *emulator.Clock { return s.svc.Clock() }
+
+// Sweep runs one TTL sweep now and returns how many rows it deleted.
+func (s *Server) Sweep(ctx context.Context) (int, error) { return s.sweeper.SweepOnce(ctx) }
+
+// SweeperStats returns the sweeper's counters.
+func (s *Server) SweeperStats() ttl.Stats { return s.sweeper.Stats() }
+
+// ContainerStats counts stored rows and live items of every container.
+func (s *Server) ContainerStats(ctx context.Context) ([]emulator.ContainerStats, error) {
+	return s.svc.ContainerStats(ctx)
 }
 
 func (s *Server) shutdownBackends() error {

@@ -36,9 +36,11 @@ type Config struct {
 	// is deliberately not the emulator Clock: request signatures are dated
 	// by the client's real clock.
 	Now func() time.Time
-	// Extra registers more routes (the control endpoints) on the router;
-	// they go through the same authentication.
-	Extra func(r *mux.Router)
+	// Sweep runs one TTL sweep now (POST /_emulator/ttl/sweep); nil when no
+	// sweeper runs.
+	Sweep func(ctx context.Context) (int, error)
+	// SweeperStats returns the sweeper's counters for GET /_emulator/stats.
+	SweeperStats func() any
 }
 
 type handler struct {
@@ -49,6 +51,9 @@ type handler struct {
 	log       *slog.Logger
 	ready     func() bool
 	now       func() time.Time
+
+	sweepFn      func(ctx context.Context) (int, error)
+	sweeperStats func() any
 }
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
@@ -64,7 +69,8 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wire: the master key is not valid base64: %w", err)
 	}
-	h := &handler{svc: cfg.Service, key: key, keyString: keyString, certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now}
+	h := &handler{svc: cfg.Service, key: key, keyString: keyString, certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
+		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -81,9 +87,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/", h.getAccount).Methods(http.MethodGet)
 	r.HandleFunc("/_emulator/health", h.health).Methods(http.MethodGet)
 	r.HandleFunc("/_explorer/emulator.pem", h.certificate).Methods(http.MethodGet)
-	if cfg.Extra != nil {
-		cfg.Extra(r)
-	}
+	h.registerControl(r)
 
 	r.HandleFunc("/dbs", h.listDatabases).Methods(http.MethodGet)
 	r.HandleFunc("/dbs", h.postDatabases).Methods(http.MethodPost)
@@ -448,5 +452,3 @@ func pageOf(docs [][]byte, p emulator.PageRequest) ([][]byte, string, error) {
 	}
 	return page, cont, nil
 }
-
-var _ = context.Background

@@ -219,6 +219,15 @@ func (h *handler) getContainer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.containerHeaders(w, c)
+	if isTrue(r.Header.Get("x-ms-documentdb-populatequotainfo")) {
+		st, err := h.svc.CountItems(r.Context(), c)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		kb := strconv.FormatInt((st.LiveBytes+1023)/1024, 10)
+		w.Header().Set("x-ms-resource-usage", "documentSize="+kb+";documentsSize="+kb+";documentsCount="+strconv.FormatInt(st.LiveItems, 10)+";collectionSize="+kb+";")
+	}
 	if inm := r.Header.Get("If-None-Match"); inm != "" && inm == c.ETag {
 		w.Header().Set("etag", c.ETag)
 		writeBody(w, http.StatusNotModified, nil)
@@ -334,5 +343,3 @@ func (h *handler) replaceOffer(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("x-ms-offer-replace-pending", "false")
 	writeResource(w, http.StatusOK, o.JSON(), o.ETag)
 }
-
-var _ = strconv.Itoa

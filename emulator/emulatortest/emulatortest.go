@@ -52,6 +52,24 @@ type Option func(*server.Config)
 // WithClock makes the emulator read time from clock.
 func WithClock(c *emulator.Clock) Option { return func(cfg *server.Config) { cfg.Clock = c } }
 
+// WithFrozenClock makes emulator time stand still at t0 (it then moves
+// only through Clock().Advance / SetOffset), so TTL tests never race the
+// wall clock.
+func WithFrozenClock(t0 time.Time) Option {
+	return func(cfg *server.Config) { cfg.Clock = emulator.NewClock(func() time.Time { return t0 }) }
+}
+
+// WithoutBackgroundSweeper disables the periodic TTL sweeper; sweeps then
+// run only through Sweep or the control endpoint.
+func WithoutBackgroundSweeper() Option {
+	return func(cfg *server.Config) { cfg.TTLSweepInterval = -1 }
+}
+
+// WithSweeper sets the background sweeper's interval and batch size.
+func WithSweeper(interval time.Duration, batch int) Option {
+	return func(cfg *server.Config) { cfg.TTLSweepInterval, cfg.TTLSweepBatch = interval, batch }
+}
+
 // WithProtocol selects "http" or "https" (the default).
 func WithProtocol(p string) Option { return func(cfg *server.Config) { cfg.Protocol = p } }
 

@@ -1,0 +1,303 @@
+// Command cosmos-bench measures the emulator end to end, in one run:
+//
+//  1. Ready time: it starts the emulator binary (-bin) as a subprocess on a
+//     fresh data directory and times it until it prints its ready line
+//     (a fresh cluster, so initdb is included), stops it with SIGTERM,
+//     starts it again on the same data directory and times that too (an
+//     existing cluster).
+//  2. Memory: the VmRSS of the emulator process (PostgreSQL's processes are
+//     separate and not counted) a moment after each start with no traffic,
+//     and again after the point-operation benchmark.
+//  3. Point operations: create, read and replace of a ~1 KB item through the
+//     official Go SDK (azcosmos) against the second emulator process, and
+//     the equivalent raw pgx statements (INSERT, primary-key SELECT, UPDATE
+//     on a table bench_raw(pk, id, body)) against the same PostgreSQL
+//     database; for each, ops/s, p50 and p99, and the emulator/raw ratio of
+//     the p50s.
+//
+// By default the emulator manages its own PostgreSQL in the temporary data
+// directory, and the raw statements reach that cluster over its Unix socket;
+// with -pg the emulator runs with --pg against that database and the raw
+// statements use it as well. Results are printed as a table, or as JSON with
+// -json; progress goes to stderr.
+//
+// Usage (make bench builds the emulator first; BENCHARGS passes flags):
+//
+//	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
+//	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-concurrency 1] [-json]
+//
+// It runs on Linux (it reads /proc for memory figures).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// config holds the command-line flags.
+type config struct {
+	bin          string
+	emulatorArgs []string
+	pg           string
+	n            int
+	warmup       int
+	concurrency  int
+	itemSize     int
+	idleWait     time.Duration
+	readyTimeout time.Duration
+	jsonOut      bool
+	keep         bool
+	verbose      bool
+}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cosmos-bench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := run(ctx, cfg, os.Stderr)
+	if res != nil {
+		if cfg.jsonOut {
+			enc := json.NewEncoder(os.Stdout)
+			enc.SetIndent("", "  ")
+			if encErr := enc.Encode(res); encErr != nil && err == nil {
+				err = encErr
+			}
+		} else {
+			printReport(os.Stdout, res)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cosmos-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// parseFlags parses the command line, writing usage to out.
+func parseFlags(args []string, out io.Writer) (config, error) {
+	var cfg config
+	var emuArgs string
+	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
+	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
+	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
+	fs.IntVar(&cfg.n, "n", 2000, "measured operations per operation kind")
+	fs.IntVar(&cfg.warmup, "warmup", 200, "unmeasured warm-up operations per operation kind")
+	fs.IntVar(&cfg.concurrency, "concurrency", 1, "concurrent clients (goroutines) per benchmark")
+	fs.IntVar(&cfg.itemSize, "size", 1024, "size in bytes of the item JSON the client sends")
+	fs.DurationVar(&cfg.idleWait, "idle-wait", 2*time.Second, "how long the emulator idles after ready before its RSS is read")
+	fs.DurationVar(&cfg.readyTimeout, "ready-timeout", 2*time.Minute, "how long to wait for the emulator's ready line")
+	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of a table")
+	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary data directory (and the emulator logs in it)")
+	fs.BoolVar(&cfg.verbose, "v", false, "copy the emulator's log (its stderr) to stderr")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	cfg.emulatorArgs = strings.Fields(emuArgs)
+	switch {
+	case cfg.n < 1:
+		return cfg, errors.New("-n must be at least 1")
+	case cfg.warmup < 0:
+		return cfg, errors.New("-warmup must not be negative")
+	case cfg.concurrency < 1:
+		return cfg, errors.New("-concurrency must be at least 1")
+	case cfg.itemSize < 128:
+		return cfg, errors.New("-size must be at least 128")
+	}
+	return cfg, nil
+}
+
+// run performs the whole benchmark. It returns the results gathered so far
+// even when it fails part-way, so they can still be printed.
+func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error) {
+	logf := func(format string, args ...any) { fmt.Fprintf(logw, "cosmos-bench: "+format+"\n", args...) }
+	bin, err := filepath.Abs(cfg.bin)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("emulator binary: %w (build it with make build, or name it with -bin)", err)
+	}
+	workDir, err := os.MkdirTemp("", "cosmos-bench-")
+	if err != nil {
+		return nil, err
+	}
+	if cfg.keep {
+		logf("keeping %s", workDir)
+	} else {
+		defer os.RemoveAll(workDir)
+	}
+	// Short on purpose: the managed cluster's socket, DataDir/postgres/run/
+	// .s.PGSQL.5432, must fit a Unix socket address (about 107 bytes).
+	dataDir := filepath.Join(workDir, "data")
+
+	res := &results{
+		Config: runConfig{
+			Binary: bin, EmulatorArgs: cfg.emulatorArgs, ExternalPG: cfg.pg != "",
+			N: cfg.n, Warmup: cfg.warmup, Concurrency: cfg.concurrency, ItemSize: cfg.itemSize,
+			CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Started: time.Now().UTC(),
+		},
+	}
+	emuLog := io.Discard
+	if cfg.verbose {
+		emuLog = logw
+	}
+	start := func(n int) (*emulatorProcess, error) {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		args := []string{"--data-dir", dataDir, "--addr", addr}
+		if cfg.pg != "" {
+			args = append(args, "--pg", cfg.pg)
+		}
+		args = append(args, cfg.emulatorArgs...)
+		return startEmulator(ctx, bin, args, filepath.Join(workDir, fmt.Sprintf("emulator-%d.log", n)), emuLog, cfg.readyTimeout)
+	}
+
+	// 1. Fresh start: initdb (managed cluster), migrations, certificate.
+	logf("starting %s on a fresh data directory %s", filepath.Base(bin), dataDir)
+	first, err := start(1)
+	if err != nil {
+		return res, err
+	}
+	res.Startup.Fresh = seconds(first.ready)
+	logf("fresh start ready in %v; idling %v", first.ready.Round(time.Millisecond), cfg.idleWait)
+	idle, err := idleRSS(ctx, first, cfg.idleWait)
+	if err != nil {
+		first.stop()
+		return res, err
+	}
+	res.Memory.IdleFreshMB = idle
+	res.Startup.FirstStop = seconds(first.stop())
+
+	// 2. Existing cluster: this process also serves the point benchmark.
+	logf("starting it again on the same data directory")
+	emu, err := start(2)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		d := emu.stop()
+		res.Startup.Stop = seconds(d)
+		if emu.exitErr != nil {
+			logf("warning: the emulator exited with %v (log: %s)", emu.exitErr, emu.logPath)
+		}
+	}()
+	res.Startup.Existing = seconds(emu.ready)
+	res.Config.Endpoint = emu.url
+	logf("existing-cluster start ready in %v at %s; idling %v", emu.ready.Round(time.Millisecond), emu.url, cfg.idleWait)
+	if res.Memory.IdleMB, err = idleRSS(ctx, emu, cfg.idleWait); err != nil {
+		return res, err
+	}
+
+	// 3. Point operations, SDK against the emulator and raw pgx against its
+	// database.
+	pgConn := cfg.pg
+	if pgConn == "" {
+		if pgConn, err = managedConnString(dataDir); err != nil {
+			return res, err
+		}
+	}
+	res.Config.PGConn = pgConn
+	raw, err := newRawBench(ctx, pgConn, cfg.concurrency)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if cerr := raw.close(context.Background()); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	res.Config.PGVersion = raw.version
+	sdk, err := newSDKBench(ctx, emu.url, cfg.concurrency)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if cerr := sdk.close(context.Background()); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	items := newItemSet(cfg.warmup+cfg.n, cfg.itemSize)
+	w := workload{warmup: cfg.warmup, n: cfg.n, concurrency: cfg.concurrency}
+	for _, op := range []struct {
+		name   string
+		sdk    opFunc
+		raw    opFunc
+		rawSQL string
+	}{
+		{"create", sdk.create(items), raw.create(items), "INSERT"},
+		{"read", sdk.read(items), raw.read(items), "SELECT by primary key"},
+		{"replace", sdk.replace(items), raw.replace(items), "UPDATE by primary key"},
+	} {
+		logf("%s: SDK via the emulator", op.name)
+		es, err := w.run(ctx, op.sdk)
+		if err != nil {
+			return res, fmt.Errorf("%s through the SDK: %w", op.name, err)
+		}
+		logf("%s: raw pgx %s", op.name, op.rawSQL)
+		rs, err := w.run(ctx, op.raw)
+		if err != nil {
+			return res, fmt.Errorf("raw %s: %w", op.name, err)
+		}
+		res.Ops = append(res.Ops, opResult{Op: op.name, RawSQL: op.rawSQL, Emulator: es, Raw: rs, P50Ratio: ratio(es.P50, rs.P50)})
+	}
+
+	if res.Memory.AfterBenchMB, err = rssMB(emu.pid()); err != nil {
+		return res, err
+	}
+	res.Memory.PeakMB, _ = hwmMB(emu.pid())
+	logf("idling %v after the benchmark", cfg.idleWait)
+	if res.Memory.AfterBenchIdleMB, err = idleRSS(ctx, emu, cfg.idleWait); err != nil {
+		return res, err
+	}
+	if cfg.pg == "" {
+		res.Memory.Postgres = postgresMemory(dataDir)
+	}
+	return res, nil
+}
+
+// idleRSS waits d with no traffic and returns the emulator's VmRSS in MB.
+func idleRSS(ctx context.Context, e *emulatorProcess, d time.Duration) (float64, error) {
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-e.exited:
+		return 0, fmt.Errorf("the emulator exited unexpectedly: %v (log: %s)", e.exitErr, e.logPath)
+	case <-time.After(d):
+	}
+	return rssMB(e.pid())
+}
+
+// ratio returns a/b, or 0 when b is 0.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// seconds converts d to float seconds.
+func seconds(d time.Duration) float64 { return d.Seconds() }

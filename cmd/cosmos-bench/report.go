@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Targets the run is checked against.
+const (
+	targetFreshReady    = 5.0  // seconds, fresh data directory
+	targetExistingReady = 1.0  // seconds, existing cluster
+	targetIdleRSS       = 40.0 // MB, emulator process only
+)
+
+// results is everything a run measured; it is also the -json document.
+// Zero values mean "not measured" (the run failed before).
+type results struct {
+	Config  runConfig     `json:"config"`
+	Startup startupResult `json:"startup_seconds"`
+	Memory  memoryResult  `json:"emulator_memory_mb"`
+	Ops     []opResult    `json:"point_operations"`
+}
+
+// runConfig describes the run.
+type runConfig struct {
+	Binary       string    `json:"binary"`
+	EmulatorArgs []string  `json:"emulator_args,omitempty"`
+	Endpoint     string    `json:"endpoint,omitempty"`
+	ExternalPG   bool      `json:"external_pg"`
+	PGConn       string    `json:"pg_conn,omitempty"`
+	PGVersion    string    `json:"pg_version,omitempty"`
+	N            int       `json:"n"`
+	Warmup       int       `json:"warmup"`
+	Concurrency  int       `json:"concurrency"`
+	ItemSize     int       `json:"item_size_bytes"`
+	CPUs         int       `json:"cpus"`
+	GoVersion    string    `json:"go_version"`
+	Started      time.Time `json:"started"`
+}
+
+// startupResult holds the ready and stop times, in seconds.
+type startupResult struct {
+	// Fresh is exec to ready line on a fresh data directory (initdb of the
+	// managed cluster, migrations, certificate generation).
+	Fresh float64 `json:"ready_fresh"`
+	// Existing is exec to ready line on the same data directory again.
+	Existing float64 `json:"ready_existing"`
+	// FirstStop and Stop are SIGTERM to exit of the first and second process
+	// (each stops its PostgreSQL before exiting).
+	FirstStop float64 `json:"stop_first"`
+	Stop      float64 `json:"stop_second"`
+}
+
+// memoryResult holds the emulator process's memory, in MB. PostgreSQL's
+// processes are separate and not included; Postgres describes them.
+type memoryResult struct {
+	IdleFreshMB      float64   `json:"idle_after_fresh_start"`
+	IdleMB           float64   `json:"idle_after_existing_start"`
+	AfterBenchMB     float64   `json:"after_benchmark"`
+	AfterBenchIdleMB float64   `json:"after_benchmark_idle"`
+	PeakMB           float64   `json:"peak_vmhwm"`
+	Postgres         *pgMemory `json:"postgres_not_counted,omitempty"`
+}
+
+// opResult compares one point operation through the emulator and raw.
+type opResult struct {
+	Op       string       `json:"op"`
+	RawSQL   string       `json:"raw_sql"`
+	Emulator latencyStats `json:"emulator_sdk"`
+	Raw      latencyStats `json:"raw_pgx"`
+	// P50Ratio is Emulator.P50 / Raw.P50.
+	P50Ratio float64 `json:"p50_ratio"`
+}
+
+// printReport writes r as readable tables.
+func printReport(w io.Writer, r *results) {
+	c := r.Config
+	fmt.Fprintf(w, "\ncosmos-bench  %s  (%d CPUs, %s)\n", c.Started.Local().Format("2006-01-02 15:04:05"), c.CPUs, c.GoVersion)
+	fmt.Fprintf(w, "emulator  %s %s\n", c.Binary, strings.Join(c.EmulatorArgs, " "))
+	if c.Endpoint != "" {
+		fmt.Fprintf(w, "endpoint  %s\n", c.Endpoint)
+	}
+	if c.PGConn != "" {
+		kind := "managed by the emulator"
+		if c.ExternalPG {
+			kind = "external, -pg"
+		}
+		fmt.Fprintf(w, "postgres  %s (%s; %s)\n", c.PGVersion, kind, redact(c.PGConn))
+	}
+
+	fmt.Fprintln(w, "\nStartup (exec to the \"cosmos-emulator ready:\" line)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\t    time\ttarget\t")
+	freshLabel := "ready, fresh data dir (incl. initdb)"
+	if c.ExternalPG {
+		freshLabel = "ready, fresh data dir (external PG)"
+	}
+	if r.Startup.Fresh > 0 {
+		fmt.Fprintf(tw, "%s\t%6.2f s\t< %.0f s\t%s\n", freshLabel, r.Startup.Fresh, targetFreshReady, verdict(r.Startup.Fresh < targetFreshReady))
+	}
+	if r.Startup.Existing > 0 {
+		fmt.Fprintf(tw, "ready, existing cluster\t%6.2f s\t< %.0f s\t%s\n", r.Startup.Existing, targetExistingReady, verdict(r.Startup.Existing < targetExistingReady))
+	}
+	if r.Startup.FirstStop > 0 {
+		fmt.Fprintf(tw, "stop (SIGTERM to exit), 1st process\t%6.2f s\t\t\n", r.Startup.FirstStop)
+	}
+	if r.Startup.Stop > 0 {
+		fmt.Fprintf(tw, "stop (SIGTERM to exit), 2nd process\t%6.2f s\t\t\n", r.Startup.Stop)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nEmulator process memory (VmRSS of cosmos-emulator only; the PostgreSQL server processes are separate and NOT counted)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\t     RSS\ttarget\t")
+	m := r.Memory
+	if m.IdleFreshMB > 0 {
+		fmt.Fprintf(tw, "idle after fresh start\t%5.1f MB\t< %.0f MB\t%s\n", m.IdleFreshMB, targetIdleRSS, verdict(m.IdleFreshMB < targetIdleRSS))
+	}
+	if m.IdleMB > 0 {
+		fmt.Fprintf(tw, "idle after existing-cluster start\t%5.1f MB\t< %.0f MB\t%s\n", m.IdleMB, targetIdleRSS, verdict(m.IdleMB < targetIdleRSS))
+	}
+	if m.AfterBenchMB > 0 {
+		fmt.Fprintf(tw, "right after the SDK benchmark\t%5.1f MB\t\t\n", m.AfterBenchMB)
+	}
+	if m.AfterBenchIdleMB > 0 {
+		fmt.Fprintf(tw, "idle after the SDK benchmark\t%5.1f MB\t\t\n", m.AfterBenchIdleMB)
+	}
+	if m.PeakMB > 0 {
+		fmt.Fprintf(tw, "peak (VmHWM)\t%5.1f MB\t\t\n", m.PeakMB)
+	}
+	tw.Flush()
+	if p := m.Postgres; p != nil {
+		fmt.Fprintf(w, "(for reference, not counted above: the managed PostgreSQL runs %d processes, PSS %.1f MB in total, summed RSS %.1f MB)\n",
+			p.Processes, p.PSSMB, p.RSSMB)
+	}
+
+	if len(r.Ops) > 0 {
+		fmt.Fprintf(w, "\nPoint operations (%d ops each after %d warm-up, concurrency %d, %d-byte item; latencies in ms)\n", c.N, c.Warmup, c.Concurrency, c.ItemSize)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "\t\t  ops/s\t    p50\t    p90\t    p99\t     max\tp50 emu/raw")
+		for _, o := range r.Ops {
+			e, raw := o.Emulator, o.Raw
+			fmt.Fprintf(tw, "%s\temulator (Go SDK)\t%7.0f\t%7.3f\t%7.3f\t%7.3f\t%8.3f\t%10.1fx\n", o.Op, e.OpsPerSec, e.P50, e.P90, e.P99, e.Max, o.P50Ratio)
+			fmt.Fprintf(tw, "\traw pgx %s\t%7.0f\t%7.3f\t%7.3f\t%7.3f\t%8.3f\t\n", o.RawSQL, raw.OpsPerSec, raw.P50, raw.P90, raw.P99, raw.Max)
+		}
+		tw.Flush()
+	}
+}
+
+// verdict renders a target check.
+func verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "MISSED"
+}
+
+// redact hides a password in a keyword/value or URL connection string.
+func redact(conn string) string {
+	fields := strings.Fields(conn)
+	changed := false
+	for i, f := range fields {
+		if k, _, ok := strings.Cut(f, "="); ok && strings.EqualFold(k, "password") {
+			fields[i] = k + "=***"
+			changed = true
+		}
+	}
+	if changed {
+		return strings.Join(fields, " ")
+	}
+	if i := strings.Index(conn, "://"); i >= 0 {
+		if at := strings.LastIndex(conn, "@"); at > i {
+			if colon := strings.Index(conn[i+3:at], ":"); colon >= 0 {
+				return conn[:i+3+colon+1] + "***" + conn[at:]
+			}
+		}
+	}
+	return conn
+}

@@ -1,0 +1,165 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// args collects bind arguments and hands out their placeholders.
+type args []any
+
+// add appends v and returns its placeholder ($n).
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// The expiry predicates are written so that PostgreSQL can serve them from
+// the two partial indexes of every items table: for an item without its own
+// ttl the effective ttl is the container's defaultTtl d, so it is expired
+// exactly when ts <= now - d (a range on the (ts) WHERE ttl IS NULL index);
+// an item with a positive ttl is expired when ts + ttl <= now (a range on
+// the ((ts + ttl)) WHERE ttl > 0 index); ttl = -1 never expires. With the
+// container's TTL off no predicate is generated at all.
+
+// livePredicate returns the SQL twin of emulator.Expiry.Live for the row
+// columns prefixed by col ("" or "i."), binding its values into a. For an
+// expired row it may yield NULL rather than FALSE (three-valued logic): use
+// it positively in WHERE, and negate it as "(...) IS NOT TRUE".
+func livePredicate(e emulator.Expiry, col string, a *args) string {
+	if e.DefaultTTL == nil {
+		return "TRUE"
+	}
+	now := a.add(e.Now)
+	own := "(" + col + "ttl = -1 OR (" + col + "ttl > 0 AND " + col + "ts + " + col + "ttl > " + now + "::bigint))"
+	if *e.DefaultTTL == -1 {
+		return "(" + col + "ttl IS NULL OR " + own + ")"
+	}
+	cut := a.add(e.Now - int64(*e.DefaultTTL))
+	return "((" + col + "ttl IS NULL AND " + col + "ts > " + cut + "::bigint) OR " + own + ")"
+}
+
+// expiredPredicate is the negation of livePredicate (TTL must be on).
+func expiredPredicate(e emulator.Expiry, a *args) string {
+	now := a.add(e.Now)
+	own := "(ttl > 0 AND ts + ttl <= " + now + "::bigint)"
+	if e.DefaultTTL == nil {
+		return "FALSE"
+	}
+	if *e.DefaultTTL == -1 {
+		return own
+	}
+	cut := a.add(e.Now - int64(*e.DefaultTTL))
+	return "((ttl IS NULL AND ts <= " + cut + "::bigint) OR " + own + ")"
+}
+
+// ttlContainers lists the containers whose TTL is on.
+func (s *Store) ttlContainers(ctx context.Context) ([]emulator.Container, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+containerCols+` FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num WHERE c.default_ttl IS NOT NULL ORDER BY c.num`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (emulator.Container, error) { return scanContainer(r) })
+}
+
+// sweepLockTimeout bounds how long a sweep batch waits for a lock: the
+// sweeper yields to DDL (a container being deleted) instead of queueing
+// in front of it.
+const sweepLockTimeout = "200ms"
+
+// DeleteExpired physically deletes up to limit expired items, across every
+// container whose TTL is on, as of unix time now. Each container's batch is
+// its own short transaction; rows are picked with FOR UPDATE SKIP LOCKED,
+// so concurrent sweepers (several emulator processes on one database) never
+// wait for each other, never delete a row twice and cannot deadlock; the
+// DELETE re-checks expiry, so a row rewritten meanwhile (its _ts refreshed)
+// survives. A container deleted meanwhile is skipped. It returns how many
+// rows it deleted; errors of individual containers are joined.
+func (s *Store) DeleteExpired(ctx context.Context, now int64, limit int) (int, error) {
+	cs, err := s.ttlContainers(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: sweep: list containers: %w", err)
+	}
+	total := 0
+	var errs []error
+	for _, c := range cs {
+		if total >= limit || ctx.Err() != nil {
+			break
+		}
+		n, err := s.deleteExpiredIn(ctx, c, now, limit-total)
+		total += n
+		if err != nil {
+			errs = append(errs, fmt.Errorf("pgstore: sweep %s/%s: %w", c.DatabaseID, c.ID, err))
+		}
+	}
+	return total, errors.Join(errs...)
+}
+
+func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now int64, limit int) (int, error) {
+	e := emulator.Expiry{Now: now, DefaultTTL: c.DefaultTTL}
+	a := args{limit}
+	pred := expiredPredicate(e, &a)
+	t := itemsTable(c.Num)
+	sql := `DELETE FROM ` + t + ` WHERE ctid = ANY(ARRAY(SELECT ctid FROM ` + t + ` WHERE ` + pred +
+		` LIMIT $1 FOR UPDATE SKIP LOCKED)) AND ` + pred
+	var n int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '`+sweepLockTimeout+`'`); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, sql, a...)
+		n = tag.RowsAffected()
+		return err
+	})
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "55P03") {
+		// dropped meanwhile, or locked by DDL: nothing to do now
+		return 0, nil
+	}
+	return int(n), err
+}
+
+// ContainerStats implements emulator.Store: stored rows and live items of
+// every container (a count over each items table).
+func (s *Store) ContainerStats(ctx context.Context, now int64) ([]emulator.ContainerStats, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+containerCols+` FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num ORDER BY c.num`)
+	if err != nil {
+		return nil, classify("stats", err)
+	}
+	cs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (emulator.Container, error) { return scanContainer(r) })
+	if err != nil {
+		return nil, classify("stats", err)
+	}
+	out := make([]emulator.ContainerStats, 0, len(cs))
+	for _, c := range cs {
+		st, err := s.CountItems(ctx, c, emulator.Expiry{Now: now, DefaultTTL: c.DefaultTTL})
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42P01" {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// CountItems implements emulator.Store.
+func (s *Store) CountItems(ctx context.Context, c emulator.Container, e emulator.Expiry) (emulator.ContainerStats, error) {
+	a := args{}
+	st := emulator.ContainerStats{Database: c.DatabaseID, Container: c.ID}
+	err := s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE `+livePredicate(e, "", &a)+`), coalesce(sum(length(body)) FILTER (WHERE `+livePredicate(e, "", &a)+`), 0) FROM `+itemsTable(c.Num), a...).
+		Scan(&st.StoredRows, &st.LiveItems, &st.LiveBytes)
+	if err != nil {
+		return st, classify("count items", err)
+	}
+	return st, nil
+}

@@ -1,0 +1,116 @@
+package wire
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// The control endpoints let tests move emulator time and drive the TTL
+// sweeper. They are authenticated like every Cosmos request (the generic
+// resource type/link rule applied to the path: type "_emulator", link
+// "_emulator/clock"; type "sweep", link "_emulator/ttl"; type "_emulator",
+// link "_emulator/stats").
+//
+//	GET  /_emulator/clock      -> {"now": <unix s>, "offsetSeconds": n}
+//	POST /_emulator/clock      <- {"advanceSeconds": n} | {"offsetSeconds": n[, "reset": true]}
+//	POST /_emulator/ttl/sweep  -> {"deleted": n}
+//	GET  /_emulator/stats      -> {"containers":[...],"sweeper":{...}}
+
+// ClockResponse is the body of the clock endpoints.
+type ClockResponse struct {
+	Now           int64 `json:"now"`
+	OffsetSeconds int64 `json:"offsetSeconds"`
+}
+
+// ClockRequest is the body of POST /_emulator/clock.
+type ClockRequest struct {
+	AdvanceSeconds *int64 `json:"advanceSeconds"`
+	OffsetSeconds  *int64 `json:"offsetSeconds"`
+	Reset          bool   `json:"reset"`
+}
+
+func (h *handler) registerControl(r *mux.Router) {
+	r.HandleFunc("/_emulator/clock", h.getClock).Methods(http.MethodGet)
+	r.HandleFunc("/_emulator/clock", h.setClock).Methods(http.MethodPost)
+	r.HandleFunc("/_emulator/ttl/sweep", h.sweep).Methods(http.MethodPost)
+	r.HandleFunc("/_emulator/stats", h.stats).Methods(http.MethodGet)
+}
+
+func (h *handler) writeJSON(w http.ResponseWriter, r *http.Request, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeBody(w, http.StatusOK, b)
+}
+
+func (h *handler) clockResponse() ClockResponse {
+	c := h.svc.Clock()
+	return ClockResponse{Now: c.Now().Unix(), OffsetSeconds: int64(c.Offset() / time.Second)}
+}
+
+func (h *handler) getClock(w http.ResponseWriter, r *http.Request) {
+	h.writeJSON(w, r, h.clockResponse())
+}
+
+func (h *handler) setClock(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	var req ClockRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		h.writeError(w, r, &emulator.Error{Kind: emulator.KindBadRequest, Message: "The clock request must be {\"advanceSeconds\": n} or {\"offsetSeconds\": n}.", Err: err})
+		return
+	}
+	c := h.svc.Clock()
+	switch {
+	case req.AdvanceSeconds != nil && req.OffsetSeconds == nil:
+		err = c.Advance(time.Duration(*req.AdvanceSeconds) * time.Second)
+	case req.OffsetSeconds != nil && req.AdvanceSeconds == nil:
+		err = c.SetOffset(time.Duration(*req.OffsetSeconds)*time.Second, req.Reset)
+	default:
+		err = emulator.BadRequest("The clock request must carry exactly one of advanceSeconds and offsetSeconds.")
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writeJSON(w, r, h.clockResponse())
+}
+
+func (h *handler) sweep(w http.ResponseWriter, r *http.Request) {
+	if h.sweepFn == nil {
+		h.writeError(w, r, emulator.Errorf(emulator.KindUnavailable, "The TTL sweeper is not running in this emulator."))
+		return
+	}
+	n, err := h.sweepFn(r.Context())
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writeJSON(w, r, map[string]int{"deleted": n})
+}
+
+func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
+	cs, err := h.svc.ContainerStats(r.Context())
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if cs == nil {
+		cs = []emulator.ContainerStats{}
+	}
+	out := map[string]any{"containers": cs, "clock": h.clockResponse()}
+	if h.sweeperStats != nil {
+		out["sweeper"] = h.sweeperStats()
+	}
+	h.writeJSON(w, r, out)
+}
