@@ -22,23 +22,24 @@ func (a *args) add(v any) string {
 }
 
 // The expiry predicates are written so that PostgreSQL can serve them from
-// the two partial indexes of every items table: for an item without its own
-// ttl the effective ttl is the container's defaultTtl d, so it is expired
-// exactly when ts <= now - d (a range on the (ts) WHERE ttl IS NULL index);
-// an item with a positive ttl is expired when ts + ttl <= now (a range on
-// the ((ts + ttl)) WHERE ttl > 0 index); ttl = -1 never expires. With the
-// container's TTL off no predicate is generated at all.
+// the two partial indexes of every items table. An item without its own ttl
+// takes the container's defaultTtl d, so it is expired exactly when
+// ts <= now - d: a range on the (ts) WHERE ttl IS NULL index. An item with
+// its own ttl has a stored expiry time exp (ts + ttl, or the largest bigint
+// for ttl -1), so it is expired when exp <= now: a range on the (exp) WHERE
+// ttl IS NOT NULL index. With the container's TTL off no predicate is
+// generated at all.
 
 // livePredicate returns the SQL twin of emulator.Expiry.Live for the row
-// columns prefixed by col ("" or "i."), binding its values into a. For an
-// expired row it may yield NULL rather than FALSE (three-valued logic): use
-// it positively in WHERE, and negate it as "(...) IS NOT TRUE".
+// columns prefixed by col ("" or "i."), binding its values into a. Use it
+// positively in WHERE; negate it as "(...) IS NOT TRUE" to be safe from
+// three-valued logic.
 func livePredicate(e emulator.Expiry, col string, a *args) string {
 	if e.DefaultTTL == nil {
 		return "TRUE"
 	}
 	now := a.add(e.Now)
-	own := "(" + col + "ttl = -1 OR (" + col + "ttl > 0 AND " + col + "ts + " + col + "ttl > " + now + "::bigint))"
+	own := "(" + col + "ttl IS NOT NULL AND " + col + "exp > " + now + "::bigint)"
 	if *e.DefaultTTL == -1 {
 		return "(" + col + "ttl IS NULL OR " + own + ")"
 	}
@@ -46,13 +47,13 @@ func livePredicate(e emulator.Expiry, col string, a *args) string {
 	return "((" + col + "ttl IS NULL AND " + col + "ts > " + cut + "::bigint) OR " + own + ")"
 }
 
-// expiredPredicate is the negation of livePredicate (TTL must be on).
+// expiredPredicate is the negation of livePredicate.
 func expiredPredicate(e emulator.Expiry, a *args) string {
-	now := a.add(e.Now)
-	own := "(ttl > 0 AND ts + ttl <= " + now + "::bigint)"
 	if e.DefaultTTL == nil {
 		return "FALSE"
 	}
+	now := a.add(e.Now)
+	own := "(ttl IS NOT NULL AND exp <= " + now + "::bigint)"
 	if *e.DefaultTTL == -1 {
 		return own
 	}

@@ -130,7 +130,8 @@ ORDER BY (d.id = $1) DESC, (c.id = $2) DESC LIMIT 1`
 // itemsTableDDL creates a container's items table. Its primary key serves
 // point operations, the seq index read feeds in creation order, and two
 // partial indexes serve expiry (see expiry.go): items without their own ttl
-// expire by _ts alone (index on ts), items with a positive ttl by ts + ttl.
+// expire by _ts alone (index on ts), items with their own ttl by the stored
+// expiry time exp.
 func itemsTableDDL(n int64) string {
 	t := itemsTable(n)
 	return `CREATE TABLE ` + t + ` (
@@ -141,13 +142,14 @@ func itemsTableDDL(n int64) string {
     doc  jsonb GENERATED ALWAYS AS (body::jsonb) STORED,
     ts   bigint NOT NULL,
     ttl  integer,
+    exp  bigint GENERATED ALWAYS AS (CASE WHEN ttl = -1 THEN 9223372036854775807 ELSE ts + ttl END) STORED,
     etag text NOT NULL,
     lsn  bigint NOT NULL,
     PRIMARY KEY (pk, id)
 );
 CREATE UNIQUE INDEX ON ` + t + ` (seq);
 CREATE INDEX ON ` + t + ` (ts) WHERE ttl IS NULL;
-CREATE INDEX ON ` + t + ` ((ts + ttl)) WHERE ttl > 0;`
+CREATE INDEX ON ` + t + ` (exp) WHERE ttl IS NOT NULL;`
 }
 
 // CreateContainer implements emulator.Store.

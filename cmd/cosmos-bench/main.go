@@ -253,16 +253,20 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		{"replace", sdk.replace(items), raw.replace(items), "UPDATE by primary key"},
 	} {
 		logf("%s: SDK via the emulator", op.name)
-		es, err := w.run(ctx, op.sdk)
+		es, eh, err := w.run(ctx, op.sdk)
 		if err != nil {
 			return res, fmt.Errorf("%s through the SDK: %w", op.name, err)
 		}
 		logf("%s: raw pgx %s", op.name, op.rawSQL)
-		rs, err := w.run(ctx, op.raw)
+		rs, _, err := w.run(ctx, op.raw)
 		if err != nil {
 			return res, fmt.Errorf("raw %s: %w", op.name, err)
 		}
-		res.Ops = append(res.Ops, opResult{Op: op.name, RawSQL: op.rawSQL, Emulator: es, Raw: rs, P50Ratio: ratio(es.P50, rs.P50)})
+		res.Ops = append(res.Ops, opResult{Op: op.name, RawSQL: op.rawSQL, Emulator: es, EmulatorHTTP: eh, Raw: rs, P50Ratio: ratio(es.P50, rs.P50)})
+	}
+	logf("HTTP floor: GET /_emulator/health")
+	if _, res.HTTPFloor, err = w.run(ctx, sdk.health()); err != nil {
+		return res, fmt.Errorf("health requests: %w", err)
 	}
 
 	if res.Memory.AfterBenchMB, err = rssMB(emu.pid()); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -102,39 +103,39 @@ func (r *rawBench) close(ctx context.Context) error {
 
 // create inserts item i.
 func (r *rawBench) create(items *itemSet) opFunc {
-	return func(ctx context.Context, i int) error {
+	return func(ctx context.Context, i int) (time.Duration, error) {
 		it := items.get(i)
 		_, err := r.pool.Exec(ctx, `INSERT INTO `+rawTable+` (pk, id, body) VALUES ($1, $2, $3)`, it.pk, it.id, string(it.body))
-		return err
+		return 0, err
 	}
 }
 
 // read selects item i by primary key.
 func (r *rawBench) read(items *itemSet) opFunc {
-	return func(ctx context.Context, i int) error {
+	return func(ctx context.Context, i int) (time.Duration, error) {
 		it := items.get(i)
 		var body string
 		if err := r.pool.QueryRow(ctx, `SELECT body FROM `+rawTable+` WHERE pk = $1 AND id = $2`, it.pk, it.id).Scan(&body); err != nil {
-			return err
+			return 0, err
 		}
 		if len(body) == 0 {
-			return errors.New("empty body")
+			return 0, errors.New("empty body")
 		}
-		return nil
+		return 0, nil
 	}
 }
 
 // replace updates item i's body by primary key.
 func (r *rawBench) replace(items *itemSet) opFunc {
-	return func(ctx context.Context, i int) error {
+	return func(ctx context.Context, i int) (time.Duration, error) {
 		it := items.get(i)
 		tag, err := r.pool.Exec(ctx, `UPDATE `+rawTable+` SET body = $3 WHERE pk = $1 AND id = $2`, it.pk, it.id, string(it.replacement))
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if tag.RowsAffected() != 1 {
-			return fmt.Errorf("UPDATE of %s/%s touched %d rows", it.pk, it.id, tag.RowsAffected())
+			return 0, fmt.Errorf("UPDATE of %s/%s touched %d rows", it.pk, it.id, tag.RowsAffected())
 		}
-		return nil
+		return 0, nil
 	}
 }

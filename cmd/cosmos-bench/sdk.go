@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -21,9 +24,46 @@ const emulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8m
 // sdkBench runs point operations through the official Go SDK against a
 // database and container it creates for the run.
 type sdkBench struct {
+	endpoint  string
+	http      *http.Client
 	client    *azcosmos.Client
 	db        *azcosmos.DatabaseClient
 	container *azcosmos.ContainerClient
+}
+
+// httpTimeKey is the context key under which an operation passes a
+// *time.Duration for timingTransport to add its time to.
+type httpTimeKey struct{}
+
+// timingTransport is the SDK's transport: it sends requests with an
+// http.Client and adds the time from sending a request to having read its
+// whole response body to the *time.Duration in the request's context, which
+// separates the HTTP round trip (network, TLS and the emulator's work) from
+// the SDK's own client-side work.
+type timingTransport struct{ c *http.Client }
+
+// Do implements azcore's policy.Transporter.
+func (t timingTransport) Do(req *http.Request) (*http.Response, error) {
+	t0 := time.Now()
+	resp, err := t.c.Do(req)
+	if err == nil {
+		var body []byte
+		body, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	if p, ok := req.Context().Value(httpTimeKey{}).(*time.Duration); ok {
+		*p += time.Since(t0)
+	}
+	return resp, err
+}
+
+// timed calls f with a context that collects its HTTP time, and returns that
+// time.
+func timed(ctx context.Context, f func(ctx context.Context) error) (time.Duration, error) {
+	var d time.Duration
+	err := f(context.WithValue(ctx, httpTimeKey{}, &d))
+	return d, err
 }
 
 // newSDKBench connects to the emulator at endpoint and creates a database
@@ -41,7 +81,7 @@ func newSDKBench(ctx context.Context, endpoint string, clients int) (*sdkBench, 
 	}}
 	client, err := azcosmos.NewClientWithKey(endpoint, cred, &azcosmos.ClientOptions{
 		ClientOptions: azcore.ClientOptions{
-			Transport: httpClient,
+			Transport: timingTransport{httpClient},
 			// Fail rather than retry, so errors show up instead of latency.
 			Retry: policy.RetryOptions{MaxRetries: -1},
 		},
@@ -55,7 +95,7 @@ func newSDKBench(ctx context.Context, endpoint string, clients int) (*sdkBench, 
 	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
 		return nil, fmt.Errorf("SDK: creating database %s: %w", dbID, err)
 	}
-	b := &sdkBench{client: client}
+	b := &sdkBench{endpoint: endpoint, http: httpClient, client: client}
 	if b.db, err = client.NewDatabase(dbID); err != nil {
 		return nil, err
 	}
@@ -80,33 +120,60 @@ func (b *sdkBench) close(ctx context.Context) error {
 // create creates item i. The SDK's default for writes is Prefer:
 // return=minimal, so no body comes back.
 func (b *sdkBench) create(items *itemSet) opFunc {
-	return func(ctx context.Context, i int) error {
+	return func(ctx context.Context, i int) (time.Duration, error) {
 		it := items.get(i)
-		_, err := b.container.CreateItem(ctx, azcosmos.NewPartitionKeyString(it.pk), it.body, nil)
-		return err
+		return timed(ctx, func(ctx context.Context) error {
+			_, err := b.container.CreateItem(ctx, azcosmos.NewPartitionKeyString(it.pk), it.body, nil)
+			return err
+		})
 	}
 }
 
 // read reads item i.
 func (b *sdkBench) read(items *itemSet) opFunc {
-	return func(ctx context.Context, i int) error {
+	return func(ctx context.Context, i int) (time.Duration, error) {
 		it := items.get(i)
-		resp, err := b.container.ReadItem(ctx, azcosmos.NewPartitionKeyString(it.pk), it.id, nil)
-		if err != nil {
+		return timed(ctx, func(ctx context.Context) error {
+			resp, err := b.container.ReadItem(ctx, azcosmos.NewPartitionKeyString(it.pk), it.id, nil)
+			if err == nil && len(resp.Value) == 0 {
+				err = errors.New("empty body")
+			}
 			return err
-		}
-		if len(resp.Value) == 0 {
-			return errors.New("empty body")
-		}
-		return nil
+		})
 	}
 }
 
 // replace replaces item i with its replacement body.
 func (b *sdkBench) replace(items *itemSet) opFunc {
-	return func(ctx context.Context, i int) error {
+	return func(ctx context.Context, i int) (time.Duration, error) {
 		it := items.get(i)
-		_, err := b.container.ReplaceItem(ctx, azcosmos.NewPartitionKeyString(it.pk), it.id, it.replacement, nil)
-		return err
+		return timed(ctx, func(ctx context.Context) error {
+			_, err := b.container.ReplaceItem(ctx, azcosmos.NewPartitionKeyString(it.pk), it.id, it.replacement, nil)
+			return err
+		})
+	}
+}
+
+// health sends GET /_emulator/health with the SDK's http.Client, bypassing
+// the SDK: no signature, no routing to a resource, no SQL. Its latency is the
+// floor of any request: loopback, TLS, HTTP/2 and the emulator's HTTP stack.
+func (b *sdkBench) health() opFunc {
+	url := strings.TrimSuffix(b.endpoint, "/") + "/_emulator/health"
+	return func(ctx context.Context, _ int) (time.Duration, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return 0, err
+		}
+		t0 := time.Now()
+		resp, err := b.http.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("health: %s", resp.Status)
+		}
+		return time.Since(t0), err
 	}
 }

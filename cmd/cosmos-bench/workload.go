@@ -11,8 +11,10 @@ import (
 	"time"
 )
 
-// opFunc performs one operation on item i.
-type opFunc func(ctx context.Context, i int) error
+// opFunc performs one operation on item i. It returns the part of its
+// latency spent in the HTTP transport (request sent to response body read),
+// or 0 when it makes no HTTP request.
+type opFunc func(ctx context.Context, i int) (time.Duration, error)
 
 // partitions is how many logical partitions the items spread over.
 const partitions = 64
@@ -69,58 +71,68 @@ type workload struct {
 	warmup, n, concurrency int
 }
 
-// run runs op and returns the statistics of the measured operations. It
-// stops at the first error.
-func (w workload) run(ctx context.Context, op opFunc) (latencyStats, error) {
-	if _, _, err := w.loop(ctx, op, 0, w.warmup); err != nil {
-		return latencyStats{}, fmt.Errorf("warm-up: %w", err)
+// run runs op and returns the statistics of the measured operations, and
+// of the HTTP part of their latencies (zero if op makes no HTTP requests).
+// It stops at the first error.
+func (w workload) run(ctx context.Context, op opFunc) (total, http latencyStats, err error) {
+	if _, _, _, err := w.loop(ctx, op, 0, w.warmup); err != nil {
+		return total, http, fmt.Errorf("warm-up: %w", err)
 	}
-	lat, elapsed, err := w.loop(ctx, op, w.warmup, w.warmup+w.n)
+	lat, inner, elapsed, err := w.loop(ctx, op, w.warmup, w.warmup+w.n)
 	if err != nil {
-		return latencyStats{}, err
+		return total, http, err
 	}
-	return newLatencyStats(lat, elapsed), nil
+	total = newLatencyStats(lat, elapsed)
+	if slices.ContainsFunc(inner, func(d time.Duration) bool { return d > 0 }) {
+		http = newLatencyStats(inner, elapsed)
+	}
+	return total, http, nil
 }
 
 // loop runs op on items [from, to) from w.concurrency goroutines and returns
-// every operation's latency and the wall time of the whole loop.
-func (w workload) loop(ctx context.Context, op opFunc, from, to int) ([]time.Duration, time.Duration, error) {
+// every operation's latency, the HTTP part of each, and the wall time of
+// the whole loop.
+func (w workload) loop(ctx context.Context, op opFunc, from, to int) (lat, inner []time.Duration, elapsed time.Duration, err error) {
 	if from >= to {
-		return nil, 0, nil
+		return nil, nil, 0, nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var next atomic.Int64
 	next.Store(int64(from))
 	lats := make([][]time.Duration, w.concurrency)
+	inners := make([][]time.Duration, w.concurrency)
 	var wg sync.WaitGroup
 	start := time.Now()
 	for g := range w.concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mine := make([]time.Duration, 0, (to-from)/w.concurrency+1)
+			per := (to-from)/w.concurrency + 1
+			mine, mineInner := make([]time.Duration, 0, per), make([]time.Duration, 0, per)
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
 				if i >= to {
 					break
 				}
 				t0 := time.Now()
-				if err := op(ctx, i); err != nil {
+				d, err := op(ctx, i)
+				if err != nil {
 					cancel(fmt.Errorf("item %d: %w", i, err))
 					break
 				}
 				mine = append(mine, time.Since(t0))
+				mineInner = append(mineInner, d)
 			}
-			lats[g] = mine
+			lats[g], inners[g] = mine, mineInner
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed = time.Since(start)
 	if err := context.Cause(ctx); err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	return slices.Concat(lats...), elapsed, nil
+	return slices.Concat(lats...), slices.Concat(inners...), elapsed, nil
 }
 
 // latencyStats summarises the measured operations of one benchmark.
