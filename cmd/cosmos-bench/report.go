@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -82,7 +83,19 @@ type opResult struct {
 }
 
 // printReport writes r as readable tables.
-func printReport(w io.Writer, r *results) {
+func printReport(out io.Writer, r *results) {
+	var buf bytes.Buffer
+	writeReport(&buf, r)
+	// tabwriter pads the last cells of short rows; drop the trailing blanks.
+	lines := strings.Split(buf.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	_, _ = io.WriteString(out, strings.Join(lines, "\n"))
+}
+
+// writeReport writes r as tables, with trailing blanks.
+func writeReport(w io.Writer, r *results) {
 	c := r.Config
 	fmt.Fprintf(w, "\ncosmos-bench  %s  (%d CPUs, %s)\n", c.Started.Local().Format("2006-01-02 15:04:05"), c.CPUs, c.GoVersion)
 	fmt.Fprintf(w, "emulator  %s %s\n", c.Binary, strings.Join(c.EmulatorArgs, " "))

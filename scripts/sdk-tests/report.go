@@ -168,9 +168,13 @@ func main() {
 
 	var regressions, newPasses, unexplained []string
 	counts := map[string]int{}
+	w := len("TEST")
+	for _, r := range all {
+		w = max(w, len(r.name))
+	}
 	fmt.Println()
-	fmt.Printf("%-58s %-6s %8s  %s\n", "TEST", "RESULT", "TIME", "NOTE")
-	fmt.Printf("%-58s %-6s %8s  %s\n", strings.Repeat("-", 58), "------", "--------", strings.Repeat("-", 40))
+	fmt.Printf("%-*s %-6s %8s  %s\n", w, "TEST", "RESULT", "TIME", "NOTE")
+	fmt.Printf("%-*s %-6s %8s  %s\n", w, strings.Repeat("-", w), "------", "--------", strings.Repeat("-", 40))
 	for _, r := range all {
 		counts[r.status]++
 		note := ""
@@ -191,7 +195,7 @@ func main() {
 				unexplained = append(unexplained, r.name)
 			}
 		}
-		fmt.Printf("%-58s %-6s %7.2fs  %s\n", r.name, r.status, r.elapsed, note)
+		fmt.Printf("%-*s %-6s %7.2fs  %s\n", w, r.name, r.status, r.elapsed, note)
 	}
 	fmt.Println()
 	fmt.Printf("sdk-tests summary: %d tests: PASS %d, FAIL %d, SKIP %d, NORUN %d\n",
