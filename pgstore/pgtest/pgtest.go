@@ -102,6 +102,10 @@ type private struct {
 	started bool
 	srv     *pgserver.Server
 	err     error
+	// dockerConn and dockerStop are set when PostgreSQL runs in a Docker
+	// container (no local binaries, but a Docker engine).
+	dockerConn string
+	dockerStop func() error
 }
 
 var shared = &private{start: startEphemeral}
@@ -126,10 +130,21 @@ func (p *private) adminConnString(t testing.TB) string {
 		p.started = true
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		p.srv, p.err = p.start(ctx)
+		if errors.Is(p.err, pgserver.ErrNoBinaries) {
+			// No local PostgreSQL: try a container when a Docker engine runs.
+			if cs, stop, derr := startDocker(ctx); derr == nil {
+				p.dockerConn, p.dockerStop, p.err = cs, stop, nil
+			} else {
+				p.err = fmt.Errorf("%w; %v", p.err, derr)
+			}
+		}
 		cancel()
 	}
-	srv, err := p.srv, p.err
+	srv, err, dockerConn := p.srv, p.err, p.dockerConn
 	p.mu.Unlock()
+	if dockerConn != "" {
+		return dockerConn
+	}
 
 	if errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, errors.ErrUnsupported) {
 		msg := fmt.Sprintf("pgtest: no PostgreSQL to test against: %s is not set and PostgreSQL binaries were not found (%v); set %s to a connection string or install PostgreSQL",
@@ -148,6 +163,11 @@ func (p *private) adminConnString(t testing.TB) string {
 func (p *private) stop() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.dockerStop != nil {
+		err := p.dockerStop()
+		p.dockerStop, p.dockerConn, p.started = nil, "", false
+		return err
+	}
 	if p.srv == nil {
 		return nil
 	}
