@@ -20,9 +20,7 @@ func itemRequest(r *http.Request) (emulator.ItemRequest, error) {
 		IfMatch:      r.Header.Get("If-Match"),
 		IfNoneMatch:  r.Header.Get("If-None-Match"),
 	}
-	if _, ok := mapHas(r, "id"); ok {
-		req.ID = pathVar(r, "id")
-	}
+	req.ID = pathVar(r, "id") // "" on the feed routes
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
 		if req.Body, err = readBody(r); err != nil {
@@ -30,11 +28,6 @@ func itemRequest(r *http.Request) (emulator.ItemRequest, error) {
 		}
 	}
 	return req, nil
-}
-
-func mapHas(r *http.Request, name string) (string, bool) {
-	v := pathVar(r, name)
-	return v, v != ""
 }
 
 // wantsMinimal reports Prefer: return=minimal (the Go SDK's default on
