@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,7 +199,7 @@ func TestAuth(t *testing.T) {
 
 	t.Run("sdk aad", func(t *testing.T) {
 		t.Parallel()
-		for _, tc := range []struct {
+		for i, tc := range []struct {
 			sig    string
 			status int
 		}{{emulatortest.Key, 0}, {"wrong", http.StatusUnauthorized}} {
@@ -208,7 +209,7 @@ func TestAuth(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = c.CreateDatabase(bg, azcosmos.DatabaseProperties{ID: "aad-" + tc.sig}, nil)
+			_, err = c.CreateDatabase(bg, azcosmos.DatabaseProperties{ID: "aad" + strconv.Itoa(i)}, nil)
 			if tc.status == 0 {
 				if err != nil {
 					t.Fatalf("AAD client: %v", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -593,6 +594,21 @@ func TestPartitionKeyRanges(t *testing.T) {
 		// a stale etag: the ranges again
 		resp = raw.do(http.MethodGet, "/dbs/pkrdb/colls/c/pkranges", nil, append(hdr, "If-None-Match", `"stale"`)...)
 		wantStatus(t, resp, http.StatusOK)
+	}
+
+	// .NET reads them by RID and signs the lower-cased container RID
+	dr, err := db.Read(bg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ridPath := "/dbs/" + dr.DatabaseProperties.ResourceID + "/colls/" + collRID + "/pkranges"
+	r := raw.req(http.MethodGet, ridPath, nil)
+	r.Header.Set("Authorization", url.QueryEscape("type=master&ver=1.0&sig="+
+		signature(masterKey(t), "GET", "pkranges", strings.ToLower(collRID), r.Header.Get("x-ms-date"))))
+	resp := raw.send(r)
+	wantStatus(t, resp, http.StatusOK)
+	if env := object(t, resp.Body); env["_rid"] != collRID {
+		t.Errorf("pkranges by RID = %s", resp.Body)
 	}
 
 	// the SDK's feed ranges drain the pkranges feed to its 304

@@ -24,9 +24,8 @@ func TestItemTTLValidation(t *testing.T) {
 		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	on := f.container(t, db, "on2")
-	on.coll = "on"
-	on.cc, _ = db.NewContainer("on")
+	onCC, _ := db.NewContainer("on")
+	on := &itemEnv{db: "ttldb", coll: "on", cc: onCC}
 
 	invalid := []struct{ value, shown string }{
 		{`0`, `0`},
@@ -60,7 +59,7 @@ func TestItemTTLValidation(t *testing.T) {
 						t.Errorf("%s ttl %s: message %q", op.name, tc.value, msg)
 					}
 					if !strings.HasPrefix(msg, "The input ttl '"+tc.shown+"' is invalid") {
-						t.Logf("%s ttl %s: message %q", op.name, tc.value, msg)
+						t.Errorf("%s ttl %s: message %q does not quote the value as '%s'", op.name, tc.value, msg, tc.shown)
 					}
 				}
 				wantError(t, raw.do(http.MethodGet, e.doc(id), nil, pkHeader, `["a"]`), http.StatusNotFound, "NotFound")

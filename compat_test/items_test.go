@@ -442,6 +442,14 @@ func TestItems(t *testing.T) {
 		if m3["_rid"] != m1["_rid"] || m3["_etag"] == m1["_etag"] {
 			t.Errorf("replace: rid %v->%v etag %v->%v", m1["_rid"], m3["_rid"], m1["_etag"], m3["_etag"])
 		}
+		// so does an upsert that replaces
+		ur, err := e.cc.UpsertItem(bg, pk, []byte(`{"id":"s","pk":"a","n":2}`), contentOn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m4 := check(ur.Value, ur.ETag); m4["_rid"] != m1["_rid"] || m4["_etag"] == m3["_etag"] {
+			t.Errorf("upsert: rid %v->%v etag %v->%v", m1["_rid"], m4["_rid"], m3["_etag"], m4["_etag"])
+		}
 		// the stored body has no duplicated system properties
 		if n := strings.Count(string(pr.Value), `"_rid"`); n != 1 {
 			t.Errorf("%d _rid members: %s", n, pr.Value)
@@ -460,7 +468,8 @@ func TestItems(t *testing.T) {
 		t.Parallel()
 		e := f.container(t, db, "ids")
 		pk := azcosmos.NewPartitionKeyString("a")
-		ids := []string{"with space", "ünïcødé-日本語-😀", "100%", "%20literal", "%E9%B1%80", "what?", "hash#tag", "a+b", "semi;colon", "quote'single", `quote"double`, "amp&eq=", "tilde~", "dots..", strings.Repeat("x", 1023), strings.Repeat("é", 511) + "x"}
+		ids := []string{"with space", "ünïcødé-日本語-😀", "100%", "%20literal", "%E9%B1%80", "what?", "hash#tag", "a+b", "semi;colon", "quote'single", `quote"double`, "amp&eq=", "tilde~", "dots..", " leading", "trailing ", "two  ", "With\rCarriageReturn", "With\tTab", "With\nLineFeed", "ctl\x01\x1f",
+			"WithAllowedSpecial,=.:~+-@()^${}[]!_Chars", "WithUnicode鱀", "BQE1D3PdG4N4bzU9TKaCIM3qc0TVcZ2-Y3jnsRfwdHC1ombkX3F1dot-SG0-UTq9AbgdX3kOWoP6qL6lJqWeKgV3zwWWPZO-t5X0ehJzv9LGkWld07LID2rhWhGT6huBM6Q=", strings.Repeat("x", 1023), strings.Repeat("é", 511) + "x"}
 		for _, id := range ids {
 			name := id
 			if len(name) > 20 {

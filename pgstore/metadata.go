@@ -131,7 +131,8 @@ ORDER BY (d.id = $1) DESC, (c.id = $2) DESC LIMIT 1`
 // point operations, the seq index read feeds in creation order, and two
 // partial indexes serve expiry (see expiry.go): items without their own ttl
 // expire by _ts alone (index on ts), items with their own ttl by the stored
-// expiry time exp.
+// expiry time exp. jsonb cannot hold U+0000, which JSON strings may contain:
+// the query column doc gets U+FFFD instead (the body keeps the original).
 func itemsTableDDL(n int64) string {
 	t := itemsTable(n)
 	return `CREATE TABLE ` + t + ` (
@@ -139,7 +140,8 @@ func itemsTableDDL(n int64) string {
     id   text COLLATE "C" NOT NULL,
     seq  bigint NOT NULL,
     body text NOT NULL,
-    doc  jsonb GENERATED ALWAYS AS (body::jsonb) STORED,
+    doc  jsonb GENERATED ALWAYS AS (CASE WHEN strpos(body, '\u0000') = 0 THEN body::jsonb
+        ELSE regexp_replace(body, '(?<!\\)((?:\\\\)*)\\u0000', '\1\\ufffd', 'g')::jsonb END) STORED,
     ts   bigint NOT NULL,
     ttl  integer,
     exp  bigint GENERATED ALWAYS AS (CASE WHEN ttl = -1 THEN 9223372036854775807 ELSE ts + ttl END) STORED,

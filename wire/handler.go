@@ -196,6 +196,11 @@ func (h *handler) authenticate(r *http.Request) error {
 		t, err = time.Parse(time.RFC1123, date)
 	}
 	if err != nil {
+		// The case of the value is irrelevant (reference §1.3): clients
+		// may send "sun, 22 nov 2026 07:47:29 gmt".
+		t, err = http.ParseTime(strings.ToUpper(date))
+	}
+	if err != nil {
 		return emulator.Errorf(emulator.KindUnauthorized, "The x-ms-date header '%s' is not an RFC 1123 date.", date)
 	}
 	if skew := h.now().Sub(t); skew > MaxClockSkew || skew < -MaxClockSkew {
@@ -230,6 +235,12 @@ func linkCandidates(escapedPath, decoded string) []string {
 	}
 	if l := strings.ToLower(decoded); l != decoded {
 		out = append(out, l)
+	}
+	// RID-based requests sign the lower-cased RID alone: the Go SDK signs
+	// lower(offerRid) for /offers/{rid}, .NET lower(collRid) for
+	// /dbs/{dbRid}/colls/{collRid}/pkranges (reference §2.2).
+	if i := strings.LastIndexByte(decoded, '/'); i >= 0 && i+1 < len(decoded) {
+		out = append(out, strings.ToLower(decoded[i+1:]))
 	}
 	return out
 }

@@ -56,6 +56,7 @@ type config struct {
 	itemSize     int
 	idleWait     time.Duration
 	readyTimeout time.Duration
+	http1        bool
 	jsonOut      bool
 	keep         bool
 	verbose      bool
@@ -105,6 +106,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.itemSize, "size", 1024, "size in bytes of the item JSON the client sends")
 	fs.DurationVar(&cfg.idleWait, "idle-wait", 2*time.Second, "how long the emulator idles after ready before its RSS is read")
 	fs.DurationVar(&cfg.readyTimeout, "ready-timeout", 2*time.Minute, "how long to wait for the emulator's ready line")
+	fs.BoolVar(&cfg.http1, "http1", false, "make the SDK use HTTP/1.1 instead of HTTP/2 (which it negotiates by default)")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of a table")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary data directory (and the emulator logs in it)")
 	fs.BoolVar(&cfg.verbose, "v", false, "copy the emulator's log (its stderr) to stderr")
@@ -155,8 +157,9 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 	res := &results{
 		Config: runConfig{
 			Binary: bin, EmulatorArgs: cfg.emulatorArgs, ExternalPG: cfg.pg != "",
-			N: cfg.n, Warmup: cfg.warmup, Concurrency: cfg.concurrency, ItemSize: cfg.itemSize,
+			HTTP1: cfg.http1, N: cfg.n, Warmup: cfg.warmup, Concurrency: cfg.concurrency, ItemSize: cfg.itemSize,
 			CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Started: time.Now().UTC(),
+			LoadAvg: loadAvg(),
 		},
 	}
 	emuLog := io.Discard
@@ -191,6 +194,9 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 	}
 	res.Memory.IdleFreshMB = idle
 	res.Startup.FirstStop = seconds(first.stop())
+	if first.exitErr != nil {
+		logf("warning: the first emulator process exited with %v (log: %s)", first.exitErr, first.logPath)
+	}
 
 	// 2. Existing cluster: this process also serves the point benchmark.
 	logf("starting it again on the same data directory")
@@ -231,7 +237,7 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		}
 	}()
 	res.Config.PGVersion = raw.version
-	sdk, err := newSDKBench(ctx, emu.url, cfg.concurrency)
+	sdk, err := newSDKBench(ctx, emu.url, cfg.concurrency, cfg.http1)
 	if err != nil {
 		return res, err
 	}
@@ -264,14 +270,14 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		}
 		res.Ops = append(res.Ops, opResult{Op: op.name, RawSQL: op.rawSQL, Emulator: es, EmulatorHTTP: eh, Raw: rs, P50Ratio: ratio(es.P50, rs.P50)})
 	}
-	logf("HTTP floor: GET /_emulator/health")
-	if _, res.HTTPFloor, err = w.run(ctx, sdk.health()); err != nil {
-		return res, fmt.Errorf("health requests: %w", err)
-	}
-
 	if res.Memory.AfterBenchMB, err = rssMB(emu.pid()); err != nil {
 		return res, err
 	}
+	logf("HTTP floor: GET /_emulator/health")
+	if res.HTTPFloor, _, err = w.run(ctx, sdk.health()); err != nil {
+		return res, fmt.Errorf("health requests: %w", err)
+	}
+	res.Config.Protocol = sdk.protocol()
 	res.Memory.PeakMB, _ = hwmMB(emu.pid())
 	logf("idling %v after the benchmark", cfg.idleWait)
 	if res.Memory.AfterBenchIdleMB, err = idleRSS(ctx, emu, cfg.idleWait); err != nil {

@@ -48,6 +48,23 @@ func procKB(path, field string) (int64, error) {
 	return 0, fmt.Errorf("no %s line in %s", field, path)
 }
 
+// loadAvg returns the 1-minute load average from /proc/loadavg, or -1.
+func loadAvg() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
 // pgMemory describes the managed PostgreSQL server's processes, which are
 // separate from the emulator process and not part of its RSS.
 type pgMemory struct {

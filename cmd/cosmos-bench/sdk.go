@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -26,9 +27,9 @@ const emulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8m
 type sdkBench struct {
 	endpoint  string
 	http      *http.Client
-	client    *azcosmos.Client
 	db        *azcosmos.DatabaseClient
 	container *azcosmos.ContainerClient
+	proto     atomic.Value // string: the protocol of the last health response
 }
 
 // httpTimeKey is the context key under which an operation passes a
@@ -67,18 +68,24 @@ func timed(ctx context.Context, f func(ctx context.Context) error) (time.Duratio
 }
 
 // newSDKBench connects to the emulator at endpoint and creates a database
-// with a container partitioned on /pk. clients sizes the connection pool.
-func newSDKBench(ctx context.Context, endpoint string, clients int) (*sdkBench, error) {
+// with a container partitioned on /pk. clients sizes the connection pool;
+// http1 turns HTTP/2 off.
+func newSDKBench(ctx context.Context, endpoint string, clients int, http1 bool) (*sdkBench, error) {
 	cred, err := azcosmos.NewKeyCredential(emulatorKey)
 	if err != nil {
 		return nil, err
 	}
 	// Trust the emulator's self-signed certificate, as emulatortest does.
-	httpClient := &http.Client{Timeout: time.Minute, Transport: &http.Transport{
+	tr := &http.Transport{
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // local emulator with a self-signed certificate
-		ForceAttemptHTTP2:   true,
+		ForceAttemptHTTP2:   !http1,
 		MaxIdleConnsPerHost: clients + 1,
-	}}
+	}
+	if http1 {
+		// A non-nil empty map keeps the transport from negotiating h2.
+		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	}
+	httpClient := &http.Client{Timeout: time.Minute, Transport: tr}
 	client, err := azcosmos.NewClientWithKey(endpoint, cred, &azcosmos.ClientOptions{
 		ClientOptions: azcore.ClientOptions{
 			Transport: timingTransport{httpClient},
@@ -95,7 +102,7 @@ func newSDKBench(ctx context.Context, endpoint string, clients int) (*sdkBench, 
 	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
 		return nil, fmt.Errorf("SDK: creating database %s: %w", dbID, err)
 	}
-	b := &sdkBench{endpoint: endpoint, http: httpClient, client: client}
+	b := &sdkBench{endpoint: endpoint, http: httpClient}
 	if b.db, err = client.NewDatabase(dbID); err != nil {
 		return nil, err
 	}
@@ -154,6 +161,13 @@ func (b *sdkBench) replace(items *itemSet) opFunc {
 	}
 }
 
+// protocol returns the HTTP version the health requests used ("HTTP/2.0" or
+// "HTTP/1.1"; the SDK's requests share their transport), or "" before any.
+func (b *sdkBench) protocol() string {
+	p, _ := b.proto.Load().(string)
+	return p
+}
+
 // health sends GET /_emulator/health with the SDK's http.Client, bypassing
 // the SDK: no signature, no routing to a resource, no SQL. Its latency is the
 // floor of any request: loopback, TLS, HTTP/2 and the emulator's HTTP stack.
@@ -164,16 +178,16 @@ func (b *sdkBench) health() opFunc {
 		if err != nil {
 			return 0, err
 		}
-		t0 := time.Now()
 		resp, err := b.http.Do(req)
 		if err != nil {
 			return 0, err
 		}
+		b.proto.Store(resp.Proto)
 		_, err = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if err == nil && resp.StatusCode != http.StatusOK {
 			err = fmt.Errorf("health: %s", resp.Status)
 		}
-		return time.Since(t0), err
+		return 0, err
 	}
 }

@@ -84,7 +84,9 @@ func (w workload) run(ctx context.Context, op opFunc) (total, http latencyStats,
 	}
 	total = newLatencyStats(lat, elapsed)
 	if slices.ContainsFunc(inner, func(d time.Duration) bool { return d > 0 }) {
+		// Latencies only: the throughput is total's.
 		http = newLatencyStats(inner, elapsed)
+		http.Seconds, http.OpsPerSec = 0, 0
 	}
 	return total, http, nil
 }
@@ -139,8 +141,8 @@ func (w workload) loop(ctx context.Context, op opFunc, from, to int) (lat, inner
 // Latencies are in milliseconds.
 type latencyStats struct {
 	Ops       int     `json:"ops"`
-	Seconds   float64 `json:"seconds"`
-	OpsPerSec float64 `json:"ops_per_sec"`
+	Seconds   float64 `json:"seconds,omitempty"`
+	OpsPerSec float64 `json:"ops_per_sec,omitempty"`
 	Mean      float64 `json:"mean_ms"`
 	P50       float64 `json:"p50_ms"`
 	P90       float64 `json:"p90_ms"`

@@ -187,6 +187,9 @@ func main() {
 			regressions = append(regressions, r.name)
 		case r.status == "SKIP":
 			note = r.skipReason
+		case r.status == "NORUN":
+			note = "did not run: the test binary stopped before it (crash or -timeout; see go-test.json)"
+			unexplained = append(unexplained, r.name)
 		case r.status != "PASS":
 			if reason, ok := reasons[r.name]; ok {
 				note = "expected: " + reason
@@ -196,6 +199,13 @@ func main() {
 			}
 		}
 		fmt.Printf("%-*s %-6s %7.2fs  %s\n", w, r.name, r.status, r.elapsed, note)
+	}
+	if counts["NORUN"] > 0 && len(pkgOutput) > 0 {
+		fmt.Println()
+		fmt.Println("sdk-tests: some tests did not run; the last lines go test printed outside any test:")
+		for _, l := range tail(pkgOutput, 30) {
+			fmt.Println("    " + l)
+		}
 	}
 	fmt.Println()
 	fmt.Printf("sdk-tests summary: %d tests: PASS %d, FAIL %d, SKIP %d, NORUN %d\n",
@@ -237,7 +247,7 @@ func main() {
 		}
 	}
 	if len(unexplained) > 0 {
-		fmt.Println("sdk-tests: failing tests without a reason in expected-failures.md:")
+		fmt.Println("sdk-tests: failing tests without a reason in expected-failures.md (add one, or fix the emulator):")
 		for _, n := range unexplained {
 			fmt.Println("    " + n)
 		}

@@ -24,9 +24,18 @@
 # Options:
 #   --update-baseline  rewrite baseline.txt from this run's passing tests
 #   --list             print the emulator test names and exit
-#   -run REGEXP        run only the emulator tests matching REGEXP (no
-#                      baseline verdict: a partial run exits 0 unless a
-#                      selected baseline test failed)
+#   -run REGEXP        run only the emulator tests matching REGEXP; only
+#                      the selected baseline tests are judged
+#
+# Notes:
+#   * The tests dial https://localhost:8081/; the emulator listens on
+#     127.0.0.1 only. localhost resolves to 127.0.0.1 here; where it also
+#     resolves to ::1 (first), Go's dialer gets "connection refused" from ::1
+#     at once and falls back to 127.0.0.1, so nothing needs ::1.
+#   * The span name "query_databases localhost" in TestDatabaseCRUD holds the
+#     endpoint host; the endpoint stays localhost, so it is not patched.
+#   * Results: .sdk-tests/go-test.json (full output), .sdk-tests/results.tsv,
+#     emulator logs .sdk-tests/emulator.log and emulator-8903.log.
 #
 # Environment:
 #   SDK_TESTS_ENDPOINT_RUNNING=1  use emulators already running on
@@ -83,7 +92,7 @@ if [[ $inner -eq 0 ]]; then
 	# ---- 1. copy the module out of the cache -------------------------------
 	# Outside any module, so the repo's go.mod/go.sum are not touched.
 	tmpd="$(mktemp -d)"
-	src="$(cd "$tmpd" && GOFLAGS= GOWORK=off go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')" || true
+	src="$(cd "$tmpd" && GOFLAGS='' GOWORK=off go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')" || true
 	rmdir "$tmpd"
 	if [[ -z "$src" || ! -d "$src" ]]; then
 		echo "run.sh: could not find or download $module@$version" >&2
@@ -98,9 +107,9 @@ if [[ $inner -eq 0 ]]; then
 	chmod -R u+w "$copy"
 
 	# ---- 2. patch expectations tied to Microsoft's emulator -----------------
-	# patch FILE PERL-SUBSTITUTION WHY: applies a substitution that must match
+	# patch_file FILE PERL-SUBSTITUTION WHY: applies a substitution that must match
 	# exactly once, so a new SDK version cannot silently slip past it.
-	patch() {
+	patch_file() {
 		local file="$copy/$1" expr="$2" why="$3" n
 		n="$(perl -0777 -ne "\$n = ($expr); print \$n + 0" "$file")"
 		if [[ "$n" != 1 ]]; then
@@ -118,13 +127,14 @@ if [[ $inner -eq 0 ]]; then
 	# advertises the host the client dialled (so the SDK keeps using
 	# https://localhost:8081/) and the default consistency Session.
 	f=emulator_cosmos_global_endpoint_manager_test.go
-	patch $f 's{accountRegion\{Name: emulatorRegionName, Endpoint: "https://127\.0\.0\.1:8081/"\}}{accountRegion{Name: emulatorRegionName, Endpoint: "https://localhost:8081/"}}g' \
+	patch_file $f 's{accountRegion\{Name: emulatorRegionName, Endpoint: "https://127\.0\.0\.1:8081/"\}}{accountRegion{Name: emulatorRegionName, Endpoint: "https://localhost:8081/"}}g' \
 		'advertised region endpoint is the dialled host https://localhost:8081/, not 127.0.0.1'
-	patch $f 's{AccountConsistency:(\s+)userConsistencyPolicy\{"Strong"\}}{AccountConsistency:$1userConsistencyPolicy{"Session"}}g' \
+	# shellcheck disable=SC2016 # $1 is perl's
+	patch_file $f 's{AccountConsistency:(\s+)userConsistencyPolicy\{"Strong"\}}{AccountConsistency:$1userConsistencyPolicy{"Session"}}g' \
 		'account consistency is Session (the SDK CI starts its emulator with /consistency=Strong)'
 
 	list_tests >"$work/tests.txt"
-	echo "run.sh: $(wc -l <"$work/tests.txt") emulator tests in $(ls "$copy"/emulator_*_test.go | wc -l) files"
+	echo "run.sh: $(wc -l <"$work/tests.txt") emulator tests in $(find "$copy" -maxdepth 1 -name 'emulator_*_test.go' | wc -l) files"
 	if [[ $list -eq 1 ]]; then
 		cat "$work/tests.txt"
 		exit 0

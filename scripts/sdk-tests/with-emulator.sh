@@ -59,6 +59,11 @@ if [[ $# -lt 2 || ${#ports[@]} -eq 0 ]]; then
 fi
 shift # --
 
+if ! command -v curl >/dev/null; then
+	echo "with-emulator.sh: curl is needed (apt-get install -y curl)" >&2
+	exit 2
+fi
+
 proto="${EMULATOR_PROTOCOL:-https}"
 log_dir="${EMULATOR_LOG_DIR:-$repo/.sdk-tests}"
 timeout="${EMULATOR_START_TIMEOUT:-120}"
@@ -76,6 +81,7 @@ healthy() { # port
 
 pids=()
 logs=()
+cmd_pid=""
 show_logs() {
 	local l
 	for l in "${logs[@]}"; do
@@ -85,6 +91,7 @@ show_logs() {
 	done
 }
 
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
 	local rc=$? pid i
 	trap - EXIT INT TERM
@@ -105,9 +112,25 @@ cleanup() {
 	done
 	exit "$rc"
 }
+# On INT/TERM: stop COMMAND's whole process group first, then (EXIT trap)
+# the emulators.
+# shellcheck disable=SC2317 # called by the traps
+on_signal() {
+	local code=$1 i
+	if [[ -n "$cmd_pid" ]] && kill -0 "$cmd_pid" 2>/dev/null; then
+		echo "with-emulator.sh: interrupted; stopping the command" >&2
+		kill -TERM -- "-$cmd_pid" 2>/dev/null || kill -TERM "$cmd_pid" 2>/dev/null || true
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$cmd_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL -- "-$cmd_pid" 2>/dev/null || true
+	fi
+	exit "$code"
+}
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
 
 if [[ -n "$running" ]]; then
 	echo "with-emulator.sh: SDK_TESTS_ENDPOINT_RUNNING set: using the emulator(s) on port(s) ${ports[*]}"
@@ -163,9 +186,18 @@ export COSMOS_ENDPOINT="$proto://127.0.0.1:${ports[0]}/"
 export EMULATOR_LOG="${logs[0]}"
 export EMULATOR_PORTS="${ports[*]}"
 
+# COMMAND runs in the background, in its own process group (set -m), so
+# that a signal to this script is handled at once (bash runs traps only
+# between commands) and can stop COMMAND with all its children (go test and
+# its test binary, say).
 set +e
-"$@"
+set -m
+"$@" &
+cmd_pid=$!
+set +m
+wait "$cmd_pid"
 rc=$?
+cmd_pid=""
 set -e
 
 for i in "${!pids[@]}"; do

@@ -1,0 +1,244 @@
+// Smoke test of cosmos-emulator with the official JavaScript SDK
+// (@azure/cosmos, pinned in package.json). It drives one database, one
+// container and a few items through every point operation the emulator
+// supports, asserting status codes and bodies; it uses no query (items
+// queries and readAll() are not supported yet).
+//
+//   COSMOS_ENDPOINT  default https://127.0.0.1:8081/
+//   COSMOS_KEY       default the well-known emulator key
+//
+// Over https the emulator's self-signed certificate is trusted for real: it
+// is fetched once from /_explorer/emulator.pem (that one fetch skips
+// verification, it is how the certificate is obtained) and given to the
+// client as the only CA of an https.Agent. Over http no agent is passed: a
+// custom agent turns allowInsecureConnection off in the SDK.
+//
+// Exit status 0 when every step passed, 1 otherwise.
+import assert from "node:assert/strict";
+import https from "node:https";
+import { randomUUID } from "node:crypto";
+import { CosmosClient } from "@azure/cosmos";
+
+const endpoint = process.env.COSMOS_ENDPOINT || "https://127.0.0.1:8081/";
+const key =
+  process.env.COSMOS_KEY ||
+  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+
+// A hung request must not hang CI.
+const watchdog = setTimeout(() => {
+  console.error("FAIL smoke test did not finish within 120 s");
+  process.exit(1);
+}, 120_000);
+watchdog.unref();
+
+let stepNo = 0;
+let passed = 0;
+async function step(name, fn) {
+  stepNo++;
+  const label = `${String(stepNo).padStart(2)} ${name}`;
+  try {
+    const detail = await fn();
+    passed++;
+    console.log(`ok   ${label}${detail ? ` (${detail})` : ""}`);
+  } catch (err) {
+    console.log(`FAIL ${label}`);
+    throw err;
+  }
+}
+
+function fetchPem(base) {
+  const url = new URL("_explorer/emulator.pem", base);
+  return new Promise((resolve, reject) => {
+    const req = https.get(url, { rejectUnauthorized: false, timeout: 10_000 }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => (body += chunk));
+      res.on("end", () => {
+        if (res.statusCode !== 200 || !body.includes("BEGIN CERTIFICATE")) {
+          reject(new Error(`GET ${url}: HTTP ${res.statusCode}: ${body.slice(0, 200)}`));
+        } else {
+          resolve(body);
+        }
+      });
+    });
+    req.on("timeout", () => req.destroy(new Error(`GET ${url}: timed out`)));
+    req.on("error", reject);
+  });
+}
+
+/** Runs fn, which must throw an ErrorResponse with the given HTTP code. */
+async function expectError(code, fn) {
+  let caught;
+  try {
+    await fn();
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught, `expected an error with code ${code}, but the call succeeded`);
+  assert.equal(caught.code, code, `expected error code ${code}, got ${caught.code}: ${caught.message}`);
+  return caught;
+}
+
+async function main() {
+  console.log(`@azure/cosmos smoke test against ${endpoint}`);
+  const options = { endpoint, key };
+  if (new URL(endpoint).protocol === "https:") {
+    const pem = await fetchPem(endpoint);
+    options.agent = new https.Agent({ ca: pem, keepAlive: true });
+    console.log("     trusting the emulator certificate from /_explorer/emulator.pem");
+  }
+  const client = new CosmosClient(options);
+
+  const dbId = `js-smoke-${randomUUID()}`;
+  const containerId = "items";
+  let database;
+  let container;
+  let dbCreated = false;
+  try {
+    await step("create database", async () => {
+      const r = await client.databases.create({ id: dbId });
+      assert.equal(r.statusCode, 201);
+      assert.equal(r.resource.id, dbId);
+      database = r.database;
+      dbCreated = true;
+      return dbId;
+    });
+
+    await step("create container with partition key /pk", async () => {
+      const r = await database.containers.create({
+        id: containerId,
+        partitionKey: { paths: ["/pk"] },
+      });
+      assert.equal(r.statusCode, 201);
+      assert.equal(r.resource.id, containerId);
+      assert.deepEqual(r.resource.partitionKey.paths, ["/pk"]);
+      container = r.container;
+    });
+
+    const pk = "p1";
+    const doc = { id: "item1", pk, n: 1, name: "first", tags: ["a", "b"] };
+    let etag1;
+    await step("create item", async () => {
+      const r = await container.items.create(doc);
+      assert.equal(r.statusCode, 201);
+      assert.equal(r.resource.id, doc.id);
+      assert.equal(r.resource.n, 1);
+      assert.deepEqual(r.resource.tags, ["a", "b"]);
+      for (const p of ["_rid", "_self", "_etag", "_ts"]) {
+        assert.ok(r.resource[p] !== undefined, `system property ${p} missing`);
+      }
+      assert.equal(r.etag, r.resource._etag, "etag header must equal the body's _etag");
+      etag1 = r.etag;
+      return `etag ${etag1}`;
+    });
+
+    await step("read item", async () => {
+      const r = await container.item(doc.id, pk).read();
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.resource.id, doc.id);
+      assert.equal(r.resource.name, "first");
+      assert.equal(r.resource._etag, etag1);
+    });
+
+    await step("upsert existing item -> 200", async () => {
+      const r = await container.items.upsert({ ...doc, n: 2, name: "upserted" });
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.resource.n, 2);
+      assert.equal(r.resource.name, "upserted");
+      assert.notEqual(r.etag, etag1, "upsert must change the etag");
+    });
+
+    await step("upsert new item -> 201", async () => {
+      const r = await container.items.upsert({ id: "item2", pk, n: 10 });
+      assert.equal(r.statusCode, 201);
+      assert.equal(r.resource.id, "item2");
+    });
+
+    let staleEtag;
+    let replacedEtag;
+    await step("replace item", async () => {
+      const before = await container.item(doc.id, pk).read();
+      staleEtag = before.etag;
+      const r = await container.item(doc.id, pk).replace({ id: doc.id, pk, n: 3, name: "replaced" });
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.resource.n, 3);
+      assert.equal(r.resource.name, "replaced");
+      assert.equal(r.resource.tags, undefined, "replace must drop properties not in the new body");
+      assert.notEqual(r.etag, staleEtag);
+      replacedEtag = r.etag;
+    });
+
+    await step("patch item (set + incr)", async () => {
+      const r = await container.item(doc.id, pk).patch([
+        { op: "set", path: "/name", value: "patched" },
+        { op: "incr", path: "/n", value: 5 },
+      ]);
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.resource.name, "patched");
+      assert.equal(r.resource.n, 8);
+      assert.notEqual(r.etag, replacedEtag);
+      const again = await container.item(doc.id, pk).read();
+      assert.equal(again.resource.n, 8);
+      assert.equal(again.resource.name, "patched");
+    });
+
+    await step("read missing item -> 404 without throwing", async () => {
+      const r = await container.item("does-not-exist", pk).read();
+      assert.equal(r.statusCode, 404);
+      assert.equal(r.resource, undefined);
+    });
+
+    await step("replace with a stale etag -> 412", async () => {
+      await expectError(412, () =>
+        container
+          .item(doc.id, pk)
+          .replace({ id: doc.id, pk, n: 99 }, { accessCondition: { type: "IfMatch", condition: staleEtag } }),
+      );
+      const r = await container.item(doc.id, pk).read();
+      assert.equal(r.resource.n, 8, "a failed conditional replace must not write");
+    });
+
+    await step("delete item -> 204", async () => {
+      const r = await container.item(doc.id, pk).delete();
+      assert.equal(r.statusCode, 204);
+      const gone = await container.item(doc.id, pk).read();
+      assert.equal(gone.statusCode, 404);
+    });
+
+    await step("read container", async () => {
+      const r = await container.read();
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.resource.id, containerId);
+      assert.deepEqual(r.resource.partitionKey.paths, ["/pk"]);
+    });
+
+    await step("delete container -> 204", async () => {
+      const r = await container.delete();
+      assert.equal(r.statusCode, 204);
+      await expectError(404, () => container.read());
+    });
+
+    await step("delete database -> 204", async () => {
+      const r = await database.delete();
+      assert.equal(r.statusCode, 204);
+      dbCreated = false;
+      await expectError(404, () => database.read());
+    });
+  } finally {
+    if (dbCreated) {
+      await database.delete().catch(() => {});
+    }
+    client.dispose();
+    options.agent?.destroy();
+  }
+  console.log(`js-smoke: ${passed} passed, 0 failed`);
+}
+
+main().catch((err) => {
+  console.error(err?.stack || String(err));
+  if (err?.code !== undefined) console.error(`code: ${err.code}`);
+  if (err?.body !== undefined) console.error(`body: ${JSON.stringify(err.body)}`);
+  if (err?.headers !== undefined) console.error(`headers: ${JSON.stringify(err.headers)}`);
+  console.log(`js-smoke: ${passed} passed, 1 failed`);
+  process.exitCode = 1;
+});
