@@ -16,7 +16,8 @@
 // Exit status 0 when every step passed, 1 otherwise.
 import assert from "node:assert/strict";
 import https from "node:https";
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
+import http from "node:http";
 import { CosmosClient } from "@azure/cosmos";
 
 const endpoint = process.env.COSMOS_ENDPOINT || "https://127.0.0.1:8081/";
@@ -79,12 +80,50 @@ async function expectError(code, fn) {
   return caught;
 }
 
+// signedRequest sends a master-key signed request (reference §2.1): the
+// control endpoints use the same signature as every Cosmos request.
+function signedRequest(method, path, body) {
+  const url = new URL(path, endpoint);
+  const date = new Date().toUTCString();
+  const segs = url.pathname.replace(/^\/+|\/+$/g, "").split("/").map(decodeURIComponent);
+  const [type, link] = segs.length % 2 === 1
+    ? [segs[segs.length - 1], segs.slice(0, -1).join("/")]
+    : [segs[segs.length - 2], segs.join("/")];
+  const payload = `${method.toLowerCase()}\n${type.toLowerCase()}\n${link}\n${date.toLowerCase()}\n\n`;
+  const sig = createHmac("sha256", Buffer.from(key, "base64")).update(payload).digest("base64");
+  const lib = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = lib.request(url, {
+      method,
+      agent: controlAgent,
+      headers: { "x-ms-date": date, authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`), "content-type": "application/json" },
+    }, (res) => {
+      let data = "";
+      res.on("data", (c) => (data += c));
+      res.on("end", () => resolve({ status: res.statusCode, body: data ? JSON.parse(data) : undefined }));
+    });
+    req.on("error", reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+let controlAgent;
+
+async function advanceClock(seconds) {
+  const before = await signedRequest("GET", "/_emulator/clock");
+  assert.equal(before.status, 200, `GET /_emulator/clock: ${JSON.stringify(before.body)}`);
+  const r = await signedRequest("POST", "/_emulator/clock", { advanceSeconds: seconds });
+  assert.equal(r.status, 200, `POST /_emulator/clock: ${JSON.stringify(r.body)}`);
+  assert.ok(r.body.now >= before.body.now + seconds, "emulator time moved forward");
+}
+
 async function main() {
   console.log(`@azure/cosmos smoke test against ${endpoint}`);
   const options = { endpoint, key };
   if (new URL(endpoint).protocol === "https:") {
     const pem = await fetchPem(endpoint);
     options.agent = new https.Agent({ ca: pem, keepAlive: true });
+    controlAgent = options.agent;
     console.log("     trusting the emulator certificate from /_explorer/emulator.pem");
   }
   const client = new CosmosClient(options);
@@ -203,6 +242,29 @@ async function main() {
       assert.equal(r.statusCode, 204);
       const gone = await container.item(doc.id, pk).read();
       assert.equal(gone.statusCode, 404);
+    });
+
+    // Time to live: defaultTtl on the container, ttl on items, and the
+    // emulator clock moved forward through the signed control endpoint
+    // instead of sleeping.
+    await step("TTL: container defaultTtl 60, item ttl -1 and 10, invalid ttl 0 -> 400", async () => {
+      const r = await database.containers.create({ id: `${containerId}-ttl`, partitionKey: { paths: ["/pk"] }, defaultTtl: 60 });
+      assert.equal(r.statusCode, 201);
+      assert.equal(r.resource.defaultTtl, 60);
+      const ttlC = r.container;
+      await ttlC.items.create({ id: "inherits", pk: "t" });
+      await ttlC.items.create({ id: "never", pk: "t", ttl: -1 });
+      await ttlC.items.create({ id: "short", pk: "t", ttl: 10 });
+      await expectError(400, () => ttlC.items.create({ id: "zero", pk: "t", ttl: 0 }));
+      await advanceClock(11);
+      assert.equal((await ttlC.item("short", "t").read()).statusCode, 404, "ttl 10 item must be gone 11 s later");
+      assert.equal((await ttlC.item("inherits", "t").read()).statusCode, 200);
+      await advanceClock(50);
+      assert.equal((await ttlC.item("inherits", "t").read()).statusCode, 404, "defaultTtl 60 item must be gone 61 s later");
+      const never = await ttlC.item("never", "t").read();
+      assert.equal(never.statusCode, 200);
+      assert.equal(never.resource.ttl, -1, "the ttl property stays as written");
+      await ttlC.delete();
     });
 
     await step("read container", async () => {
