@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
+)
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		check func(t *testing.T, addr, proto, pg, dataDir string, ephemeral bool, hosts []string, sweep time.Duration, batch int)
+		err   bool
+	}{
+		{"defaults", nil, nil, func(t *testing.T, addr, proto, pg, dataDir string, eph bool, hosts []string, sweep time.Duration, batch int) {
+			if addr != "127.0.0.1:8081" || proto != "https" || pg != "" || dataDir != ".cosmos-emulator" || eph || len(hosts) != 0 || sweep != time.Second || batch != 1000 {
+				t.Fatalf("defaults: %s %s %q %s %v %v %v %d", addr, proto, pg, dataDir, eph, hosts, sweep, batch)
+			}
+		}, false},
+		{"environment", nil, map[string]string{"COSMOS_EMULATOR_ADDR": "0.0.0.0:9000", "COSMOS_EMULATOR_PG": "postgres://x", "COSMOS_EMULATOR_EPHEMERAL": "true", "COSMOS_EMULATOR_TLS_HOST": "a,b", "COSMOS_EMULATOR_TTL_SWEEP_INTERVAL": "250ms"},
+			func(t *testing.T, addr, proto, pg, dataDir string, eph bool, hosts []string, sweep time.Duration, batch int) {
+				if addr != "0.0.0.0:9000" || pg != "postgres://x" || !eph || strings.Join(hosts, ",") != "a,b" || sweep != 250*time.Millisecond {
+					t.Fatalf("env: %s %q %v %v %v", addr, pg, eph, hosts, sweep)
+				}
+			}, false},
+		{"flags win over environment", []string{"--addr", "127.0.0.1:1", "--protocol", "http", "--tls-host", "x", "--tls-host", "y"}, map[string]string{"COSMOS_EMULATOR_ADDR": "0.0.0.0:9000"},
+			func(t *testing.T, addr, proto, pg, dataDir string, eph bool, hosts []string, sweep time.Duration, batch int) {
+				if addr != "127.0.0.1:1" || proto != "http" || strings.Join(hosts, ",") != "x,y" {
+					t.Fatalf("flags: %s %s %v", addr, proto, hosts)
+				}
+			}, false},
+		{"bad log level", []string{"--log-level", "loud"}, nil, nil, true},
+		{"bad env value", nil, map[string]string{"COSMOS_EMULATOR_EPHEMERAL": "maybe"}, nil, true},
+		{"stray argument", []string{"serve"}, nil, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := ParseFlags(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if (err != nil) != tt.err {
+				t.Fatalf("err = %v, want error %v", err, tt.err)
+			}
+			if err == nil {
+				tt.check(t, cfg.Addr, cfg.Protocol, cfg.PG, cfg.DataDir, cfg.Ephemeral, cfg.TLSHosts, cfg.TTLSweepInterval, cfg.TTLSweepBatch)
+			}
+		})
+	}
+}
+
+// TestRun runs the real program on a random port: it prints the ready line,
+// serves, and shuts down gracefully when its context ends (as on SIGTERM).
+func TestRun(t *testing.T) {
+	cfg, err := ParseFlags([]string{"--addr", "127.0.0.1:0", "--pg", pgtest.NewDatabase(t), "--data-dir", t.TempDir()}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cfg, pw); pw.Close() }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "cosmos-emulator ready: ")
+	if !ok || !strings.HasPrefix(url, "https://127.0.0.1:") {
+		t.Fatalf("ready line %q", line)
+	}
+	go io.Copy(io.Discard, pr) //nolint:errcheck
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed test server
+	for _, p := range []string{"_emulator/health", "_explorer/emulator.pem"} {
+		resp, err := hc.Get(url + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d", p, resp.StatusCode)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run returned %v after a graceful shutdown", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after its context ended")
+	}
+}
+
+func TestMain(m *testing.M) { pgtestMain(m) }
