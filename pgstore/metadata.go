@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -97,9 +98,12 @@ func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
 				return err
 			}
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM cosmos.databases WHERE num = $1`, d.Num)
-		return err
+		if _, err = tx.Exec(ctx, `DELETE FROM cosmos.databases WHERE num = $1`, d.Num); err != nil {
+			return err
+		}
+		return s.notifyMetadataChanged(ctx, tx)
 	})
+	s.cache.clear()
 	return classify("delete database", err)
 }
 
@@ -128,10 +132,10 @@ WHERE (d.id = $1 OR d.rid = $1) AND (c.id = $2 OR c.rid = $2)
 ORDER BY (d.id = $1) DESC, (c.id = $2) DESC LIMIT 1`
 
 // itemsTableDDL creates a container's items table. Its primary key serves
-// point operations, the seq index read feeds in creation order, and two
-// partial indexes serve expiry (see expiry.go): items without their own ttl
-// expire by _ts alone (index on ts), items with their own ttl by the stored
-// expiry time exp. jsonb cannot hold U+0000, which JSON strings may contain:
+// point operations and the seq index read feeds in creation order; the
+// expiry indexes exist only while the container's TTL is on (see
+// expiryIndexesDDL). The table's fillfactor leaves room on each page so that
+// replacing a document is usually a HOT update (no index touched). jsonb cannot hold U+0000, which JSON strings may contain:
 // the query column doc gets U+FFFD instead (the body keeps the original).
 func itemsTableDDL(n int64) string {
 	t := itemsTable(n)
@@ -148,10 +152,24 @@ func itemsTableDDL(n int64) string {
     etag text NOT NULL,
     lsn  bigint NOT NULL,
     PRIMARY KEY (pk, id)
-);
-CREATE UNIQUE INDEX ON ` + t + ` (seq);
-CREATE INDEX ON ` + t + ` (ts) WHERE ttl IS NULL;
-CREATE INDEX ON ` + t + ` (exp) WHERE ttl IS NOT NULL;`
+) WITH (fillfactor = 90);
+CREATE UNIQUE INDEX ON ` + t + ` (seq);`
+}
+
+// expiryIndexesDDL returns the DDL that creates (on) or drops (off) the two
+// partial indexes serving expiry (see expiry.go): items without their own
+// ttl expire by _ts alone (index on ts), items with their own ttl by the
+// stored expiry time exp. They exist only while the container's TTL is on,
+// because indexing ts makes every document write touch an index, which
+// containers without TTL need not pay for.
+func expiryIndexesDDL(n int64, on bool) string {
+	t := itemsTable(n)
+	name := "items_" + strconv.FormatInt(n, 10)
+	if !on {
+		return `DROP INDEX IF EXISTS cosmos.` + name + `_ts_expiry; DROP INDEX IF EXISTS cosmos.` + name + `_exp_expiry;`
+	}
+	return `CREATE INDEX IF NOT EXISTS ` + name + `_ts_expiry ON ` + t + ` (ts) WHERE ttl IS NULL;
+CREATE INDEX IF NOT EXISTS ` + name + `_exp_expiry ON ` + t + ` (exp) WHERE ttl IS NOT NULL;`
 }
 
 // CreateContainer implements emulator.Store.
@@ -177,7 +195,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 		if tag.RowsAffected() == 0 {
 			return emulator.ErrConflict
 		}
-		if _, err := tx.Exec(ctx, itemsTableDDL(num)); err != nil {
+		if _, err := tx.Exec(ctx, itemsTableDDL(num)+"\n"+expiryIndexesDDL(num, p.DefaultTTL != nil)); err != nil {
 			return err
 		}
 		c = emulator.Container{Num: num, DatabaseNum: d.Num, DatabaseID: d.ID, DatabaseRID: d.RID, ID: p.ID, RID: rid,
@@ -191,9 +209,18 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 }
 
 // GetContainer implements emulator.Store.
+// Lookups are served from the container cache (see cache.go) when possible.
 func (s *Store) GetContainer(ctx context.Context, dbRef, collRef string) (emulator.Container, error) {
+	c, ok, gen := s.cache.get(dbRef, collRef)
+	if ok {
+		return c, nil
+	}
 	c, err := scanContainer(s.pool.QueryRow(ctx, lookupContainer, dbRef, collRef))
-	return c, classify("get container", err)
+	if err != nil {
+		return c, classify("get container", err)
+	}
+	s.cache.put(dbRef, collRef, c, gen)
+	return c, nil
 }
 
 // ListContainers implements emulator.Store.
@@ -227,10 +254,16 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 			cur.Num, string(p.Properties), p.DefaultTTL, p.TS, p.ETag); err != nil {
 			return err
 		}
+		if (cur.DefaultTTL == nil) != (p.DefaultTTL == nil) {
+			if _, err := tx.Exec(ctx, expiryIndexesDDL(cur.Num, p.DefaultTTL != nil)); err != nil {
+				return err
+			}
+		}
 		c = cur
 		c.Properties, c.DefaultTTL, c.TS, c.ETag = p.Properties, p.DefaultTTL, p.TS, p.ETag
-		return nil
+		return s.notifyMetadataChanged(ctx, tx)
 	})
+	s.cache.clear()
 	return c, classify("replace container", err)
 }
 
@@ -244,9 +277,12 @@ func (s *Store) DeleteContainer(ctx context.Context, dbRef, collRef string) erro
 		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+itemsTable(cur.Num)); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM cosmos.containers WHERE num = $1`, cur.Num)
-		return err
+		if _, err = tx.Exec(ctx, `DELETE FROM cosmos.containers WHERE num = $1`, cur.Num); err != nil {
+			return err
+		}
+		return s.notifyMetadataChanged(ctx, tx)
 	})
+	s.cache.clear()
 	return classify("delete container", err)
 }
 

@@ -27,7 +27,10 @@ const migrationLockID = 0x436f736d6f73 // "Cosmos"
 // Store is the PostgreSQL implementation of emulator.Store. It is safe for
 // concurrent use; Close releases its connections.
 type Store struct {
-	pool *pgxpool.Pool
+	pool       *pgxpool.Pool
+	cache      *containerCache
+	stopListen context.CancelFunc
+	listenDone chan struct{}
 }
 
 var _ emulator.Store = (*Store)(nil)
@@ -58,11 +61,19 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool}, nil
+	s := &Store{pool: pool, cache: newContainerCache(), listenDone: make(chan struct{})}
+	lctx, cancel := context.WithCancel(context.Background())
+	s.stopListen = cancel
+	go s.listen(lctx, s.listenDone)
+	return s, nil
 }
 
-// Close closes the connection pool.
-func (s *Store) Close() { s.pool.Close() }
+// Close stops the metadata listener and closes the connection pool.
+func (s *Store) Close() {
+	s.stopListen()
+	<-s.listenDone
+	s.pool.Close()
+}
 
 // Pool returns the underlying pool (for benchmarks and diagnostics).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }

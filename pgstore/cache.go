@@ -1,0 +1,117 @@
+package pgstore
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// metadataChannel is the LISTEN/NOTIFY channel on which every change of
+// database or container metadata is announced, so that every emulator
+// process sharing the database drops its cached containers.
+const metadataChannel = "cosmos_metadata"
+
+// containerCache caches container lookups (every item operation needs one)
+// to save a round trip per request. It is only used while its listener is
+// connected to PostgreSQL: any metadata change, by this process or another
+// one, is NOTIFYed in the changing transaction and clears the cache when it
+// commits. A generation counter keeps a lookup that raced with a clear from
+// re-inserting a stale entry.
+type containerCache struct {
+	mu      sync.Mutex
+	enabled bool
+	gen     uint64
+	m       map[[2]string]cachedContainer
+}
+
+type cachedContainer struct {
+	c   emulator.Container
+	gen uint64
+}
+
+func newContainerCache() *containerCache {
+	return &containerCache{m: map[[2]string]cachedContainer{}}
+}
+
+// get returns a cached container, and the generation to pass to put on a
+// miss.
+func (cc *containerCache) get(dbRef, collRef string) (emulator.Container, bool, uint64) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if !cc.enabled {
+		return emulator.Container{}, false, cc.gen
+	}
+	e, ok := cc.m[[2]string{dbRef, collRef}]
+	return e.c, ok, cc.gen
+}
+
+// put caches c if nothing was cleared since generation gen.
+func (cc *containerCache) put(dbRef, collRef string, c emulator.Container, gen uint64) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if !cc.enabled || gen != cc.gen {
+		return
+	}
+	if len(cc.m) > 10000 {
+		cc.m = map[[2]string]cachedContainer{}
+	}
+	cc.m[[2]string{dbRef, collRef}] = cachedContainer{c: c, gen: gen}
+}
+
+// clear drops every entry.
+func (cc *containerCache) clear() {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.gen++
+	clear(cc.m)
+}
+
+func (cc *containerCache) setEnabled(on bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.enabled = on
+	cc.gen++
+	clear(cc.m)
+}
+
+// listen keeps a connection LISTENing on metadataChannel until ctx ends,
+// clearing the cache on every notification; while disconnected the cache
+// is disabled (every lookup goes to PostgreSQL).
+func (s *Store) listen(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
+	for ctx.Err() == nil {
+		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+		if err == nil {
+			if _, err = conn.Exec(ctx, "LISTEN "+metadataChannel); err == nil {
+				s.cache.setEnabled(true)
+				for {
+					if _, err = conn.WaitForNotification(ctx); err != nil {
+						break
+					}
+					s.cache.clear()
+				}
+			}
+			s.cache.setEnabled(false)
+			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_ = conn.Close(closeCtx)
+			cancel()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// notifyMetadataChanged announces a metadata change; inside tx the
+// notification is delivered when tx commits. The local cache is cleared at
+// once as well.
+func (s *Store) notifyMetadataChanged(ctx context.Context, tx pgx.Tx) error {
+	s.cache.clear()
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, '')", metadataChannel)
+	return err
+}

@@ -1,0 +1,93 @@
+package pgstore
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
+)
+
+func expiryIndexCount(t *testing.T, s *Store, num int64) int {
+	t.Helper()
+	var n int
+	if err := s.pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = $1 AND indexname LIKE '%_expiry'`,
+		"items_"+itoa(num)).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func itoa(n int64) string { return itemsTable(n)[len("cosmos.items_"):] }
+
+// TestExpiryIndexesFollowContainerTTL: the expiry indexes exist exactly
+// while the container's TTL is on.
+func TestExpiryIndexesFollowContainerTTL(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	off := newContainer(t, s, nil)
+	if n := expiryIndexCount(t, s, off.Num); n != 0 {
+		t.Fatalf("TTL off: %d expiry indexes, want 0", n)
+	}
+	steps := []struct {
+		ttl  *int32
+		want int
+	}{{i32(-1), 2}, {i32(10), 2}, {nil, 0}, {i32(5), 2}}
+	for _, st := range steps {
+		if _, err := s.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: off.ID, Properties: []byte(`{}`), DefaultTTL: st.ttl, TS: 2, ETag: `"f"`}); err != nil {
+			t.Fatal(err)
+		}
+		if n := expiryIndexCount(t, s, off.Num); n != st.want {
+			t.Fatalf("after replace with defaultTtl %v: %d expiry indexes, want %d", deref(st.ttl), n, st.want)
+		}
+	}
+}
+
+// TestContainerCacheSeesOtherProcessesChanges: two stores (two emulator
+// processes) on one database; a change made through one is seen by the
+// other's cached lookups.
+func TestContainerCacheSeesOtherProcessesChanges(t *testing.T) {
+	pg := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	a, err := Open(ctx, pg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(ctx, pg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	c := newContainer(t, a, nil)
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("store b never saw %s", what)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// wait until b's listener is connected, so that b caches
+	waitFor("its listener connect", func() bool { b.cache.mu.Lock(); defer b.cache.mu.Unlock(); return b.cache.enabled })
+	if got, err := b.GetContainer(ctx, "db", c.ID); err != nil || got.DefaultTTL != nil {
+		t.Fatalf("b: %v %v", got.DefaultTTL, err)
+	}
+	if _, err := a.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: c.ID, Properties: []byte(`{}`), DefaultTTL: i32(7), TS: 2, ETag: `"g"`}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the new defaultTtl", func() bool {
+		got, err := b.GetContainer(ctx, "db", c.ID)
+		return err == nil && got.DefaultTTL != nil && *got.DefaultTTL == 7
+	})
+	if err := a.DeleteContainer(ctx, "db", c.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the deletion", func() bool {
+		_, err := b.GetContainer(ctx, "db", c.ID)
+		return emulator.IsKind(err, emulator.KindNotFound)
+	})
+}
