@@ -74,7 +74,7 @@ func TestRun(t *testing.T) {
 	if !ok || !strings.HasPrefix(url, "https://127.0.0.1:") {
 		t.Fatalf("ready line %q", line)
 	}
-	go io.Copy(io.Discard, pr) //nolint:errcheck
+	go io.Copy(io.Discard, pr)                                                                             //nolint:errcheck
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed test server
 	for _, p := range []string{"_emulator/health", "_explorer/emulator.pem"} {
 		resp, err := hc.Get(url + p)
