@@ -261,13 +261,3 @@ func (s *Service) QueryOffers(ctx context.Context, q Query) ([][]byte, error) {
 	return filterRendered(q, rendered)
 }
 
-// QueryItems will run Cosmos SQL over a container's items. The query engine
-// arrives in a later issue; until then every item query is refused with a
-// 400 that says so (never wrong or unfiltered results).
-func (s *Service) QueryItems(ctx context.Context, dbRef, collRef string, q Query) (Container, error) {
-	c, err := s.store.GetContainer(ctx, dbRef, collRef)
-	if err != nil {
-		return Container{}, err
-	}
-	return c, BadRequest("Queries over items are not supported by this emulator yet (the Cosmos SQL engine is being built); use point reads or the read feed (GET .../docs).")
-}

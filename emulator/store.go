@@ -1,6 +1,11 @@
 package emulator
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+)
 
 // Store persists databases, containers, offers and items. pgstore implements
 // it over PostgreSQL. Every method is safe for concurrent use.
@@ -50,6 +55,12 @@ type Store interface {
 	// ContainerStats counts, for every container, stored rows and live
 	// items as of unix time now.
 	ContainerStats(ctx context.Context, now int64) ([]ContainerStats, error)
+
+	// QueryItems runs one page of a Cosmos SQL query over live items. A
+	// query it cannot translate is a KindBadRequest error saying so; a
+	// continuation token that does not belong to the query is 400
+	// "Invalid Continuation Token".
+	QueryItems(ctx context.Context, p QueryItemsParams) (QueryPage, error)
 }
 
 // Expiry is what decides whether an item is live: the time of the operation
@@ -157,4 +168,26 @@ type ContainerStats struct {
 	StoredRows int64  `json:"storedRows"` // rows in storage, expired ones not yet swept included
 	LiveItems  int64  `json:"liveItems"`  // items a client can see
 	LiveBytes  int64  `json:"liveBytes"`  // their total document size
+}
+
+// QueryItemsParams are the inputs of Store.QueryItems.
+type QueryItemsParams struct {
+	Container Container
+	Expiry    Expiry
+	// PK restricts the query to one logical partition (canonical key);
+	// nil runs it over the whole container.
+	PK *string
+	// Query is the parsed query and Text its source (continuation tokens
+	// are bound to it).
+	Query *cosmosql.Query
+	Text  string
+	// Params are the parameter values by name; a nil value is undefined.
+	Params map[string]json.RawMessage
+	Page   PageRequest
+}
+
+// QueryPage is one page of query results.
+type QueryPage struct {
+	Docs         [][]byte // each a JSON value
+	Continuation string   // "" on the last page
 }

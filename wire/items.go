@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -59,14 +62,11 @@ func (h *handler) postDocs(w http.ResponseWriter, r *http.Request) {
 	case isTrue(r.Header.Get("x-ms-cosmos-is-batch-request")):
 		h.writeError(w, r, emulator.BadRequest("Transactional batch is not supported by this emulator yet."))
 		return
-	case isTrue(r.Header.Get("x-ms-cosmos-is-query-plan-request")) || isQuery(r):
-		q, err := decodeQuery(r)
-		if err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-		_, err = h.svc.QueryItems(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q)
-		h.writeError(w, r, err)
+	case isTrue(r.Header.Get("x-ms-cosmos-is-query-plan-request")):
+		h.queryPlan(w, r)
+		return
+	case isQuery(r):
+		h.queryItems(w, r)
 		return
 	}
 	req, err := itemRequest(r)
@@ -191,4 +191,59 @@ func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
 	}
 	setSession(w, lsn)
 	writeFeed(w, res.Container.RID, "Documents", docs, res.Continuation)
+}
+
+// queryItems serves an item query page.
+func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	q, err := decodeQuery(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	p, err := pageRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	cross := r.Header.Get("x-ms-documentdb-query-enablecrosspartition")
+	if cross == "" {
+		cross = r.Header.Get("x-ms-query-enable-crosspartition")
+	}
+	res, err := h.svc.QueryItems(r.Context(), emulator.QueryRequest{
+		Database: pathVar(r, "db"), Container: pathVar(r, "coll"), Query: q, PartitionKey: pk,
+		RangeID: r.Header.Get("x-ms-documentdb-partitionkeyrangeid"), EnableCrossPartition: isTrue(cross), Page: p,
+	})
+	hd := w.Header()
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	elapsed := float64(time.Since(start).Microseconds()) / 1000
+	hd.Set("x-ms-documentdb-query-metrics", fmt.Sprintf("totalExecutionTimeInMs=%.2f;queryCompileTimeInMs=0.01;queryLogicalPlanBuildTimeInMs=0.01;queryPhysicalPlanBuildTimeInMs=0.01;queryOptimizationTimeInMs=0.01;VMExecutionTimeInMs=%.2f;indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount=%d;retrievedDocumentSize=0;outputDocumentCount=%d;outputDocumentSize=0;writeOutputTimeInMs=0.00;indexUtilizationRatio=1.00", elapsed, elapsed, len(res.Docs), len(res.Docs)))
+	if isTrue(r.Header.Get("x-ms-cosmos-populateindexmetrics")) {
+		hd.Set("x-ms-cosmos-index-utilization", base64.StdEncoding.EncodeToString([]byte(`{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}`)))
+	}
+	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
+	writeFeed(w, res.Container.RID, "Documents", res.Docs, res.Continuation)
+}
+
+// queryPlan answers a query plan request.
+func (h *handler) queryPlan(w http.ResponseWriter, r *http.Request) {
+	q, err := decodeQuery(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	plan, err := h.svc.QueryPlan(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q.Text)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeBody(w, http.StatusOK, plan)
 }

@@ -1,4 +1,8 @@
-// Command cosmos-bench measures the emulator end to end, in one run:
+// Command cosmos-bench measures the emulator end to end. -scenario picks
+// what: point (the default), ttl, or all (both, one after the other, each
+// with its own emulator processes and data directory).
+//
+// The point scenario measures, in one run:
 //
 //  1. Ready time: it starts the emulator binary (-bin) as a subprocess on a
 //     fresh data directory and times it until it prints its ready line
@@ -15,6 +19,17 @@
 //     database; for each, ops/s, p50 and p99, and the emulator/raw ratio of
 //     the p50s.
 //
+// The ttl scenario (see ttl.go) measures a container with many expired
+// items that have not been swept yet (-ttl-items, -ttl-live): the TTL
+// sweeper's throughput for each --ttl-sweep-batch of -ttl-batches, SDK point
+// reads without and during a sweep, and the read feed (standing in for a
+// query until item queries exist) against a container holding only the live
+// items. It seeds the items tables directly through pgx and takes a few
+// minutes with the defaults (1,000,000 items, 900,000 expired).
+//
+// Targets are measured and reported (met or MISSED), never asserted: the
+// exit status says only whether the run itself worked.
+//
 // By default the emulator manages its own PostgreSQL in the temporary data
 // directory, and the raw statements reach that cluster over its Unix socket;
 // with -pg the emulator runs with --pg against that database and the raw
@@ -25,6 +40,7 @@
 //
 //	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
 //	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-concurrency 1] [-json]
+//	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batches 1000,5000] [-ttl-explain]
 //
 // It runs on Linux (it reads /proc for memory figures).
 package main
@@ -40,6 +56,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -47,6 +64,7 @@ import (
 
 // config holds the command-line flags.
 type config struct {
+	scenario     string // point, ttl or all
 	bin          string
 	emulatorArgs []string
 	pg           string
@@ -60,6 +78,7 @@ type config struct {
 	jsonOut      bool
 	keep         bool
 	verbose      bool
+	ttl          ttlConfig
 }
 
 func main() {
@@ -97,6 +116,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var emuArgs string
 	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
 	fs.SetOutput(out)
+	fs.StringVar(&cfg.scenario, "scenario", "point", "what to measure: point (ready time, memory, point operations), ttl (expired items: sweeper, reads during sweeps, feeds), or all")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
@@ -110,8 +130,25 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of a table")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary data directory (and the emulator logs in it)")
 	fs.BoolVar(&cfg.verbose, "v", false, "copy the emulator's log (its stderr) to stderr")
+	var batches string
+	fs.IntVar(&cfg.ttl.items, "ttl-items", 1_000_000, "ttl: items stored in the big container")
+	fs.IntVar(&cfg.ttl.live, "ttl-live", 100_000, "ttl: how many of them are live (the rest have expired)")
+	fs.IntVar(&cfg.ttl.partitions, "ttl-partitions", 1000, "ttl: logical partitions the items spread over")
+	fs.IntVar(&cfg.ttl.size, "ttl-size", 400, "ttl: size in bytes of each item's JSON")
+	fs.StringVar(&batches, "ttl-batches", "1000,5000", "ttl: --ttl-sweep-batch values to measure, comma-separated (the targets are checked on the first)")
+	fs.IntVar(&cfg.ttl.reads, "ttl-reads", 3000, "ttl: measured SDK point reads per phase (after -warmup unmeasured ones)")
+	fs.IntVar(&cfg.ttl.feedRuns, "ttl-feed-runs", 5, "ttl: runs of each full read feed (the median is reported; single-partition feeds run 10 times as often)")
+	fs.BoolVar(&cfg.ttl.interleave, "ttl-interleave", false, "ttl: spread the live items evenly over the creation order instead of making them the newest")
+	fs.BoolVar(&cfg.ttl.explain, "ttl-explain", false, "ttl: print EXPLAIN (ANALYZE, BUFFERS) of the sweep batch, point read and read-feed statements to stderr")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
+	}
+	for _, f := range strings.Split(batches, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("-ttl-batches: %q is not a positive number", f)
+		}
+		cfg.ttl.batches = append(cfg.ttl.batches, n)
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
@@ -126,12 +163,22 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-concurrency must be at least 1")
 	case cfg.itemSize < 128:
 		return cfg, errors.New("-size must be at least 128")
+	case cfg.scenario != "point" && cfg.scenario != "ttl" && cfg.scenario != "all":
+		return cfg, fmt.Errorf("-scenario must be point, ttl or all, not %q", cfg.scenario)
+	case cfg.ttl.items < 1 || cfg.ttl.live < 1 || cfg.ttl.live > cfg.ttl.items:
+		return cfg, errors.New("-ttl-items and -ttl-live must be positive, with -ttl-live at most -ttl-items")
+	case cfg.ttl.partitions < 1 || cfg.ttl.partitions > cfg.ttl.live:
+		return cfg, errors.New("-ttl-partitions must be between 1 and -ttl-live")
+	case cfg.ttl.size < 128:
+		return cfg, errors.New("-ttl-size must be at least 128")
+	case cfg.ttl.reads < 1 || cfg.ttl.feedRuns < 1:
+		return cfg, errors.New("-ttl-reads and -ttl-feed-runs must be at least 1")
 	}
 	return cfg, nil
 }
 
-// run performs the whole benchmark. It returns the results gathered so far
-// even when it fails part-way, so they can still be printed.
+// run performs the scenarios cfg selects. It returns the results gathered
+// so far even when it fails part-way, so they can still be printed.
 func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error) {
 	logf := func(format string, args ...any) { fmt.Fprintf(logw, "cosmos-bench: "+format+"\n", args...) }
 	bin, err := filepath.Abs(cfg.bin)
@@ -150,47 +197,85 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 	} else {
 		defer os.RemoveAll(workDir)
 	}
-	// Short on purpose: the managed cluster's socket, DataDir/postgres/run/
-	// .s.PGSQL.5432, must fit a Unix socket address (about 107 bytes).
-	dataDir := filepath.Join(workDir, "data")
-
 	res := &results{
 		Config: runConfig{
-			Binary: bin, EmulatorArgs: cfg.emulatorArgs, ExternalPG: cfg.pg != "",
+			Scenario: cfg.scenario,
+			Binary:   bin, EmulatorArgs: cfg.emulatorArgs, ExternalPG: cfg.pg != "",
 			HTTP1: cfg.http1, N: cfg.n, Warmup: cfg.warmup, Concurrency: cfg.concurrency, ItemSize: cfg.itemSize,
 			CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Started: time.Now().UTC(),
 			LoadAvg: loadAvg(),
 		},
 	}
-	emuLog := io.Discard
+	b := &bench{cfg: cfg, bin: bin, workDir: workDir, emuLog: io.Discard, logf: logf}
 	if cfg.verbose {
-		emuLog = logw
+		b.emuLog = logw
 	}
-	start := func(n int) (*emulatorProcess, error) {
-		addr, err := freeAddr()
+	if cfg.scenario == "point" || cfg.scenario == "all" {
+		res.Point = true
+		if err := b.runPoint(ctx, res); err != nil {
+			return res, fmt.Errorf("point scenario: %w", err)
+		}
+	}
+	if cfg.scenario == "ttl" || cfg.scenario == "all" {
+		res.TTL = &ttlResult{}
+		err := b.runTTL(ctx, res.TTL)
+		res.TTL.check()
 		if err != nil {
-			return nil, err
+			return res, fmt.Errorf("ttl scenario: %w", err)
 		}
-		args := []string{"--data-dir", dataDir, "--addr", addr}
-		if cfg.pg != "" {
-			args = append(args, "--pg", cfg.pg)
-		}
-		args = append(args, cfg.emulatorArgs...)
-		return startEmulator(ctx, bin, args, filepath.Join(workDir, fmt.Sprintf("emulator-%d.log", n)), emuLog, cfg.readyTimeout)
+	}
+	return res, nil
+}
+
+// bench is what the scenarios of a run share.
+type bench struct {
+	cfg     config
+	bin     string    // the emulator binary, absolute
+	workDir string    // the run's temporary directory
+	emuLog  io.Writer // where the emulators' logs are copied (besides their files)
+	logf    func(format string, args ...any)
+}
+
+// start starts the emulator on dataDir (a directory under workDir, short on
+// purpose: the managed cluster's socket, dataDir/postgres/run/.s.PGSQL.5432,
+// must fit a Unix socket address of about 107 bytes) at a free port, with
+// the user's -emulator-args followed by extra, and logs to logName in
+// workDir.
+func (b *bench) start(ctx context.Context, dataDir, logName string, extra ...string) (*emulatorProcess, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"--data-dir", dataDir, "--addr", addr}
+	if b.cfg.pg != "" {
+		args = append(args, "--pg", b.cfg.pg)
+	}
+	args = append(args, b.cfg.emulatorArgs...)
+	args = append(args, extra...)
+	return startEmulator(ctx, b.bin, args, filepath.Join(b.workDir, logName), b.emuLog, b.cfg.readyTimeout)
+}
+
+// runPoint runs the point scenario: ready times, memory, and point
+// operations through the SDK against raw pgx.
+func (b *bench) runPoint(ctx context.Context, res *results) (err error) {
+	cfg, logf, bin := b.cfg, b.logf, b.bin
+	dataDir := filepath.Join(b.workDir, "data")
+	start := func(n int) (*emulatorProcess, error) {
+		return b.start(ctx, dataDir, fmt.Sprintf("emulator-%d.log", n))
 	}
 
 	// 1. Fresh start: initdb (managed cluster), migrations, certificate.
 	logf("starting %s on a fresh data directory %s", filepath.Base(bin), dataDir)
 	first, err := start(1)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.Startup.Fresh = seconds(first.ready)
 	logf("fresh start ready in %v; idling %v", first.ready.Round(time.Millisecond), cfg.idleWait)
 	idle, err := idleRSS(ctx, first, cfg.idleWait)
 	if err != nil {
 		first.stop()
-		return res, err
+		return err
 	}
 	res.Memory.IdleFreshMB = idle
 	res.Startup.FirstStop = seconds(first.stop())
@@ -202,7 +287,7 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 	logf("starting it again on the same data directory")
 	emu, err := start(2)
 	if err != nil {
-		return res, err
+		return err
 	}
 	defer func() {
 		d := emu.stop()
@@ -215,7 +300,7 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 	res.Config.Endpoint = emu.url
 	logf("existing-cluster start ready in %v at %s; idling %v", emu.ready.Round(time.Millisecond), emu.url, cfg.idleWait)
 	if res.Memory.IdleMB, err = idleRSS(ctx, emu, cfg.idleWait); err != nil {
-		return res, err
+		return err
 	}
 
 	// 3. Point operations, SDK against the emulator and raw pgx against its
@@ -223,13 +308,13 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 	pgConn := cfg.pg
 	if pgConn == "" {
 		if pgConn, err = managedConnString(dataDir); err != nil {
-			return res, err
+			return err
 		}
 	}
 	res.Config.PGConn = pgConn
 	raw, err := newRawBench(ctx, pgConn, cfg.concurrency)
 	if err != nil {
-		return res, err
+		return err
 	}
 	defer func() {
 		if cerr := raw.close(context.Background()); cerr != nil && err == nil {
@@ -239,7 +324,7 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 	res.Config.PGVersion = raw.version
 	sdk, err := newSDKBench(ctx, emu.url, cfg.concurrency, cfg.http1)
 	if err != nil {
-		return res, err
+		return err
 	}
 	defer func() {
 		if cerr := sdk.close(context.Background()); cerr != nil && err == nil {
@@ -261,32 +346,32 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		logf("%s: SDK via the emulator", op.name)
 		es, eh, err := w.run(ctx, op.sdk)
 		if err != nil {
-			return res, fmt.Errorf("%s through the SDK: %w", op.name, err)
+			return fmt.Errorf("%s through the SDK: %w", op.name, err)
 		}
 		logf("%s: raw pgx %s", op.name, op.rawSQL)
 		rs, _, err := w.run(ctx, op.raw)
 		if err != nil {
-			return res, fmt.Errorf("raw %s: %w", op.name, err)
+			return fmt.Errorf("raw %s: %w", op.name, err)
 		}
 		res.Ops = append(res.Ops, opResult{Op: op.name, RawSQL: op.rawSQL, Emulator: es, EmulatorHTTP: eh, Raw: rs, P50Ratio: ratio(es.P50, rs.P50)})
 	}
 	if res.Memory.AfterBenchMB, err = rssMB(emu.pid()); err != nil {
-		return res, err
+		return err
 	}
 	logf("HTTP floor: GET /_emulator/health")
 	if res.HTTPFloor, _, err = w.run(ctx, sdk.health()); err != nil {
-		return res, fmt.Errorf("health requests: %w", err)
+		return fmt.Errorf("health requests: %w", err)
 	}
 	res.Config.Protocol = sdk.protocol()
 	res.Memory.PeakMB, _ = hwmMB(emu.pid())
 	logf("idling %v after the benchmark", cfg.idleWait)
 	if res.Memory.AfterBenchIdleMB, err = idleRSS(ctx, emu, cfg.idleWait); err != nil {
-		return res, err
+		return err
 	}
 	if cfg.pg == "" {
 		res.Memory.Postgres = postgresMemory(dataDir)
 	}
-	return res, nil
+	return nil
 }
 
 // idleRSS waits d with no traffic and returns the emulator's VmRSS in MB.

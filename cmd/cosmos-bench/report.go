@@ -19,16 +19,22 @@ const (
 // results is everything a run measured; it is also the -json document.
 // Zero values mean "not measured" (the run failed before).
 type results struct {
-	Config  runConfig     `json:"config"`
-	Startup startupResult `json:"startup_seconds"`
-	Memory  memoryResult  `json:"emulator_memory_mb"`
-	Ops     []opResult    `json:"point_operations"`
+	Config runConfig `json:"config"`
+	// Point says whether the point scenario ran; the next four fields are
+	// its results.
+	Point   bool          `json:"-"`
+	Startup startupResult `json:"startup_seconds,omitzero"`
+	Memory  memoryResult  `json:"emulator_memory_mb,omitzero"`
+	Ops     []opResult    `json:"point_operations,omitempty"`
 	// HTTPFloor times GET /_emulator/health over the SDK's connection.
-	HTTPFloor latencyStats `json:"http_floor_health"`
+	HTTPFloor latencyStats `json:"http_floor_health,omitzero"`
+	// TTL is the ttl scenario's results, if it ran.
+	TTL *ttlResult `json:"ttl,omitempty"`
 }
 
 // runConfig describes the run.
 type runConfig struct {
+	Scenario     string   `json:"scenario"`
 	Binary       string   `json:"binary"`
 	EmulatorArgs []string `json:"emulator_args,omitempty"`
 	Endpoint     string   `json:"endpoint,omitempty"`
@@ -111,6 +117,17 @@ func writeReport(w io.Writer, r *results) {
 		fmt.Fprintf(w, "load      %.2f (1-minute average before the run)%s\n", c.LoadAvg, note)
 	}
 	fmt.Fprintf(w, "emulator  %s %s\n", c.Binary, strings.Join(c.EmulatorArgs, " "))
+	if r.Point {
+		writePointReport(w, r)
+	}
+	if r.TTL != nil {
+		writeTTLReport(w, c, r.TTL)
+	}
+}
+
+// writePointReport writes the point scenario's tables.
+func writePointReport(w io.Writer, r *results) {
+	c := r.Config
 	if c.Endpoint != "" {
 		proto := c.Protocol
 		if c.HTTP1 {

@@ -67,13 +67,13 @@ func timed(ctx context.Context, f func(ctx context.Context) error) (time.Duratio
 	return d, err
 }
 
-// newSDKBench connects to the emulator at endpoint and creates a database
-// with a container partitioned on /pk. clients sizes the connection pool;
-// http1 turns HTTP/2 off.
-func newSDKBench(ctx context.Context, endpoint string, clients int, http1 bool) (*sdkBench, error) {
+// newSDKClient returns an SDK client of the emulator at endpoint, and the
+// http.Client under it. clients sizes the connection pool; http1 turns
+// HTTP/2 off. The SDK does not retry, so errors show up instead of latency.
+func newSDKClient(endpoint string, clients int, http1 bool) (*azcosmos.Client, *http.Client, error) {
 	cred, err := azcosmos.NewKeyCredential(emulatorKey)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Trust the emulator's self-signed certificate, as emulatortest does.
 	tr := &http.Transport{
@@ -94,11 +94,27 @@ func newSDKBench(ctx context.Context, endpoint string, clients int, http1 bool) 
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("SDK client: %w", err)
+		return nil, nil, fmt.Errorf("SDK client: %w", err)
 	}
+	return client, httpClient, nil
+}
+
+// newDatabaseID returns a fresh database id for a run.
+func newDatabaseID() string {
 	suffix := make([]byte, 4)
 	_, _ = rand.Read(suffix)
-	dbID := "cosmos-bench-" + hex.EncodeToString(suffix)
+	return "cosmos-bench-" + hex.EncodeToString(suffix)
+}
+
+// newSDKBench connects to the emulator at endpoint and creates a database
+// with a container partitioned on /pk. clients sizes the connection pool;
+// http1 turns HTTP/2 off.
+func newSDKBench(ctx context.Context, endpoint string, clients int, http1 bool) (*sdkBench, error) {
+	client, httpClient, err := newSDKClient(endpoint, clients, http1)
+	if err != nil {
+		return nil, err
+	}
+	dbID := newDatabaseID()
 	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
 		return nil, fmt.Errorf("SDK: creating database %s: %w", dbID, err)
 	}

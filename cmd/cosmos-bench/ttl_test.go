@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+func TestLayout(t *testing.T) {
+	for _, interleave := range []bool{false, true} {
+		cfg := ttlConfig{items: 1000, live: 100, partitions: 10, interleave: interleave}
+		l := newLayout(cfg)
+		perPartition := map[string]int{}
+		prev := -1
+		for j := range cfg.live {
+			g := l.liveG(j)
+			if g <= prev || g >= cfg.items {
+				t.Fatalf("interleave %v: live item %d is item number %d after %d", interleave, j, g, prev)
+			}
+			prev = g
+			perPartition[l.key(j).pk]++
+		}
+		if len(perPartition) != cfg.partitions {
+			t.Fatalf("interleave %v: live items in %d partitions, want %d", interleave, len(perPartition), cfg.partitions)
+		}
+		for pk, n := range perPartition {
+			if n != cfg.live/cfg.partitions {
+				t.Fatalf("interleave %v: partition %s has %d live items", interleave, pk, n)
+			}
+		}
+	}
+	if got := newLayout(ttlConfig{items: 1000, live: 100, partitions: 10}).key(0).id; got != "item-900" {
+		t.Fatalf("first live id %q", got)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -50000: "-50,000"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestSeedSQL seeds real items tables (created by pgstore, as the emulator
+// does) and checks through the store that exactly the items the layout
+// calls live are live, readable under their ids and partition keys, and
+// shaped as the scenario says.
+func TestSeedSQL(t *testing.T) {
+	ctx := context.Background()
+	conn := pgtest.NewDatabase(t)
+	s, err := pgstore.Open(ctx, conn, pgstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	pool, err := pgxpool.New(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
+		t.Fatal(err)
+	}
+	ttl := int32(ttlDefaultTTL)
+	const now = 1_800_000_000
+	for _, interleave := range []bool{false, true} {
+		cfg := ttlConfig{items: 3000, live: 300, partitions: 30, size: 300, interleave: interleave}
+		lay := newLayout(cfg)
+		id := "c-" + lay.name()
+		c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: id, Properties: []byte(`{"id":"` + id + `"}`),
+			PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, DefaultTTL: &ttl, TS: 1, ETag: `"e"`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		table := "cosmos.items_" + strconv.FormatInt(c.Num, 10)
+		st := &ttlStore{pool: pool, lay: lay}
+		r, err := st.seed(ctx, table, "all", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Rows != int64(cfg.items) {
+			t.Fatalf("%s: seeded %d rows", lay.name(), r.Rows)
+		}
+		e := emulator.Expiry{Now: now, DefaultTTL: &ttl}
+		stats, err := s.CountItems(ctx, c, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.StoredRows != int64(cfg.items) || stats.LiveItems != int64(cfg.live) {
+			t.Fatalf("%s: %d stored, %d live", lay.name(), stats.StoredRows, stats.LiveItems)
+		}
+		for j := range cfg.live {
+			k := lay.key(j)
+			pk, _ := emulator.PartitionKeyFromJSON([]any{k.pk})
+			it, err := s.ReadItem(ctx, emulator.ItemKey{Container: c, PK: pk.Canonical(), ID: k.id, Expiry: e})
+			if err != nil {
+				t.Fatalf("%s: live item %d (%s/%s): %v", lay.name(), j, k.pk, k.id, err)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(it.Body, &doc); err != nil {
+				t.Fatalf("%s: body %s: %v", lay.name(), it.Body, err)
+			}
+			if doc["id"] != k.id || doc["pk"] != k.pk || len(it.Body) != cfg.size || it.TS <= now-ttlDefaultTTL {
+				t.Fatalf("%s: live item %d: ts %d, %d-byte body %s", lay.name(), j, it.TS, len(it.Body), it.Body)
+			}
+			if !strings.HasPrefix(it.ETag, `"`) || !bytes.Contains(it.Body, []byte(`"kind":"ttl-bench"`)) {
+				t.Fatalf("%s: live item %d: etag %s", lay.name(), j, it.ETag)
+			}
+		}
+		// Reseeding the expired rows after a delete restores the backlog.
+		if _, err := pool.Exec(ctx, `DELETE FROM `+table+` WHERE ts <= $1`, int64(now-ttlDefaultTTL)); err != nil {
+			t.Fatal(err)
+		}
+		if r, err = st.seed(ctx, table, "expired", now); err != nil || r.Rows != int64(cfg.items-cfg.live) {
+			t.Fatalf("%s: reseeding: %d rows, %v", lay.name(), r.Rows, err)
+		}
+		n, err := s.DeleteExpired(ctx, now, 10*cfg.items)
+		if err != nil || n != cfg.items-cfg.live {
+			t.Fatalf("%s: the store's sweep deleted %d rows (%v), want %d", lay.name(), n, err, cfg.items-cfg.live)
+		}
+	}
+}

@@ -1,0 +1,356 @@
+package compat_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+)
+
+// queryEnv is one emulator with a container of seeded items, shared by the
+// query tests (each subtest reads only).
+type queryEnv struct {
+	e    *emulatortest.Emulator
+	c    *azcosmos.ContainerClient
+	ctx  context.Context
+	once sync.Once
+}
+
+func newQueryEnv(t *testing.T, docs []map[string]any) *queryEnv {
+	t.Helper()
+	env := &queryEnv{e: emulatortest.Start(t), ctx: context.Background()}
+	cl := env.e.Client(t)
+	if _, err := cl.CreateDatabase(env.ctx, azcosmos.DatabaseProperties{ID: "q"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := cl.NewDatabase("q")
+	if _, err := db.CreateContainer(env.ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	env.c, _ = db.NewContainer("c")
+	for _, d := range docs {
+		b, _ := json.Marshal(d)
+		var pk azcosmos.PartitionKey
+		switch v := d["pk"].(type) {
+		case string:
+			pk = azcosmos.NewPartitionKeyString(v)
+		case float64:
+			pk = azcosmos.NewPartitionKeyNumber(v)
+		case int:
+			pk = azcosmos.NewPartitionKeyNumber(float64(v))
+		case nil:
+			pk = azcosmos.NullPartitionKey
+		}
+		if _, err := env.c.CreateItem(env.ctx, pk, b, nil); err != nil {
+			t.Fatalf("seed %s: %v", b, err)
+		}
+	}
+	return env
+}
+
+// run collects every result of a query across pages, checking the headers
+// the SDK's own tests check on every page.
+func (env *queryEnv) run(t *testing.T, query string, pk *azcosmos.PartitionKey, opts *azcosmos.QueryOptions) ([]json.RawMessage, int, error) {
+	t.Helper()
+	key := azcosmos.NewPartitionKey()
+	if pk != nil {
+		key = *pk
+	}
+	pager := env.c.NewQueryItemsPager(query, key, opts)
+	var out []json.RawMessage
+	pages := 0
+	for pager.More() {
+		resp, err := pager.NextPage(env.ctx)
+		if err != nil {
+			return out, pages, err
+		}
+		pages++
+		if resp.QueryMetrics == nil || resp.ActivityID == "" || resp.RequestCharge <= 0 {
+			t.Fatalf("page %d lacks query metrics, activity id or charge", pages)
+		}
+		for _, it := range resp.Items {
+			out = append(out, json.RawMessage(it))
+		}
+	}
+	return out, pages, nil
+}
+
+func canonical(t *testing.T, docs []json.RawMessage) []any {
+	t.Helper()
+	out := []any{}
+	for _, d := range docs {
+		var v any
+		if err := json.Unmarshal(d, &v); err != nil {
+			t.Fatal(err)
+		}
+		if m, ok := v.(map[string]any); ok {
+			for _, k := range []string{"_rid", "_self", "_etag", "_attachments", "_ts"} {
+				delete(m, k)
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+var semanticsDocs = []map[string]any{
+	{"id": "1", "pk": "a", "n": 1, "s": "x", "tags": []any{"red", "blue"}, "o": map[string]any{"k": 1}},
+	{"id": "2", "pk": "a", "n": 2.5, "s": "y", "tags": []any{"blue"}, "nul": nil},
+	{"id": "3", "pk": "b", "n": "3", "s": "z", "tags": []any{}},
+	{"id": "4", "pk": "b", "s": "Ω"},
+	{"id": "5", "pk": "c", "n": true, "s": "é"},
+}
+
+// TestQuerySemantics: each case cites the reference section it checks.
+func TestQuerySemantics(t *testing.T) {
+	t.Parallel()
+	env := newQueryEnv(t, semanticsDocs)
+	pkA := azcosmos.NewPartitionKeyString("a")
+	tests := []struct {
+		name    string
+		query   string
+		pk      *azcosmos.PartitionKey
+		params  []azcosmos.QueryParameter
+		want    string // JSON array; order-sensitive
+		ordered bool
+	}{
+		{"§6.2 missing property is undefined, not null", `SELECT VALUE c.id FROM c WHERE IS_NULL(c.nul)`, nil, nil, `["2"]`, false},
+		{"§6.2 IS_DEFINED", `SELECT VALUE c.id FROM c WHERE NOT IS_DEFINED(c.n) `, nil, nil, `["4"]`, false},
+		{"§6.3 comparison across types is undefined (filtered)", `SELECT VALUE c.id FROM c WHERE c.n > 0`, nil, nil, `["1","2"]`, false},
+		{"§6.3 equality is type-strict", `SELECT VALUE c.id FROM c WHERE c.n = 3`, nil, nil, `[]`, false},
+		{"§6.3 NOT of undefined stays undefined", `SELECT VALUE c.id FROM c WHERE NOT (c.n > 0)`, nil, nil, `[]`, false},
+		{"§6.3 OR with true wins over undefined", `SELECT VALUE c.id FROM c WHERE c.n > 0 OR c.s = "z"`, nil, nil, `["1","2","3"]`, false},
+		{"§6.3 arithmetic on non-numbers is undefined", `SELECT VALUE c.n * 2 FROM c`, nil, nil, `[2,5]`, false},
+		{"§6.3 string concatenation", `SELECT VALUE c.s || "!" FROM c WHERE c.pk = "a"`, nil, nil, `["x!","y!"]`, false},
+		{"§6.3 IN", `SELECT VALUE c.id FROM c WHERE c.s IN ("x", "z", 1)`, nil, nil, `["1","3"]`, false},
+		{"§6.3 BETWEEN", `SELECT VALUE c.id FROM c WHERE c.n BETWEEN 1 AND 2`, nil, nil, `["1"]`, false},
+		{"§6.3 LIKE", `SELECT VALUE c.id FROM c WHERE c.s LIKE "[x-y]%"`, nil, nil, `["1","2"]`, false},
+		{"§6.3 ternary and coalesce", `SELECT VALUE (c.n ?? "none") FROM c WHERE c.pk = "b"`, nil, nil, `["3","none"]`, false},
+		{"§6.5 projection drops undefined members", `SELECT c.id, c.n FROM c WHERE c.pk = "b"`, nil, nil, `[{"id":"3","n":"3"},{"id":"4"}]`, false},
+		{"§6.5 implicit names", `SELECT c.o.k, 1 + 1, "lit" FROM c WHERE c.id = "1"`, nil, nil, `[{"k":1,"$1":2,"$2":"lit"}]`, false},
+		{"§6.5 aliases and object/array constructors", `SELECT {"a": c.id, "m": c.missing} AS obj, [c.id, c.missing] AS arr FROM c WHERE c.id = "1"`, nil, nil, `[{"obj":{"a":"1"},"arr":["1",null]}]`, false},
+		{"§6.2 SELECT VALUE undefined yields no row", `SELECT VALUE c.missing FROM c`, nil, nil, `[]`, false},
+		{"§6.6 JOIN over arrays", `SELECT c.id, t AS tag FROM c JOIN t IN c.tags`, nil, nil, `[{"id":"1","tag":"red"},{"id":"1","tag":"blue"},{"id":"2","tag":"blue"}]`, false},
+		{"§6.6 FROM x IN c.arr", `SELECT VALUE t FROM t IN c.tags`, nil, nil, `["red","blue","blue"]`, false},
+		{"§6.6 FROM a path", `SELECT VALUE o FROM c.o o`, nil, nil, `[{"k":1}]`, false},
+		{"§6.7 ORDER BY across types: null < bool < number < string", `SELECT VALUE c.id FROM c ORDER BY c.n`, &pkA, nil, `["1","2"]`, true},
+		{"§6.7 ORDER BY DESC", `SELECT VALUE c.s FROM c ORDER BY c.s DESC`, &pkA, nil, `["y","x"]`, true},
+		{"§6.7 TOP", `SELECT TOP 1 VALUE c.id FROM c ORDER BY c.id`, &pkA, nil, `["1"]`, true},
+		{"§6.7 OFFSET LIMIT", `SELECT VALUE c.id FROM c ORDER BY c.id OFFSET 1 LIMIT 1`, &pkA, nil, `["2"]`, true},
+		{"§6.8 COUNT skips undefined", `SELECT VALUE COUNT(c.n) FROM c`, &pkA, nil, `[2]`, false},
+		{"§6.8 SUM and AVG", `SELECT VALUE {"sum": SUM(c.n), "avg": AVG(c.n), "min": MIN(c.n), "max": MAX(c.n)} FROM c`, &pkA, nil, `[{"sum":3.5,"avg":1.75,"min":1,"max":2.5}]`, false},
+		{"§6.8 SUM over a non-number is undefined", `SELECT VALUE SUM(c.s) FROM c`, &pkA, nil, `[]`, false},
+		{"§7.2 parameters", `SELECT VALUE c.id FROM c WHERE c.s = @s AND ARRAY_CONTAINS(@ids, c.id)`, nil, []azcosmos.QueryParameter{{Name: "@s", Value: "y"}, {Name: "@ids", Value: []string{"1", "2"}}}, `["2"]`, false},
+		{"§7.2 an unsupplied parameter is undefined", `SELECT VALUE c.id FROM c WHERE c.s = @missing`, nil, nil, `[]`, false},
+		{"§6.10 string functions", `SELECT VALUE [UPPER(c.s), LENGTH(c.s), CONTAINS(c.s, "X", true), STARTSWITH(c.id, "1")] FROM c WHERE c.id = "1"`, nil, nil, `[["X",1,true,true]]`, false},
+		{"§6.10 type checks never undefined", `SELECT VALUE [IS_STRING(c.missing), IS_NUMBER(c.n), IS_PRIMITIVE(c.o)] FROM c WHERE c.id = "1"`, nil, nil, `[[false,true,false]]`, false},
+		{"§6.10 ROUND halves away from zero", `SELECT VALUE [ROUND(2.5), ROUND(-2.5), FLOOR(-1.5), ABS(-3)]`, nil, nil, `[[3,-3,-2,3]]`, false},
+		{"§6.1 SELECT without FROM", `SELECT VALUE 1 + 2`, nil, nil, `[3]`, false},
+		{"system properties are queryable", `SELECT VALUE IS_NUMBER(c._ts) AND IS_STRING(c._etag) AND STARTSWITH(c._self, "dbs/") FROM c WHERE c.id = "1"`, nil, nil, `[true]`, false},
+		{"unicode compares by code point", `SELECT VALUE c.id FROM c WHERE c.s > "z"`, nil, nil, `["4","5"]`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := env.run(t, tt.query, tt.pk, &azcosmos.QueryOptions{QueryParameters: tt.params})
+			if err != nil {
+				t.Fatalf("%s: %v", tt.query, err)
+			}
+			var want []any
+			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			gotV := canonical(t, got)
+			if !tt.ordered {
+				sortAny(gotV)
+				sortAny(want)
+			}
+			if !reflect.DeepEqual(gotV, want) {
+				b, _ := json.Marshal(gotV)
+				t.Fatalf("%s\n got %s\nwant %s", tt.query, b, tt.want)
+			}
+		})
+	}
+}
+
+func sortAny(v []any) {
+	key := func(x any) string { b, _ := json.Marshal(x); return string(b) }
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && key(v[j]) < key(v[j-1]); j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+}
+
+// TestQueryGatewayRules: what the gateway serves across partitions and what
+// it refuses (reference §7.5, sdk-notes §6.2).
+func TestQueryGatewayRules(t *testing.T) {
+	t.Parallel()
+	env := newQueryEnv(t, semanticsDocs)
+	tests := []struct {
+		name, query string
+		status      int
+		sub         string
+		body        string
+	}{
+		{"filter cross-partition is served", `SELECT * FROM c WHERE c.n > 0`, 200, "", ""},
+		{"ORDER BY cross-partition is refused with 1004", `SELECT * FROM c ORDER BY c.id`, 400, "1004", "cross partition query can not be directly served by the gateway"},
+		{"TOP cross-partition is refused", `SELECT TOP 1 * FROM c`, 400, "1004", "cross partition query can not be directly served by the gateway"},
+		{"VALUE aggregate cross-partition is refused with 1004", `SELECT VALUE COUNT(1) FROM c`, 400, "1004", "cross partition query can not be directly served by the gateway"},
+		{"non-VALUE aggregate cross-partition", `SELECT COUNT(1) AS n FROM c`, 400, "", "Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates"},
+		{"a WHERE pinning the partition key makes it single-partition", `SELECT * FROM c WHERE c.pk = 'a' ORDER BY c.id`, 200, "", ""},
+		{"syntax error", `SELECT * FROM c WHERE`, 400, "", "SC1001"},
+		{"trailing semicolon", `SELECT * FROM c;`, 400, "", "SC1010"},
+	}
+	raw := newRaw(t, env.e)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body, _ := json.Marshal(map[string]any{"query": tt.query, "parameters": []any{}})
+			r := raw.do(http.MethodPost, "/dbs/q/colls/c/docs", body, "Content-Type", "application/query+json",
+				"x-ms-documentdb-isquery", "True", "x-ms-documentdb-query-enablecrosspartition", "True")
+			if r.Status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.Status, tt.status, r.Body)
+			}
+			if tt.sub != "" && r.Header.Get("x-ms-substatus") != tt.sub {
+				t.Fatalf("substatus %q, want %s", r.Header.Get("x-ms-substatus"), tt.sub)
+			}
+			if !strings.Contains(string(r.Body), tt.body) {
+				t.Fatalf("body %s lacks %q", r.Body, tt.body)
+			}
+			if tt.sub == "1004" {
+				var e struct{ AdditionalErrorInfo string }
+				_ = json.Unmarshal(r.Body, &e)
+				if !json.Valid([]byte(e.AdditionalErrorInfo)) || !strings.Contains(e.AdditionalErrorInfo, "queryRanges") {
+					t.Fatalf("1004 without a query plan in additionalErrorInfo: %s", r.Body)
+				}
+			}
+		})
+	}
+	// Without enablecrosspartition and without a partition key: refused.
+	body, _ := json.Marshal(map[string]any{"query": "SELECT * FROM c"})
+	r := raw.do(http.MethodPost, "/dbs/q/colls/c/docs", body, "Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True")
+	if r.Status != 400 || !strings.Contains(string(r.Body), "Cross partition query is required but disabled") {
+		t.Fatalf("cross-partition without the header: %d %s", r.Status, r.Body)
+	}
+	// Addressed to partition key range 0 (the SDK pipelines' per-range
+	// request), an ORDER BY is served whole.
+	body, _ = json.Marshal(map[string]any{"query": "SELECT VALUE c.id FROM c ORDER BY c.id"})
+	r = raw.do(http.MethodPost, "/dbs/q/colls/c/docs", body, "Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True",
+		"x-ms-documentdb-partitionkeyrangeid", "0")
+	if r.Status != 200 || !strings.Contains(string(r.Body), `"Documents":["1","2","3","4","5"]`) {
+		t.Fatalf("range-scoped ORDER BY: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestQueryPaging: every item exactly once across pages, for plain,
+// ORDER BY and JOIN queries, also when items are written between pages; a
+// full page without ORDER BY always carries a continuation (the gateway's
+// trailing empty page), with ORDER BY only when more rows exist.
+func TestQueryPaging(t *testing.T) {
+	t.Parallel()
+	var docs []map[string]any
+	for i := 0; i < 20; i++ {
+		docs = append(docs, map[string]any{"id": fmt.Sprintf("%02d", i), "pk": fmt.Sprintf("p%d", i%2), "n": 20 - i, "arr": []any{1, 2}})
+	}
+	env := newQueryEnv(t, docs)
+	size := int32(5)
+	opts := &azcosmos.QueryOptions{PageSizeHint: size}
+	got, pages, err := env.run(t, "SELECT * FROM c", nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 20 || pages != 5 {
+		t.Fatalf("cross-partition: %d items in %d pages, want 20 in 5 (4 full + trailing empty)", len(got), pages)
+	}
+	p0 := azcosmos.NewPartitionKeyString("p0")
+	got, pages, err = env.run(t, "SELECT VALUE c.n FROM c ORDER BY c.n", &p0, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages != 2 || len(got) != 10 || string(got[0]) != "2" || string(got[9]) != "20" {
+		t.Fatalf("ORDER BY: %s in %d pages", got, pages)
+	}
+	got, _, err = env.run(t, "SELECT VALUE [c.id, x] FROM c JOIN x IN c.arr", nil, &azcosmos.QueryOptions{PageSizeHint: 7})
+	if err != nil || len(got) != 40 {
+		t.Fatalf("JOIN: %d results, err %v", len(got), err)
+	}
+	seen := map[string]bool{}
+	for _, g := range got {
+		if seen[string(g)] {
+			t.Fatalf("JOIN result %s twice", g)
+		}
+		seen[string(g)] = true
+	}
+	// Writes between pages: new items appear at most once, none repeats.
+	pager := env.c.NewQueryItemsPager("SELECT VALUE c.id FROM c ORDER BY c.id", p0, &azcosmos.QueryOptions{PageSizeHint: 3})
+	ids := map[string]int{}
+	for i := 0; pager.More(); i++ {
+		resp, err := pager.NextPage(env.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range resp.Items {
+			ids[string(it)]++
+		}
+		if i == 0 {
+			b, _ := json.Marshal(map[string]any{"id": "zz", "pk": "p0"})
+			if _, err := env.c.CreateItem(env.ctx, p0, b, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for id, n := range ids {
+		if n != 1 {
+			t.Fatalf("%s returned %d times", id, n)
+		}
+	}
+	if len(ids) != 11 {
+		t.Fatalf("%d ids, want the 10 items plus the one created between pages", len(ids))
+	}
+}
+
+// TestQueryExcludesExpiredItems: expired items never appear in query
+// results, counts or aggregates (TTL issue).
+func TestQueryExcludesExpiredItems(t *testing.T) {
+	t.Parallel()
+	env := newTTLEnv(t)
+	c := env.container(t, "c", i32(10))
+	for i, ttl := range []*int32{nil, i32(-1), i32(100)} {
+		if _, err := c.CreateItem(env.ctx, pk, doc(fmt.Sprintf("d%d", i), ttl, "n", i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() string {
+		pager := c.NewQueryItemsPager("SELECT VALUE COUNT(1) FROM c", pk, nil)
+		resp, err := pager.NextPage(env.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(resp.Items[0])
+	}
+	if got := count(); got != "3" {
+		t.Fatalf("count before expiry %s", got)
+	}
+	env.advance(t, 10)
+	if got := count(); got != "2" {
+		t.Fatalf("count at expiry of the default-ttl item: %s, want 2", got)
+	}
+	env.advance(t, 90)
+	if got := count(); got != "1" {
+		t.Fatalf("count after the ttl-100 item expired: %s, want 1", got)
+	}
+	pager := c.NewQueryItemsPager("SELECT VALUE c.id FROM c", pk, nil)
+	resp, err := pager.NextPage(env.ctx)
+	if err != nil || len(resp.Items) != 1 || string(resp.Items[0]) != `"d1"` {
+		t.Fatalf("query after expiry: %v %s", err, resp.Items)
+	}
+	_ = time.Second
+}

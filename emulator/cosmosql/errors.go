@@ -1,0 +1,90 @@
+package cosmosql
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Error codes carried by SyntaxError.Code.
+//
+// SC1001, SC1002, SC1010 and SC2022 are the codes the service was observed to
+// return (reference §3.3). SC2001 is the code the service uses for unresolved
+// identifiers as far as we know. The other SC2xxx codes are chosen by the
+// emulator for static checks whose service code has not been recorded; the
+// HTTP status (400) is what clients rely on.
+const (
+	// CodeSyntax is a syntax error: "Syntax error, incorrect syntax near '<token>'."
+	CodeSyntax = "SC1001"
+	// CodeEmpty is an empty query (only whitespace and comments).
+	CodeEmpty = "SC1002"
+	// CodeInvalidToken is a lexical error, such as a ';' or an unterminated
+	// string: "Syntax error, invalid token '<text>'."
+	CodeInvalidToken = "SC1010"
+	// CodeUnresolvedIdentifier is an identifier not bound by any FROM alias in
+	// scope: "Identifier 'd' could not be resolved."
+	CodeUnresolvedIdentifier = "SC2001"
+	// CodeDuplicateAlias is a FROM clause binding the same alias twice
+	// (emulator-chosen code).
+	CodeDuplicateAlias = "SC2002"
+	// CodeDuplicateProperty is a SELECT list or object constructor naming the
+	// same property twice: "The object property name '<n>' is specified more
+	// than once."
+	CodeDuplicateProperty = "SC2022"
+	// CodeSelectStar is a 'SELECT *' without exactly one input set, or with
+	// GROUP BY (emulator-chosen code).
+	CodeSelectStar = "SC2031"
+	// CodeAggregatePlacement is an aggregate in WHERE, GROUP BY or ORDER BY
+	// (emulator-chosen code).
+	CodeAggregatePlacement = "SC2101"
+	// CodeNestedAggregate is an aggregate whose argument contains another
+	// aggregate (emulator-chosen code).
+	CodeNestedAggregate = "SC2102"
+	// CodeUngroupedReference is a property reference in the SELECT list of an
+	// aggregate or GROUP BY query that is neither a GROUP BY expression nor
+	// inside an aggregate (emulator-chosen code).
+	CodeUngroupedReference = "SC2103"
+	// CodeGroupByOrderBy is ORDER BY combined with GROUP BY, which the service
+	// does not support (emulator-chosen code).
+	CodeGroupByOrderBy = "SC2104"
+	// CodeTooManyJoins is a query with more than MaxJoins JOINs
+	// (emulator-chosen code).
+	CodeTooManyJoins = "SC2105"
+	// CodeInvalidGroupBy is a GROUP BY expression containing a subquery
+	// (emulator-chosen code).
+	CodeInvalidGroupBy = "SC2106"
+)
+
+// MaxJoins is the largest number of JOINs a query may contain, counted over
+// the whole query text including subqueries (the service's
+// maxJoinsPerSqlQuery).
+const MaxJoins = 10
+
+// MaxDepth is the deepest nesting of expressions and subqueries Parse
+// accepts. Deeper input is rejected with CodeSyntax instead of exhausting the
+// stack. Long flat chains such as a OR b OR c ... are not nesting and are not
+// limited.
+const MaxDepth = 256
+
+// span is a half-open byte range [start, end) of the query text.
+type span struct{ start, end Pos }
+
+func errorAt(code string, sp span, format string, args ...any) *SyntaxError {
+	return &SyntaxError{Code: code, Message: fmt.Sprintf(format, args...), Start: sp.start, End: sp.end}
+}
+
+// maxQuoted is how much of a token an error message quotes.
+const maxQuoted = 100
+
+// clip shortens s to at most maxQuoted bytes, cut at a rune boundary and
+// marked with "...", so that an unterminated string does not echo the whole
+// query back.
+func clip(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	n := maxQuoted
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}

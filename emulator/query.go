@@ -1,0 +1,255 @@
+package emulator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+)
+
+// QueryRequest is an item query (POST .../docs with a query body).
+type QueryRequest struct {
+	Database, Container string
+	Query               Query
+	// PartitionKey is the decoded partition key header (nil: none).
+	PartitionKey PartitionKey
+	// RangeID is x-ms-documentdb-partitionkeyrangeid ("" when absent): a
+	// query addressed to a partition key range runs over that range, i.e.
+	// the whole container (it has one range, "0").
+	RangeID string
+	// EnableCrossPartition is x-ms-documentdb-query-enablecrosspartition.
+	EnableCrossPartition bool
+	Page                 PageRequest
+}
+
+// QueryResult is one page of an item query.
+type QueryResult struct {
+	Container    Container
+	Docs         [][]byte
+	Continuation string
+}
+
+// Messages of the gateway's cross-partition refusals (reference §3.3).
+const (
+	MsgCrossPartitionDisabled = "Cross partition query is required but disabled. Please set x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or revise your query to avoid this exception."
+	MsgCrossPartitionNotServable = "The provided cross partition query can not be directly served by the gateway. This is a first chance (internal) exception that all newer clients will know how to handle gracefully. This exception is traced, but unless you see it bubble up as an exception (which only happens on older SDK clients), then you can safely ignore this message."
+	MsgCrossPartitionAggregate = "Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates."
+)
+
+// ParseQuery parses a query, turning syntax errors into the service's 400
+// (the message embeds the positioned error list, as the gateway's does).
+func ParseQuery(text string) (*cosmosql.Query, error) {
+	q, err := cosmosql.Parse(text)
+	var se *cosmosql.SyntaxError
+	if errors.As(err, &se) {
+		detail, _ := json.Marshal(map[string]any{"errors": []any{map[string]any{
+			"severity": "Error", "location": map[string]int{"start": int(se.Start), "end": int(se.End)},
+			"code": se.Code, "message": se.Message,
+		}}})
+		return nil, BadRequest("Message: %s", detail)
+	}
+	return q, err
+}
+
+// QueryItems runs one page of an item query with the gateway's rules for
+// partitions: a partition key header (or a WHERE clause that pins every
+// partition key path to a value) makes it a single-partition query; a
+// partition key range id runs it over that range (the whole container);
+// otherwise it is cross-partition, which needs
+// x-ms-documentdb-query-enablecrosspartition and is refused for queries
+// the gateway cannot serve directly (TOP, ORDER BY, OFFSET/LIMIT,
+// DISTINCT, GROUP BY, aggregates): 400 with sub-status 1004 and the query
+// plan, so that SDKs with a query pipeline switch to it.
+func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	res := QueryResult{Container: c}
+	q, err := ParseQuery(r.Query.Text)
+	if err != nil {
+		return res, err
+	}
+	params := make(map[string]json.RawMessage, len(r.Query.Parameters))
+	for _, p := range r.Query.Parameters {
+		params[p.Name] = p.Value
+	}
+	var pk *string
+	switch {
+	case r.PartitionKey != nil:
+		k, err := checkPKHeader(c, r.PartitionKey)
+		if err != nil {
+			return res, err
+		}
+		pk = &k
+	case r.RangeID != "":
+		if r.RangeID != "0" {
+			return res, (&Error{Kind: KindGone, Message: fmt.Sprintf("The partition key range %s does not exist (the container has one range, \"0\").", r.RangeID)}).WithSub(SubStatusPartitionKeyRangeGone)
+		}
+	default:
+		if k, ok := pinnedPartitionKey(q, c.PartitionKey, params); ok {
+			pk = &k
+			break
+		}
+		if !r.EnableCrossPartition {
+			return res, BadRequest("%s", MsgCrossPartitionDisabled)
+		}
+		if err := crossPartitionServable(q); err != nil {
+			return res, err
+		}
+	}
+	page, err := s.store.QueryItems(ctx, QueryItemsParams{
+		Container: c, Expiry: s.expiry(c), PK: pk, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Docs, res.Continuation = page.Docs, page.Continuation
+	return res, nil
+}
+
+// crossPartitionServable returns the gateway's refusal for queries that
+// need state across partitions.
+func crossPartitionServable(q *cosmosql.Query) error {
+	agg := q.HasAggregates()
+	if agg && (q.Select.Value == nil || q.GroupBy != nil) {
+		return BadRequest("%s", MsgCrossPartitionAggregate)
+	}
+	if agg || q.Top != nil || q.OrderBy != nil || q.Offset != nil || q.Distinct || q.GroupBy != nil {
+		return &Error{Kind: KindBadRequest, SubStatus: SubStatusCrossPartitionQuery, Message: MsgCrossPartitionNotServable,
+			AdditionalErrorInfo: passThroughPlan}
+	}
+	return nil
+}
+
+// passThroughPlan is the query plan given to SDKs with a query pipeline:
+// no client-side work, one range covering everything. The SDK then sends
+// the original query to range "0", which this emulator (one physical
+// range) answers whole, ORDER BY, TOP and aggregates included.
+const passThroughPlan = `{"partitionedQueryExecutionInfoVersion":2,"queryInfo":{"distinctType":"None","top":null,"offset":null,"limit":null,"orderBy":[],"orderByExpressions":[],"groupByExpressions":[],"groupByAliases":[],"aggregates":[],"groupByAliasToAggregateType":{},"rewrittenQuery":"","hasSelectValue":false,"dCountInfo":null,"hasNonStreamingOrderBy":false},"queryRanges":[{"min":"","max":"FF","isMinInclusive":true,"isMaxInclusive":false}],"hybridSearchQueryInfo":null}`
+
+// QueryPlan answers a query plan request (x-ms-cosmos-is-query-plan-request)
+// with the pass-through plan, after checking that the query parses.
+func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, text string) ([]byte, error) {
+	if _, err := s.store.GetContainer(ctx, dbRef, collRef); err != nil {
+		return nil, err
+	}
+	if _, err := ParseQuery(text); err != nil {
+		return nil, err
+	}
+	return []byte(passThroughPlan), nil
+}
+
+// pinnedPartitionKey recognises a WHERE clause whose top-level AND chain
+// fixes every partition key path to a literal or parameter (c.pk = 'a'),
+// which makes the query single-partition, as the gateway does.
+func pinnedPartitionKey(q *cosmosql.Query, def PartitionKeyDefinition, params map[string]json.RawMessage) (string, bool) {
+	if q.From == nil || q.Where == nil || q.From.Source.In || q.From.Source.Subquery != nil {
+		return "", false
+	}
+	root, ok := q.From.Source.Expr.(*cosmosql.Ident)
+	if !ok {
+		return "", false
+	}
+	alias := q.From.Source.Alias
+	if alias == "" {
+		alias = root.Name
+	}
+	values := map[string]any{}
+	var conj func(e cosmosql.Expr)
+	conj = func(e cosmosql.Expr) {
+		b, ok := e.(*cosmosql.Binary)
+		if !ok {
+			return
+		}
+		if strings.EqualFold(b.Op, "AND") {
+			conj(b.L)
+			conj(b.R)
+			return
+		}
+		if b.Op != "=" {
+			return
+		}
+		for _, side := range [][2]cosmosql.Expr{{b.L, b.R}, {b.R, b.L}} {
+			path, ok := memberPath(side[0], alias)
+			if !ok {
+				continue
+			}
+			if v, ok := constValue(side[1], params); ok {
+				values[path] = v
+			}
+		}
+	}
+	conj(q.Where)
+	pk := make(PartitionKey, len(def.Paths))
+	for i, p := range def.Paths {
+		v, ok := values["/"+strings.Join(SplitPath(p), "/")]
+		if !ok {
+			return "", false
+		}
+		c, ok := pkComponent(v, false)
+		if !ok {
+			return "", false
+		}
+		pk[i] = c
+	}
+	return pk.Canonical(), true
+}
+
+// memberPath renders alias.a.b / alias["a"]["b"] as "/a/b".
+func memberPath(e cosmosql.Expr, alias string) (string, bool) {
+	var parts []string
+	for {
+		switch x := e.(type) {
+		case *cosmosql.Member:
+			parts = append([]string{x.Name}, parts...)
+			e = x.X
+		case *cosmosql.Index:
+			lit, ok := x.Index.(*cosmosql.Literal)
+			if !ok {
+				return "", false
+			}
+			s, ok := lit.Value.(string)
+			if !ok {
+				return "", false
+			}
+			parts = append([]string{s}, parts...)
+			e = x.X
+		case *cosmosql.Ident:
+			if x.Name != alias || len(parts) == 0 {
+				return "", false
+			}
+			return "/" + strings.Join(parts, "/"), true
+		default:
+			return "", false
+		}
+	}
+}
+
+// constValue returns the JSON value of a primitive literal or parameter.
+func constValue(e cosmosql.Expr, params map[string]json.RawMessage) (any, bool) {
+	switch x := e.(type) {
+	case *cosmosql.Literal:
+		switch v := x.Value.(type) {
+		case nil, bool, string, float64:
+			return v, true
+		}
+	case *cosmosql.Param:
+		raw, ok := params[x.Name]
+		if !ok || len(raw) == 0 {
+			return nil, false
+		}
+		v, err := DecodeJSON(raw)
+		if err != nil {
+			return nil, false
+		}
+		switch v.(type) {
+		case nil, bool, string, json.Number:
+			return v, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,236 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/sqlgen"
+)
+
+// queryToken is the opaque continuation token of a query page: the keyset
+// cursor after the last row returned, bound to the query it belongs to.
+type queryToken struct {
+	Hash   uint64         `json:"h"`
+	Cursor *sqlgen.Cursor `json:"c"`
+}
+
+var errInvalidContinuation = emulator.BadRequest("Invalid Continuation Token")
+
+// queryHash identifies a query (text and parameters) so that a token is
+// only accepted by the query that issued it.
+func queryHash(p emulator.QueryItemsParams) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(p.Text))
+	names := make([]string, 0, len(p.Params))
+	for n := range p.Params {
+		names = append(names, n)
+	}
+	for _, n := range sortStrings(names) {
+		h.Write([]byte{0})
+		h.Write([]byte(n))
+		h.Write([]byte{0})
+		h.Write(p.Params[n])
+	}
+	if p.PK != nil {
+		h.Write([]byte{1})
+		h.Write([]byte(*p.PK))
+	}
+	return h.Sum64()
+}
+
+func sortStrings(s []string) []string {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s
+}
+
+func decodeToken(tok string, hash uint64) (*sqlgen.Cursor, error) {
+	if tok == "" {
+		return nil, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return nil, errInvalidContinuation
+	}
+	var t queryToken
+	if err := json.Unmarshal(b, &t); err != nil || t.Hash != hash || t.Cursor == nil {
+		return nil, errInvalidContinuation
+	}
+	return t.Cursor, nil
+}
+
+func encodeToken(c *sqlgen.Cursor, hash uint64) string {
+	b, _ := json.Marshal(queryToken{Hash: hash, Cursor: c})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// QueryItems implements emulator.Store.
+func (s *Store) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (emulator.QueryPage, error) {
+	hash := queryHash(p)
+	cur, err := decodeToken(p.Page.Continuation, hash)
+	if err != nil {
+		return emulator.QueryPage{}, err
+	}
+	a := args{}
+	live := livePredicate(p.Expiry, "r.", &a)
+	collRID, _ := emulator.DecodeRID(p.Container.RID)
+	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
+		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
+		Args: a, Live: live, PK: p.PK, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
+	})
+	var ue *sqlgen.UnsupportedError
+	if errors.As(err, &ue) {
+		if errors.Is(err, sqlgen.ErrBadCursor) {
+			return emulator.QueryPage{}, errInvalidContinuation
+		}
+		return emulator.QueryPage{}, emulator.BadRequest("%s", ue.Error())
+	}
+	if err != nil {
+		return emulator.QueryPage{}, err
+	}
+	if st.Limit == 0 && !st.Single {
+		return emulator.QueryPage{Docs: [][]byte{}}, nil
+	}
+	rows, err := s.pool.Query(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return emulator.QueryPage{}, classifyQuery(err)
+	}
+	defer rows.Close()
+	type row struct {
+		doc    []byte
+		cursor sqlgen.Cursor
+	}
+	var out []row
+	for rows.Next() {
+		var r row
+		dest := []any{&r.cursor.Seq}
+		ords := make([]int64, st.Joins)
+		for i := range ords {
+			dest = append(dest, &ords[i])
+		}
+		ranks := make([]int, st.SortKeys)
+		vals := make([]*string, st.SortKeys)
+		for i := range ranks {
+			dest = append(dest, &ranks[i], &vals[i])
+		}
+		var doc []byte
+		var it emulator.Item
+		var body string
+		var outs []*string
+		switch st.Mode {
+		case sqlgen.ModeDocument:
+			dest = append(dest, &it.PK, &it.ID, &body, &it.TS, &it.ETag)
+		case sqlgen.ModeValue:
+			outs = make([]*string, 1)
+			dest = append(dest, &outs[0])
+		default:
+			outs = make([]*string, len(st.Names))
+			for i := range outs {
+				dest = append(dest, &outs[i])
+			}
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return emulator.QueryPage{}, classifyQuery(err)
+		}
+		switch st.Mode {
+		case sqlgen.ModeDocument:
+			it.Seq, it.Body = r.cursor.Seq, []byte(body)
+			doc = it.JSON(p.Container)
+		case sqlgen.ModeValue:
+			if outs[0] == nil {
+				continue // undefined: no result
+			}
+			doc = []byte(*outs[0])
+		default:
+			doc = []byte{'{'}
+			n := 0
+			for i, v := range outs {
+				if v == nil {
+					continue // undefined members are left out
+				}
+				if n > 0 {
+					doc = append(doc, ',')
+				}
+				doc = emulator.AppendJSONString(doc, st.Names[i])
+				doc = append(doc, ':')
+				doc = append(doc, *v...)
+				n++
+			}
+			doc = append(doc, '}')
+		}
+		r.doc = doc
+		r.cursor.Ords = ords
+		r.cursor.Ranks = ranks
+		for _, v := range vals {
+			if v == nil {
+				r.cursor.Vals = append(r.cursor.Vals, json.RawMessage("null"))
+			} else {
+				r.cursor.Vals = append(r.cursor.Vals, json.RawMessage(*v))
+			}
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return emulator.QueryPage{}, classifyQuery(err)
+	}
+	if st.Single {
+		page := emulator.QueryPage{Docs: make([][]byte, 0, len(out))}
+		for _, r := range out {
+			page.Docs = append(page.Docs, r.doc)
+		}
+		return page, nil
+	}
+	more := false
+	if st.Peek {
+		more = len(out) > st.Limit
+		if more {
+			out = out[:st.Limit]
+		}
+	} else {
+		// Without a look-ahead a full page always carries a continuation
+		// (a trailing page may be empty), as the gateway does.
+		more = len(out) == st.Limit && !st.Capped
+	}
+	page := emulator.QueryPage{Docs: make([][]byte, 0, len(out))}
+	size := 0
+	for i, r := range out {
+		size += len(r.doc)
+		if size > emulator.MaxResponseBytes && i > 0 {
+			out, more = out[:i], true
+			break
+		}
+		page.Docs = append(page.Docs, r.doc)
+	}
+	if more && len(out) > 0 {
+		c := out[len(out)-1].cursor
+		c.Taken = st.Taken + int64(len(out))
+		page.Continuation = encodeToken(&c, hash)
+	}
+	return page, nil
+}
+
+// classifyQuery maps errors of a translated query: runtime errors of the
+// expression evaluation are the query's fault (400), not the server's.
+func classifyQuery(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code[:2] == "22" || pe.Code == "2201E") {
+		return &emulator.Error{Kind: emulator.KindBadRequest, Message: "The query failed while evaluating an expression: " + pe.Message, Err: err}
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	return classify("query items", err)
+}
+
+var _ = strconv.Itoa

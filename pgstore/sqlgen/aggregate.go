@@ -1,0 +1,132 @@
+package sqlgen
+
+import (
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+)
+
+// hasAggregates reports whether the SELECT list uses an aggregate.
+func hasAggregates(q *cosmosql.Query) bool {
+	found := false
+	visit := func(e cosmosql.Expr) {
+		cosmosql.Walk(e, func(x cosmosql.Expr) bool {
+			if c, ok := x.(*cosmosql.Call); ok && !c.UDF && cosmosql.IsAggregate(strings.ToUpper(c.Name)) {
+				found = true
+			}
+			_, sub := x.(*cosmosql.Subquery)
+			return !found && !sub
+		})
+	}
+	if q.Select.Value != nil {
+		visit(q.Select.Value)
+	}
+	for _, it := range q.Select.Items {
+		visit(it.Expr)
+	}
+	return found
+}
+
+// aggregate translates a query whose SELECT list aggregates the whole set
+// (no GROUP BY): one row, no paging.
+func (t *translator) aggregate(q *cosmosql.Query, from, where []string) (*Statement, error) {
+	if q.OrderBy != nil {
+		return nil, unsupported("ORDER BY with aggregates")
+	}
+	st := &Statement{Single: true, Limit: 1}
+	agg := &aggTranslator{t: t}
+	var cols []string
+	switch {
+	case q.Select.Value != nil:
+		v, err := agg.val(q.Select.Value)
+		if err != nil {
+			return nil, err
+		}
+		st.Mode = ModeValue
+		cols = []string{"(" + v + ")::text"}
+	default:
+		st.Mode = ModeObject
+		for i, it := range q.Select.Items {
+			v, err := agg.val(it.Expr)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, "("+v+")::text")
+			st.Names = append(st.Names, it.OutputName(i))
+		}
+	}
+	st.SQL = "SELECT 0::bigint, " + strings.Join(cols, ", ") + " FROM " + strings.Join(from, " ") + " WHERE " + strings.Join(where, " AND ")
+	st.Args = t.args
+	return st, nil
+}
+
+// aggTranslator translates a SELECT expression in which aggregate calls
+// stand for their value over the set; outside aggregates only literals
+// (and operators combining aggregates) may appear.
+type aggTranslator struct{ t *translator }
+
+func (a *aggTranslator) val(e cosmosql.Expr) (string, error) {
+	switch x := e.(type) {
+	case *cosmosql.Call:
+		name := strings.ToUpper(x.Name)
+		if !x.UDF && cosmosql.IsAggregate(name) {
+			if len(x.Args) != 1 {
+				return "", unsupported("%s with %d arguments", name, len(x.Args))
+			}
+			v, err := a.t.val(x.Args[0])
+			if err != nil {
+				return "", err
+			}
+			return aggregateSQL(name, v), nil
+		}
+	case *cosmosql.Literal, *cosmosql.Param:
+		return a.t.val(e)
+	case *cosmosql.ObjectLit:
+		s := "'{}'::jsonb"
+		for _, f := range x.Fields {
+			v, err := a.val(f.Value)
+			if err != nil {
+				return "", err
+			}
+			s = "cosmos.obj_put(" + s + ", " + a.t.bind(f.Key) + "::text, " + v + ")"
+		}
+		return s, nil
+	case *cosmosql.ArrayLit:
+		var parts []string
+		for _, el := range x.Elems {
+			v, err := a.val(el)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, v)
+		}
+		if len(parts) == 0 {
+			return "'[]'::jsonb", nil
+		}
+		return "jsonb_build_array(" + strings.Join(parts, ", ") + ")", nil
+	}
+	return "", unsupported("mixing aggregates with per-item values in SELECT (without GROUP BY)")
+}
+
+// aggregateSQL is the SQL aggregate for a Cosmos aggregate over the jsonb
+// values v (NULL = undefined, skipped by every aggregate):
+// COUNT counts defined values; SUM and AVG are undefined when any defined
+// value is not a number (SUM of nothing is 0, AVG of nothing undefined);
+// MIN and MAX follow the type order and are undefined when an array or
+// object is among the values.
+func aggregateSQL(name, v string) string {
+	notNumber := "count(*) FILTER (WHERE (" + v + ") IS NOT NULL AND jsonb_typeof(" + v + ") <> 'number') > 0"
+	composite := "count(*) FILTER (WHERE jsonb_typeof(" + v + ") IN ('array', 'object')) > 0"
+	switch name {
+	case "COUNT":
+		return "to_jsonb(count(" + v + "))"
+	case "SUM":
+		return "(CASE WHEN " + notNumber + " THEN NULL ELSE cosmos.f8(coalesce(sum(cosmos.num(" + v + ")), 0)) END)"
+	case "AVG":
+		return "(CASE WHEN " + notNumber + " THEN NULL ELSE cosmos.f8(avg(cosmos.num(" + v + "))) END)"
+	case "MIN":
+		return "(CASE WHEN " + composite + " THEN NULL ELSE (array_agg(" + v + " ORDER BY cosmos.type_rank(" + v + "), " + v + ") FILTER (WHERE (" + v + ") IS NOT NULL))[1] END)"
+	default: // MAX
+		return "(CASE WHEN " + composite + " THEN NULL ELSE (array_agg(" + v + " ORDER BY cosmos.type_rank(" + v + ") DESC, " + v + " DESC) FILTER (WHERE (" + v + ") IS NOT NULL))[1] END)"
+	}
+}

@@ -1,0 +1,380 @@
+package sqlgen
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+)
+
+// systemProperty maps the system properties of the container's documents to
+// SQL over the row r (they are not stored inside doc).
+func (t *translator) systemProperty(name string) (string, bool) {
+	rid := func() string { return "cosmos.doc_rid(" + t.bind(t.in.CollRID) + "::bytea, r.seq)" }
+	switch name {
+	case "_ts":
+		return "to_jsonb(r.ts)", true
+	case "_etag":
+		return "to_jsonb(r.etag)", true
+	case "_rid":
+		return "to_jsonb(" + rid() + ")", true
+	case "_self":
+		return "to_jsonb(" + t.bind(t.in.SelfPrefix) + "::text || " + rid() + " || '/')", true
+	case "_attachments":
+		return `'"attachments/"'::jsonb`, true
+	}
+	return "", false
+}
+
+// fullDocument is the container's document as a value, system properties
+// included (SELECT VALUE c inside expressions, c passed to a function...).
+func (t *translator) fullDocument() string {
+	rid := "cosmos.doc_rid(" + t.bind(t.in.CollRID) + "::bytea, r.seq)"
+	return "(r.doc || jsonb_build_object('_rid', " + rid + ", '_self', " + t.bind(t.in.SelfPrefix) + "::text || " + rid +
+		" || '/', '_etag', r.etag, '_attachments', 'attachments/', '_ts', r.ts))"
+}
+
+// val translates an expression into a jsonb SQL expression (NULL =
+// undefined).
+func (t *translator) val(e cosmosql.Expr) (string, error) {
+	switch x := e.(type) {
+	case *cosmosql.Literal:
+		return t.literal(x.Value)
+	case *cosmosql.Param:
+		raw, ok := t.in.Params[x.Name]
+		if !ok || len(raw) == 0 {
+			return "NULL::jsonb", nil
+		}
+		return t.jsonArg(raw), nil
+	case *cosmosql.Ident:
+		b, ok := t.binds[x.Name]
+		if !ok {
+			return "", unsupported("the identifier '%s' (it is not bound by FROM)", x.Name)
+		}
+		if b.root {
+			return t.fullDocument(), nil
+		}
+		return b.expr, nil
+	case *cosmosql.Member:
+		return t.member(x.X, x.Name)
+	case *cosmosql.Index:
+		if lit, ok := x.Index.(*cosmosql.Literal); ok {
+			switch v := lit.Value.(type) {
+			case string:
+				return t.member(x.X, v)
+			case float64:
+				base, err := t.val(x.X)
+				if err != nil {
+					return "", err
+				}
+				if v < 0 || v != float64(int64(v)) || v > 1<<31 {
+					return "NULL::jsonb", nil
+				}
+				return "(" + base + " -> " + t.bind(int32(v)) + "::integer)", nil
+			}
+		}
+		base, err := t.val(x.X)
+		if err != nil {
+			return "", err
+		}
+		i, err := t.val(x.Index)
+		if err != nil {
+			return "", err
+		}
+		return "cosmos.idx(" + base + ", " + i + ")", nil
+	case *cosmosql.Unary:
+		a, err := t.val(x.X)
+		if err != nil {
+			return "", err
+		}
+		switch strings.ToUpper(x.Op) {
+		case "-":
+			return "cosmos.f8(-cosmos.num(" + a + "))", nil
+		case "+":
+			return "cosmos.f8(cosmos.num(" + a + "))", nil
+		case "NOT":
+			return "cosmos.l_not(" + a + ")", nil
+		case "~":
+			return "cosmos.f8((~(" + int32Of(a) + "))::double precision)", nil
+		}
+		return "", unsupported("the operator %s", x.Op)
+	case *cosmosql.Binary:
+		return t.binary(x)
+	case *cosmosql.Between:
+		v, err := t.val(x.X)
+		if err != nil {
+			return "", err
+		}
+		lo, err := t.val(x.Lo)
+		if err != nil {
+			return "", err
+		}
+		hi, err := t.val(x.Hi)
+		if err != nil {
+			return "", err
+		}
+		s := "cosmos.l_and(to_jsonb(cosmos.cmp(" + v + ", " + lo + ") >= 0), to_jsonb(cosmos.cmp(" + v + ", " + hi + ") <= 0))"
+		if x.Not {
+			s = "cosmos.l_not(" + s + ")"
+		}
+		return s, nil
+	case *cosmosql.In:
+		v, err := t.val(x.X)
+		if err != nil {
+			return "", err
+		}
+		if len(x.List) == 0 {
+			return "", unsupported("an empty IN list")
+		}
+		var parts []string
+		for _, el := range x.List {
+			ev, err := t.val(el)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, "cosmos.eq("+v+", "+ev+")")
+		}
+		s := parts[0]
+		for _, p := range parts[1:] {
+			s = "cosmos.l_or(" + s + ", " + p + ")"
+		}
+		if x.Not {
+			s = "cosmos.l_not(" + s + ")"
+		}
+		return s, nil
+	case *cosmosql.Like:
+		return t.like(x)
+	case *cosmosql.Ternary:
+		c, err := t.val(x.Cond)
+		if err != nil {
+			return "", err
+		}
+		a, err := t.val(x.Then)
+		if err != nil {
+			return "", err
+		}
+		b, err := t.val(x.Else)
+		if err != nil {
+			return "", err
+		}
+		return "(CASE WHEN (" + c + ") = 'true'::jsonb THEN " + a + " ELSE " + b + " END)", nil
+	case *cosmosql.Call:
+		return t.call(x)
+	case *cosmosql.ArrayLit:
+		if len(x.Elems) == 0 {
+			return "'[]'::jsonb", nil
+		}
+		var parts []string
+		for _, el := range x.Elems {
+			v, err := t.val(el)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, v)
+		}
+		// Undefined elements become null, as the hosted service returned
+		// (reference §6.2; the older docs said they are dropped).
+		return "jsonb_build_array(" + strings.Join(parts, ", ") + ")", nil
+	case *cosmosql.ObjectLit:
+		s := "'{}'::jsonb"
+		for _, f := range x.Fields {
+			v, err := t.val(f.Value)
+			if err != nil {
+				return "", err
+			}
+			s = "cosmos.obj_put(" + s + ", " + t.bind(f.Key) + "::text, " + v + ")"
+		}
+		return s, nil
+	case *cosmosql.Subquery:
+		return "", unsupported("subqueries")
+	}
+	return "", unsupported("this expression")
+}
+
+func (t *translator) literal(v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "'null'::jsonb", nil
+	case bool:
+		if x {
+			return "'true'::jsonb", nil
+		}
+		return "'false'::jsonb", nil
+	case float64:
+		return t.jsonArg(strconv.AppendFloat(nil, x, 'g', -1, 64)), nil
+	case string:
+		b, _ := json.Marshal(x)
+		return t.jsonArg(b), nil
+	case cosmosql.Undefined:
+		return "NULL::jsonb", nil
+	}
+	return "", unsupported("this literal")
+}
+
+// member translates x.name; system properties of the container's document
+// come from the row's columns.
+func (t *translator) member(x cosmosql.Expr, name string) (string, error) {
+	if id, ok := x.(*cosmosql.Ident); ok {
+		if b, ok := t.binds[id.Name]; ok && b.root {
+			if s, ok := t.systemProperty(name); ok {
+				return s, nil
+			}
+			return "(r.doc -> " + t.bind(name) + "::text)", nil
+		}
+	}
+	base, err := t.val(x)
+	if err != nil {
+		return "", err
+	}
+	return "(" + base + " -> " + t.bind(name) + "::text)", nil
+}
+
+// int32Of converts a Cosmos number to a 32-bit integer the way JavaScript
+// bitwise operators do (truncate, keep the low 32 bits); NULL otherwise.
+func int32Of(v string) string {
+	return "(CASE WHEN cosmos.num(" + v + ") IS NOT NULL THEN ((trunc(cosmos.num(" + v + "))::numeric % 4294967296)::bigint::bit(32)::integer) END)"
+}
+
+func (t *translator) binary(x *cosmosql.Binary) (string, error) {
+	a, err := t.val(x.L)
+	if err != nil {
+		return "", err
+	}
+	b, err := t.val(x.R)
+	if err != nil {
+		return "", err
+	}
+	na, nb := "cosmos.num("+a+")", "cosmos.num("+b+")"
+	switch strings.ToUpper(x.Op) {
+	case "+", "-", "*":
+		return "cosmos.f8(" + na + " " + x.Op + " " + nb + ")", nil
+	case "/":
+		// Division by zero is undefined here (the reference records both a
+		// 400 and an infinite result; undefined filters the row either way).
+		return "cosmos.f8(" + na + " / NULLIF(" + nb + ", 0))", nil
+	case "%":
+		return "cosmos.f8(" + na + " - " + nb + " * trunc(" + na + " / NULLIF(" + nb + ", 0)))", nil
+	case "||":
+		return "to_jsonb(cosmos.str(" + a + ") || cosmos.str(" + b + "))", nil
+	case "=":
+		return "cosmos.eq(" + a + ", " + b + ")", nil
+	case "!=", "<>":
+		return "cosmos.l_not(cosmos.eq(" + a + ", " + b + "))", nil
+	case "<", "<=", ">", ">=":
+		return "to_jsonb(cosmos.cmp(" + a + ", " + b + ") " + x.Op + " 0)", nil
+	case "AND":
+		return "cosmos.l_and(" + a + ", " + b + ")", nil
+	case "OR":
+		return "cosmos.l_or(" + a + ", " + b + ")", nil
+	case "??":
+		return "COALESCE(" + a + ", " + b + ")", nil
+	case "&":
+		return "cosmos.f8((" + int32Of(a) + " & " + int32Of(b) + ")::double precision)", nil
+	case "|":
+		return "cosmos.f8((" + int32Of(a) + " | " + int32Of(b) + ")::double precision)", nil
+	case "^":
+		return "cosmos.f8((" + int32Of(a) + " # " + int32Of(b) + ")::double precision)", nil
+	case "<<":
+		return "cosmos.f8((" + int32Of(a) + " << (" + int32Of(b) + " & 31))::double precision)", nil
+	case ">>":
+		return "cosmos.f8((" + int32Of(a) + " >> (" + int32Of(b) + " & 31))::double precision)", nil
+	case ">>>":
+		return "cosmos.f8(((" + int32Of(a) + "::bigint & 4294967295) >> (" + int32Of(b) + " & 31))::double precision)", nil
+	}
+	return "", unsupported("the operator %s", x.Op)
+}
+
+// like translates LIKE with a pattern known at translation time (a string
+// literal or parameter) into an anchored POSIX regular expression.
+func (t *translator) like(x *cosmosql.Like) (string, error) {
+	v, err := t.val(x.X)
+	if err != nil {
+		return "", err
+	}
+	pat, ok := t.constString(x.Pattern)
+	if !ok {
+		return "", unsupported("LIKE with a pattern that is not a string literal or parameter")
+	}
+	esc := ""
+	if x.Escape != nil {
+		if esc, ok = t.constString(x.Escape); !ok || len([]rune(esc)) != 1 {
+			return "", unsupported("LIKE ... ESCAPE with an escape that is not one character")
+		}
+	}
+	re := likeToRegex(pat, esc)
+	s := "to_jsonb(cosmos.str(" + v + ") ~ " + t.bind(re) + "::text)"
+	if x.Not {
+		s = "cosmos.l_not(" + s + ")"
+	}
+	return s, nil
+}
+
+func (t *translator) constString(e cosmosql.Expr) (string, bool) {
+	switch x := e.(type) {
+	case *cosmosql.Literal:
+		s, ok := x.Value.(string)
+		return s, ok
+	case *cosmosql.Param:
+		var s string
+		raw, ok := t.in.Params[x.Name]
+		if !ok || json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return s, true
+	}
+	return "", false
+}
+
+// likeToRegex converts a LIKE pattern: % any string, _ one character,
+// [abc] [a-f] [^x] character sets, esc makes the next character literal.
+func likeToRegex(p, esc string) string {
+	var b strings.Builder
+	b.WriteString("^")
+	rs := []rune(p)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case esc != "" && string(c) == esc && i+1 < len(rs):
+			i++
+			b.WriteString(regexp.QuoteMeta(string(rs[i])))
+		case c == '%':
+			b.WriteString(".*")
+		case c == '_':
+			b.WriteString(".")
+		case c == '[':
+			end := -1
+			for j := i + 1; j < len(rs); j++ {
+				if rs[j] == ']' && j > i+1 {
+					end = j
+					break
+				}
+			}
+			if end < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			set := rs[i+1 : end]
+			b.WriteString("[")
+			for k, sc := range set {
+				switch {
+				case k == 0 && sc == '^':
+					b.WriteString("^")
+				case sc == '-' && k > 0 && k < len(set)-1:
+					b.WriteString("-")
+				case sc == '\\' || sc == ']' || sc == '[' || sc == '^' || sc == '-':
+					b.WriteString(`\` + string(sc))
+				default:
+					b.WriteRune(sc)
+				}
+			}
+			b.WriteString("]")
+			i = end
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return b.String()
+}

@@ -1,0 +1,457 @@
+package sqlgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+)
+
+// UnsupportedError is a query this translator cannot run (yet). It is a
+// client error (400) naming what is unsupported.
+type UnsupportedError struct{ What string }
+
+// Error implements error.
+func (e *UnsupportedError) Error() string {
+	return e.What + " is not supported by this emulator yet."
+}
+
+func unsupported(format string, args ...any) error {
+	return &UnsupportedError{What: fmt.Sprintf(format, args...)}
+}
+
+// Mode says how the rows of a Statement become result documents.
+type Mode int
+
+// Result modes.
+const (
+	// ModeDocument: each row carries pk, id, body, ts, etag of a stored
+	// document, rendered with its system properties (SELECT *, SELECT VALUE c).
+	ModeDocument Mode = iota
+	// ModeValue: one jsonb column per row is the result (SELECT VALUE e).
+	ModeValue
+	// ModeObject: one jsonb column per projected item; the result is an
+	// object of the non-undefined ones, in statement order.
+	ModeObject
+)
+
+// Input is what Translate needs besides the query.
+type Input struct {
+	// Table is the items table (trusted, built by pgstore from an integer).
+	Table string
+	// CollRID is the container's RID bytes (for _rid and _self).
+	CollRID []byte
+	// SelfPrefix is "dbs/<dbRid>/colls/<collRid>/docs/".
+	SelfPrefix string
+	// Args holds the bind arguments already used by Live; Translate
+	// appends to a copy.
+	Args []any
+	// Live is the expiry predicate over the row alias r (see pgstore).
+	Live string
+	// PK restricts the query to one logical partition (canonical key).
+	PK *string
+	// Params are the query parameters by name (with '@'); an absent name
+	// or a nil value is undefined.
+	Params map[string]json.RawMessage
+	// PageSize is the most results the page may hold.
+	PageSize int
+	// Cursor resumes after the last row of the previous page (nil: start).
+	Cursor *Cursor
+}
+
+// Statement is a translated query page.
+type Statement struct {
+	SQL  string
+	Args []any
+	Mode Mode
+	// Names are the output names of ModeObject columns.
+	Names []string
+	// Joins is the number of join ordinal columns after seq.
+	Joins int
+	// SortKeys is the number of ORDER BY terms; each has a rank and a value
+	// column after the ordinals.
+	SortKeys int
+	// Peek is true when the statement fetched one row beyond the page, to
+	// know whether another page exists (ORDER BY); without it a full page
+	// always carries a continuation (what the gateway does).
+	Peek bool
+	// Limit is the most rows that belong to this page.
+	Limit int
+	// Single is true when the query yields at most one row and never pages
+	// (aggregates without GROUP BY, SELECT without FROM).
+	Single bool
+	// Taken is the number of results returned by earlier pages (TOP/LIMIT).
+	Taken int64
+	// Capped is true when TOP/LIMIT bounds the total number of results and
+	// this page reaches the bound.
+	Capped bool
+}
+
+// Cursor is the position after the last row of a page: the keyset of that
+// row and how many results were returned so far.
+type Cursor struct {
+	Seq   int64             `json:"s"`
+	Ords  []int64           `json:"o,omitempty"`
+	Ranks []int             `json:"r,omitempty"`
+	Vals  []json.RawMessage `json:"v,omitempty"`
+	Taken int64             `json:"n"`
+}
+
+// binding is what a FROM alias stands for.
+type binding struct {
+	expr string // jsonb SQL expression
+	root bool   // the container's document (system properties available)
+}
+
+type translator struct {
+	in         Input
+	args       []any
+	binds      map[string]binding
+	extraWhere []string
+}
+
+func (t *translator) bind(v any) string {
+	t.args = append(t.args, v)
+	return "$" + strconv.Itoa(len(t.args))
+}
+
+// jsonArg binds a JSON text as a jsonb argument.
+func (t *translator) jsonArg(raw []byte) string { return t.bind(string(raw)) + "::jsonb" }
+
+// Translate builds the statement of one page of q.
+func Translate(q *cosmosql.Query, in Input) (*Statement, error) {
+	t := &translator{in: in, args: append([]any(nil), in.Args...), binds: map[string]binding{}}
+	return t.query(q)
+}
+
+func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
+	if q.GroupBy != nil {
+		return nil, unsupported("GROUP BY")
+	}
+	if q.Distinct {
+		return nil, unsupported("SELECT DISTINCT")
+	}
+	st := &Statement{}
+	var from []string
+	where := []string{}
+	if q.From == nil {
+		return t.noFrom(q)
+	}
+	from = append(from, t.in.Table+" AS r")
+	where = append(where, t.in.Live)
+	if t.in.PK != nil {
+		where = append(where, "r.pk = "+t.bind(*t.in.PK))
+	}
+	rootDoc := "r.doc"
+	src := q.From.Source
+	if src.Subquery != nil {
+		return nil, unsupported("a subquery in FROM")
+	}
+	// The first source: the container itself (c, root r), a path inside it
+	// (c.children ch), or the elements of an array (x IN c.arr).
+	rootName, path, err := sourcePath(src.Expr)
+	if err != nil {
+		return nil, err
+	}
+	t.binds[rootName] = binding{expr: rootDoc, root: true}
+	if strings.EqualFold(rootName, "root") {
+		t.binds["root"] = binding{expr: rootDoc, root: true}
+	}
+	ords := []string{}
+	if len(path) > 0 || src.In {
+		base, err := t.val(src.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if src.In {
+			from = append(from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS j0(v, o)")
+			t.binds[src.Alias] = binding{expr: "j0.v"}
+			ords = append(ords, "j0.o")
+		} else {
+			where = append(where, base+" IS NOT NULL")
+			if src.Alias != "" {
+				t.binds[src.Alias] = binding{expr: base}
+			}
+		}
+	} else if src.Alias != "" && src.Alias != rootName {
+		t.binds[src.Alias] = binding{expr: rootDoc, root: true}
+	}
+	for i, j := range q.From.Joins {
+		if j.Subquery != nil {
+			return nil, unsupported("a subquery in JOIN")
+		}
+		base, err := t.val(j.Expr)
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("j%d", i+1)
+		if j.In {
+			from = append(from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS "+name+"(v, o)")
+			t.binds[j.Alias] = binding{expr: name + ".v"}
+			ords = append(ords, name+".o")
+		} else {
+			// JOIN c.tags t iterates too: a JOIN source is always a set.
+			from = append(from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS "+name+"(v, o)")
+			t.binds[j.Alias] = binding{expr: name + ".v"}
+			ords = append(ords, name+".o")
+		}
+	}
+	st.Joins = len(ords)
+	if q.Where != nil {
+		w, err := t.val(q.Where)
+		if err != nil {
+			return nil, err
+		}
+		where = append(where, "("+w+") = 'true'::jsonb")
+	}
+
+	// Aggregates without GROUP BY: one row, computed over the whole set.
+	if hasAggregates(q) {
+		return t.aggregate(q, from, where)
+	}
+
+	// Output columns.
+	var out []string
+	switch {
+	case q.Select.Star:
+		if len(q.From.Joins) > 0 || len(path) > 0 || src.In {
+			return nil, unsupported("SELECT * over JOIN or a FROM path")
+		}
+		st.Mode = ModeDocument
+		out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
+	case q.Select.Value != nil:
+		if id, ok := q.Select.Value.(*cosmosql.Ident); ok && t.binds[id.Name].root && st.Joins == 0 && len(path) == 0 {
+			st.Mode = ModeDocument
+			out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
+			break
+		}
+		v, err := t.val(q.Select.Value)
+		if err != nil {
+			return nil, err
+		}
+		st.Mode = ModeValue
+		out = []string{"(" + v + ")::text"}
+		where = append(where, "("+v+") IS NOT NULL")
+	default:
+		st.Mode = ModeObject
+		for i, it := range q.Select.Items {
+			v, err := t.val(it.Expr)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, "("+v+")::text")
+			st.Names = append(st.Names, it.OutputName(i))
+		}
+	}
+
+	// ORDER BY: each term sorts by (type rank, value); items whose sort
+	// value is undefined are left out, as with the default indexing policy
+	// (reference §6.7).
+	type key struct{ expr, dir string }
+	var keys []key
+	var sortCols []string
+	for _, o := range q.OrderBy {
+		v, err := t.val(o.Expr)
+		if err != nil {
+			return nil, err
+		}
+		dir := "ASC"
+		if o.Desc {
+			dir = "DESC"
+		}
+		where = append(where, "("+v+") IS NOT NULL")
+		keys = append(keys, key{"cosmos.type_rank(" + v + ")", dir}, key{"(" + v + ")", dir})
+		sortCols = append(sortCols, "cosmos.type_rank("+v+")", "("+v+")::text")
+	}
+	st.SortKeys = len(q.OrderBy)
+	keys = append(keys, key{"r.seq", "ASC"})
+	for _, o := range ords {
+		keys = append(keys, key{o, "ASC"})
+	}
+
+	// TOP / OFFSET LIMIT.
+	limit := t.in.PageSize
+	var total int64 = -1
+	var offset int64
+	if q.Top != nil {
+		n, err := t.intArg(q.Top, "TOP")
+		if err != nil {
+			return nil, err
+		}
+		total = n
+	}
+	if q.Limit != nil {
+		n, err := t.intArg(q.Limit, "LIMIT")
+		if err != nil {
+			return nil, err
+		}
+		if total < 0 || n < total {
+			total = n
+		}
+		if offset, err = t.intArg(q.Offset, "OFFSET"); err != nil {
+			return nil, err
+		}
+	}
+	c := t.in.Cursor
+	if c != nil {
+		st.Taken = c.Taken
+		if len(c.Ords) != st.Joins || len(c.Ranks) != st.SortKeys || len(c.Vals) != st.SortKeys {
+			return nil, errBadCursor
+		}
+		// keyset: rows strictly after the cursor in the sort order
+		vals := []string{}
+		for i := range c.Ranks {
+			vals = append(vals, t.bind(c.Ranks[i]), t.jsonArg(c.Vals[i]))
+		}
+		vals = append(vals, t.bind(c.Seq))
+		for _, o := range c.Ords {
+			vals = append(vals, t.bind(o))
+		}
+		var ors []string
+		for i := range keys {
+			var ands []string
+			for j := 0; j < i; j++ {
+				ands = append(ands, keys[j].expr+" = "+vals[j])
+			}
+			op := " > "
+			if keys[i].dir == "DESC" {
+				op = " < "
+			}
+			ands = append(ands, keys[i].expr+op+vals[i])
+			ors = append(ors, "("+strings.Join(ands, " AND ")+")")
+		}
+		where = append(where, "("+strings.Join(ors, " OR ")+")")
+	}
+	if total >= 0 {
+		remaining := total - st.Taken
+		if remaining <= 0 {
+			remaining = 0
+		}
+		if int64(limit) >= remaining {
+			limit = int(remaining)
+			st.Capped = true
+		}
+	}
+	st.Limit = limit
+	st.Peek = len(q.OrderBy) > 0 && !st.Capped
+	fetch := limit
+	if st.Peek {
+		fetch++
+	}
+	var orderBy []string
+	for _, k := range keys {
+		orderBy = append(orderBy, k.expr+" "+k.dir)
+	}
+	cols := append([]string{"r.seq"}, ords...)
+	cols = append(cols, sortCols...)
+	cols = append(cols, out...)
+	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + strings.Join(from, " ") +
+		" WHERE " + strings.Join(where, " AND ") + " ORDER BY " + strings.Join(orderBy, ", ") +
+		" LIMIT " + t.bind(fetch)
+	if c == nil && offset > 0 {
+		sql += " OFFSET " + t.bind(offset)
+	}
+	st.SQL, st.Args = sql, t.args
+	return st, nil
+}
+
+var errBadCursor = &UnsupportedError{What: "this continuation token"}
+
+// ErrBadCursor reports a continuation token that does not fit the query.
+var ErrBadCursor = errBadCursor
+
+// intArg evaluates a TOP/OFFSET/LIMIT argument (a number literal or a
+// parameter holding a non-negative integer).
+func (t *translator) intArg(e cosmosql.Expr, what string) (int64, error) {
+	var v any
+	switch x := e.(type) {
+	case *cosmosql.Literal:
+		v = x.Value
+	case *cosmosql.Param:
+		raw, ok := t.in.Params[x.Name]
+		if !ok || len(raw) == 0 {
+			return 0, &UnsupportedError{What: fmt.Sprintf("%s with an undefined parameter %s", what, x.Name)}
+		}
+		var f float64
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return 0, &UnsupportedError{What: fmt.Sprintf("%s with a non-numeric parameter %s", what, x.Name)}
+		}
+		v = f
+	}
+	f, ok := v.(float64)
+	if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+		return 0, &UnsupportedError{What: fmt.Sprintf("%s with a value that is not a non-negative integer", what)}
+	}
+	return int64(f), nil
+}
+
+// sourcePath splits a FROM container expression into the root name and
+// the member path after it.
+func sourcePath(e cosmosql.Expr) (string, []cosmosql.Expr, error) {
+	var path []cosmosql.Expr
+	for {
+		switch x := e.(type) {
+		case *cosmosql.Ident:
+			for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+				path[i], path[j] = path[j], path[i]
+			}
+			return x.Name, path, nil
+		case *cosmosql.Member:
+			path = append(path, x)
+			e = x.X
+		case *cosmosql.Index:
+			path = append(path, x)
+			e = x.X
+		default:
+			return "", nil, unsupported("this FROM source")
+		}
+	}
+}
+
+// noFrom translates SELECT without FROM: evaluated once.
+func (t *translator) noFrom(q *cosmosql.Query) (*Statement, error) {
+	if q.Where != nil || q.OrderBy != nil || q.Top != nil || q.Offset != nil || hasAggregates(q) {
+		// A WHERE without FROM filters the single row; keep it simple.
+		if hasAggregates(q) {
+			return nil, unsupported("aggregates without FROM")
+		}
+	}
+	st := &Statement{Single: true, Limit: 1}
+	var cols []string
+	switch {
+	case q.Select.Star:
+		return nil, unsupported("SELECT * without FROM")
+	case q.Select.Value != nil:
+		v, err := t.val(q.Select.Value)
+		if err != nil {
+			return nil, err
+		}
+		st.Mode = ModeValue
+		cols = []string{"(" + v + ")::text"}
+		t.extraWhere = append(t.extraWhere, "("+v+") IS NOT NULL")
+	default:
+		st.Mode = ModeObject
+		for i, it := range q.Select.Items {
+			v, err := t.val(it.Expr)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, "("+v+")::text")
+			st.Names = append(st.Names, it.OutputName(i))
+		}
+	}
+	where := append([]string{"TRUE"}, t.extraWhere...)
+	if q.Where != nil {
+		w, err := t.val(q.Where)
+		if err != nil {
+			return nil, err
+		}
+		where = append(where, "("+w+") = 'true'::jsonb")
+	}
+	st.SQL = "SELECT 0::bigint, " + strings.Join(cols, ", ") + " WHERE " + strings.Join(where, " AND ")
+	st.Args = t.args
+	return st, nil
+}
