@@ -260,4 +260,3 @@ func (s *Service) QueryOffers(ctx context.Context, q Query) ([][]byte, error) {
 	}
 	return filterRendered(q, rendered)
 }
-

@@ -34,9 +34,9 @@ type QueryResult struct {
 
 // Messages of the gateway's cross-partition refusals (reference §3.3).
 const (
-	MsgCrossPartitionDisabled = "Cross partition query is required but disabled. Please set x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or revise your query to avoid this exception."
+	MsgCrossPartitionDisabled    = "Cross partition query is required but disabled. Please set x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or revise your query to avoid this exception."
 	MsgCrossPartitionNotServable = "The provided cross partition query can not be directly served by the gateway. This is a first chance (internal) exception that all newer clients will know how to handle gracefully. This exception is traced, but unless you see it bubble up as an exception (which only happens on older SDK clients), then you can safely ignore this message."
-	MsgCrossPartitionAggregate = "Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates."
+	MsgCrossPartitionAggregate   = "Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates."
 )
 
 // ParseQuery parses a query, turning syntax errors into the service's 400
