@@ -21,7 +21,8 @@ import (
 //     comment is not a comment: it gives CodeSyntax near '/';
 //   - the SC2xxx codes for semantic errors (see the Code constants).
 //
-// Parse never panics, and it rejects input nested deeper than MaxDepth.
+// Parse never panics, it rejects input nested deeper than MaxDepth, and it
+// is safe for concurrent use.
 //
 // Choices where the sources disagree or are silent:
 //

@@ -46,13 +46,13 @@ func (t *translator) aggregate(q *cosmosql.Query, from, where []string) (*Statem
 		cols = []string{"(" + v + ")::text"}
 	default:
 		st.Mode = ModeObject
-		for i, it := range q.Select.Items {
+		st.Names = q.Select.OutputNames()
+		for _, it := range q.Select.Items {
 			v, err := agg.val(it.Expr)
 			if err != nil {
 				return nil, err
 			}
 			cols = append(cols, "("+v+")::text")
-			st.Names = append(st.Names, it.OutputName(i))
 		}
 	}
 	st.SQL = "SELECT 0::bigint, " + strings.Join(cols, ", ") + " FROM " + strings.Join(from, " ") + " WHERE " + strings.Join(where, " AND ")

@@ -216,9 +216,20 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	// Output columns.
 	var out []string
 	switch {
+	case q.Select.Star && (len(path) > 0 || src.In):
+		// SELECT * over a single non-root source yields that source's values.
+		if len(q.From.Joins) > 0 {
+			return nil, unsupported("SELECT * over JOIN")
+		}
+		st.Mode = ModeValue
+		v := t.binds[src.Alias].expr
+		if src.Alias == "" {
+			return nil, unsupported("SELECT * over a FROM path without an alias")
+		}
+		out = []string{"(" + v + ")::text"}
 	case q.Select.Star:
-		if len(q.From.Joins) > 0 || len(path) > 0 || src.In {
-			return nil, unsupported("SELECT * over JOIN or a FROM path")
+		if len(q.From.Joins) > 0 {
+			return nil, unsupported("SELECT * over JOIN")
 		}
 		st.Mode = ModeDocument
 		out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
@@ -237,13 +248,13 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		where = append(where, "("+v+") IS NOT NULL")
 	default:
 		st.Mode = ModeObject
-		for i, it := range q.Select.Items {
+		st.Names = q.Select.OutputNames()
+		for _, it := range q.Select.Items {
 			v, err := t.val(it.Expr)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, "("+v+")::text")
-			st.Names = append(st.Names, it.OutputName(i))
 		}
 	}
 
@@ -434,13 +445,13 @@ func (t *translator) noFrom(q *cosmosql.Query) (*Statement, error) {
 		t.extraWhere = append(t.extraWhere, "("+v+") IS NOT NULL")
 	default:
 		st.Mode = ModeObject
-		for i, it := range q.Select.Items {
+		st.Names = q.Select.OutputNames()
+		for _, it := range q.Select.Items {
 			v, err := t.val(it.Expr)
 			if err != nil {
 				return nil, err
 			}
 			cols = append(cols, "("+v+")::text")
-			st.Names = append(st.Names, it.OutputName(i))
 		}
 	}
 	where := append([]string{"TRUE"}, t.extraWhere...)
