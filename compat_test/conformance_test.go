@@ -24,7 +24,40 @@ const conformanceDir = "../../shared/conformance/query-samples"
 // knownConformanceGaps are the cases this emulator does not pass yet, each
 // with its reason; they are listed in the README too. A listed case that
 // starts passing fails the test, so the list stays honest.
-var knownConformanceGaps = map[string]string{}
+var knownConformanceGaps = map[string]string{
+	"choose-fields":           "the function is not implemented yet",
+	"choose-indexes":          "the function is not implemented yet",
+	"cot":                     "the function is not implemented yet",
+	"datetimeadd":             "date and time functions are not implemented yet",
+	"datetimebin":             "date and time functions are not implemented yet",
+	"datetimefromparts":       "date and time functions are not implemented yet",
+	"datetimepart":            "date and time functions are not implemented yet",
+	"datetimetotimestamp":     "date and time functions are not implemented yet",
+	"index-of":                "the function is not implemented yet",
+	"intadd":                  "the function is not implemented yet",
+	"intmod":                  "the function is not implemented yet",
+	"intmul":                  "the function is not implemented yet",
+	"is-integer":              "the function is not implemented yet",
+	"log-base":                "the function is not implemented yet",
+	"ltrim":                   "the function is not implemented yet",
+	"objecttoarray":           "the function is not implemented yet",
+	"objecttoarray-field":     "the function is not implemented yet",
+	"objecttoarray-key-value": "the function is not implemented yet",
+	"regexmatch":              "the function is not implemented yet",
+	"regexmatch-field":        "the function is not implemented yet",
+	"replicate":               "the function is not implemented yet",
+	"rtrim":                   "the function is not implemented yet",
+	"st-distance":             "spatial functions are not supported yet",
+	"st-intersect":            "spatial functions are not supported yet",
+	"st-isvaliddetailed":      "spatial functions are not supported yet",
+	"st-within":               "spatial functions are not supported yet",
+	"stringtoarray":           "the function is not implemented yet",
+	"stringtonull":            "the function is not implemented yet",
+	"stringtonumber":          "the function is not implemented yet",
+	"tickstodatetime":         "date and time functions are not implemented yet",
+	"timestamptodatetime":     "date and time functions are not implemented yet",
+	"trim":                    "the function is not implemented yet",
+}
 
 // TestConformance runs every recorded case: a fresh container (partition
 // key /id), the seed items, the query addressed to partition key range 0

@@ -354,3 +354,53 @@ func TestQueryExcludesExpiredItems(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// TestQueryGroupByAndDistinct: GROUP BY with aggregates (undefined is a
+// group of its own, its key left out) and DISTINCT on values and objects
+// (reference §6.7, §6.8), single-partition and addressed to range 0.
+func TestQueryGroupByAndDistinct(t *testing.T) {
+	t.Parallel()
+	var docs []map[string]any
+	for i := 0; i < 12; i++ {
+		d := map[string]any{"id": fmt.Sprintf("%02d", i), "pk": "g", "n": i}
+		if i%4 != 3 {
+			d["team"] = []string{"a", "b", "c"}[i%4]
+		}
+		docs = append(docs, d)
+	}
+	env := newQueryEnv(t, docs)
+	g := azcosmos.NewPartitionKeyString("g")
+	tests := []struct {
+		name, query, want string
+		ordered           bool
+		pageSize          int32
+	}{
+		{"group by with count and sum", `SELECT c.team, COUNT(1) AS n, SUM(c.n) AS total FROM c GROUP BY c.team`,
+			`[{"team":"a","n":3,"total":12},{"team":"b","n":3,"total":15},{"team":"c","n":3,"total":18},{"n":3,"total":21}]`, false, 0},
+		{"group by VALUE", `SELECT VALUE c.team FROM c GROUP BY c.team`, `["a","b","c"]`, false, 0},
+		{"group by pages by position", `SELECT VALUE COUNT(1) FROM c GROUP BY c.team`, `[3,3,3,3]`, false, 1},
+		{"distinct values", `SELECT DISTINCT VALUE c.team FROM c`, `["a","b","c"]`, false, 0},
+		{"distinct objects (missing members give {})", `SELECT DISTINCT c.team FROM c`, `[{},{"team":"a"},{"team":"b"},{"team":"c"}]`, false, 0},
+		{"ordered distinct pages by value", `SELECT DISTINCT VALUE c.team FROM c ORDER BY c.team DESC`, `["c","b","a"]`, true, 1},
+		{"distinct with TOP", `SELECT DISTINCT TOP 2 VALUE c.team FROM c ORDER BY c.team`, `["a","b"]`, true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := env.run(t, tt.query, &g, &azcosmos.QueryOptions{PageSizeHint: tt.pageSize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []any
+			_ = json.Unmarshal([]byte(tt.want), &want)
+			gotV := canonical(t, got)
+			if !tt.ordered {
+				sortAny(gotV)
+				sortAny(want)
+			}
+			if !reflect.DeepEqual(gotV, want) {
+				b, _ := json.Marshal(gotV)
+				t.Fatalf("%s\n got %s\nwant %s", tt.query, b, tt.want)
+			}
+		})
+	}
+}

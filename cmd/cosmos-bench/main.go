@@ -139,6 +139,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.ttl.reads, "ttl-reads", 3000, "ttl: measured SDK point reads per phase (after -warmup unmeasured ones)")
 	fs.IntVar(&cfg.ttl.feedRuns, "ttl-feed-runs", 5, "ttl: runs of each full read feed (the median is reported; single-partition feeds run 10 times as often)")
 	fs.BoolVar(&cfg.ttl.interleave, "ttl-interleave", false, "ttl: spread the live items evenly over the creation order instead of making them the newest")
+	fs.BoolVar(&cfg.ttl.longTx, "ttl-long-tx", false, "ttl: also sweep the backlog (first batch size) while another connection holds a transaction's snapshot open")
 	fs.BoolVar(&cfg.ttl.explain, "ttl-explain", false, "ttl: print EXPLAIN (ANALYZE, BUFFERS) of the sweep batch, point read and read-feed statements to stderr")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -45,7 +46,7 @@ type ttlConfig struct {
 	items, live, partitions, size int
 	batches                       []int
 	reads, feedRuns               int
-	interleave, explain           bool
+	interleave, explain, longTx   bool
 }
 
 // Settings of the ttl scenario.
@@ -85,7 +86,9 @@ type ttlResult struct {
 	Feeds       []feedResult  `json:"read_feed"`
 	Sweeps      []sweepResult `json:"sweeps"`
 	After       []feedAfter   `json:"read_feed_after_sweep,omitempty"`
-	Notes       []string      `json:"notes,omitempty"`
+	// LongTx is the sweep of -ttl-long-tx, if asked for.
+	LongTx *longTxSweep `json:"sweep_with_open_snapshot,omitempty"`
+	Notes  []string     `json:"notes,omitempty"`
 	// Checks are the targets, measured against (never asserted).
 	Checks []ttlCheck `json:"checks,omitempty"`
 }
@@ -131,6 +134,7 @@ type feedResult struct {
 	WithExpired float64 `json:"with_expired_median_ms"`
 	LiveOnly    float64 `json:"live_only_median_ms"`
 	Ratio       float64 `json:"ratio"`
+	OtherCPU    float64 `json:"other_cpu_cores"`
 }
 
 // feedAfter times the big container's feeds again after its last sweep,
@@ -149,12 +153,21 @@ type sweepResult struct {
 	// Alone sweeps the backlog with no other traffic.
 	Alone sweepRun `json:"alone"`
 	// ReadsIdle are SDK point reads right before WithReads, no sweep running.
-	ReadsIdle latencyStats `json:"point_reads_no_sweep"`
+	ReadsIdle         latencyStats `json:"point_reads_no_sweep"`
+	ReadsIdleOtherCPU float64      `json:"point_reads_no_sweep_other_cpu_cores"`
 	// WithReads sweeps an identical backlog while ReadsDuring run.
 	WithReads   sweepRun     `json:"with_reads"`
 	ReadsDuring latencyStats `json:"point_reads_during_sweep"`
 	P50Ratio    float64      `json:"p50_ratio"`
 	P99Ratio    float64      `json:"p99_ratio"`
+}
+
+// longTxSweep is a sweep of the whole backlog while another connection
+// holds a transaction with a snapshot open, as a long query, a backup or an
+// idle-in-transaction session would.
+type longTxSweep struct {
+	Batch int      `json:"batch"`
+	Sweep sweepRun `json:"sweep"`
 }
 
 // sweepRun is one sweep of the whole backlog.
@@ -168,6 +181,9 @@ type sweepRun struct {
 	// Autovacuums counts autovacuum runs on the table that finished
 	// meanwhile, as far as the statistics had caught up.
 	Autovacuums int64 `json:"autovacuums"`
+	// OtherCPU is the average CPU use of processes outside the run
+	// meanwhile, in cores (-1 unknown): other work skews the numbers.
+	OtherCPU float64 `json:"other_cpu_cores"`
 }
 
 // ttlKey is one live item a read can target.
@@ -345,6 +361,7 @@ func (b *bench) runTTL(ctx context.Context, res *ttlResult) (err error) {
 		return err
 	}
 	defer func() { st.close() }()
+	st.emuPID = env.proc.pid()
 	res.PGVersion = st.version
 
 	// Seed both containers and check the emulator sees them as intended.
@@ -378,12 +395,13 @@ func (b *bench) runTTL(ctx context.Context, res *ttlResult) (err error) {
 	feeds := ttlFeeds(tc)
 	for _, f := range feeds {
 		logf("ttl: read feed, %s (%d + %d runs)", f.name, f.runs, f.runs)
+		c0 := sampleCPU(env.proc.pid())
 		big, live, items, pages, err := f.compare(ctx, env.ctl, dbID)
 		if err != nil {
 			return err
 		}
 		res.Feeds = append(res.Feeds, feedResult{Name: f.name, Items: items, Pages: pages, Runs: f.runs,
-			WithExpired: big, LiveOnly: live, Ratio: ratio(big, live)})
+			WithExpired: big, LiveOnly: live, Ratio: ratio(big, live), OtherCPU: c0.othersCores(sampleCPU(env.proc.pid()))})
 	}
 
 	// Sweeps, once per batch size: alone, then with reads.
@@ -427,6 +445,7 @@ func (b *bench) runTTL(ctx context.Context, res *ttlResult) (err error) {
 			if st, err = newTTLStore(ctx, pgConn, dbID, lay); err != nil {
 				return err
 			}
+			st.emuPID = env.proc.pid()
 		}
 		sr := sweepResult{Batch: batch}
 		if err := refill(); err != nil {
@@ -452,9 +471,11 @@ func (b *bench) runTTL(ctx context.Context, res *ttlResult) (err error) {
 		read := readKeys(env.big, keys)
 		w := workload{warmup: cfg.warmup, n: tc.reads, concurrency: cfg.concurrency}
 		logf("ttl: %d SDK point reads, no sweep running", tc.reads)
+		c0 := sampleCPU(env.proc.pid())
 		if sr.ReadsIdle, _, err = w.run(ctx, read); err != nil {
 			return fmt.Errorf("point reads: %w", err)
 		}
+		sr.ReadsIdleOtherCPU = c0.othersCores(sampleCPU(env.proc.pid()))
 		logf("ttl: SDK point reads while sweeping %d rows, batch %d", expired, batch)
 		var lat []time.Duration
 		sr.WithReads, lat, err = st.sweepWithReads(ctx, env.ctl, expired, read, cfg.concurrency, cfg.warmup+tc.reads)
@@ -473,6 +494,19 @@ func (b *bench) runTTL(ctx context.Context, res *ttlResult) (err error) {
 		res.Sweeps = append(res.Sweeps, sr)
 		if err := checkStats(ctx, env.ctl, dbID, ttlBigID, tc.live, tc.live); err != nil {
 			return err
+		}
+		if tc.longTx && bi == 0 {
+			if err := refill(); err != nil {
+				return err
+			}
+			logf("ttl: sweeping %d expired rows, batch %d, while another connection holds a snapshot", expired, batch)
+			r, err := st.sweepHoldingSnapshot(ctx, env.ctl, expired)
+			if err != nil {
+				return err
+			}
+			backlog = false
+			logf("ttl: %d rows in %.2f s: %.0f rows/s", r.Deleted, r.Seconds, r.RowsPerSec)
+			res.LongTx = &longTxSweep{Batch: batch, Sweep: r}
 		}
 	}
 
@@ -653,6 +687,7 @@ type ttlStore struct {
 	lay             layout
 	big, liveOnly   string // the items tables
 	bigNum, liveNum int64
+	emuPID          int // the emulator process, for CPU accounting
 }
 
 // newTTLStore connects to connString and finds the items tables of the
@@ -763,6 +798,7 @@ func (s *ttlStore) sweepAll(ctx context.Context, c *controlClient, want int, sta
 	if started != nil {
 		close(started)
 	}
+	c0 := sampleCPU(s.emuPID)
 	t0 := time.Now()
 	for r.Deleted < want {
 		n, err := c.sweep(ctx)
@@ -776,6 +812,7 @@ func (s *ttlStore) sweepAll(ctx context.Context, c *controlClient, want int, sta
 		}
 	}
 	elapsed := time.Since(t0)
+	r.OtherCPU = c0.othersCores(sampleCPU(s.emuPID))
 	r.Seconds = elapsed.Seconds()
 	r.RowsPerSec = float64(r.Deleted) / r.Seconds
 	r.WALMB = s.walMB(ctx, wal0, s.walLSN(ctx))
@@ -784,6 +821,22 @@ func (s *ttlStore) sweepAll(ctx context.Context, c *controlClient, want int, sta
 		return r, fmt.Errorf("the sweeps deleted %d rows, want %d", r.Deleted, want)
 	}
 	return r, nil
+}
+
+// sweepHoldingSnapshot sweeps want rows while a transaction of its own holds
+// a REPEATABLE READ snapshot taken before the first sweep call: no row the
+// sweep deletes can be pruned away before that transaction ends.
+func (s *ttlStore) sweepHoldingSnapshot(ctx context.Context, c *controlClient, want int) (sweepRun, error) {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		return sweepRun{}, err
+	}
+	defer tx.Rollback(context.Background()) //nolint:errcheck // read-only
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM cosmos.containers`).Scan(&n); err != nil {
+		return sweepRun{}, err
+	}
+	return s.sweepAll(ctx, c, want, nil, nil)
 }
 
 // sweepWithReads warms the reads up with warmup reads, then sweeps want

@@ -47,32 +47,37 @@ func writeTTLReport(w io.Writer, c runConfig, t *ttlResult) {
 	if len(t.Sweeps) > 0 {
 		fmt.Fprintf(w, "\nSweeper: POST /_emulator/ttl/sweep until all %s expired rows are deleted, nothing else running\n", thousands(t.Expired))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "--ttl-sweep-batch\tcalls\t seconds\t    rows/s\t WAL MB\ttarget\t")
+		fmt.Fprintln(tw, "--ttl-sweep-batch\tcalls\t seconds\t    rows/s\t WAL MB\tother CPU\ttarget\t")
 		for i, s := range t.Sweeps {
 			a := s.Alone
 			check := "(not checked)\t"
 			if i == 0 {
 				check = fmt.Sprintf(">= %s rows/s\t%s", thousands(int(targetSweepRowsPerSec)), verdict(a.RowsPerSec >= targetSweepRowsPerSec))
 			}
-			fmt.Fprintf(tw, "%17d\t%5d\t%8.2f\t%10s\t%7.0f\t%s\n", s.Batch, a.Calls, a.Seconds, thousands(int(a.RowsPerSec+0.5)), a.WALMB, check)
+			fmt.Fprintf(tw, "%17d\t%5d\t%8.2f\t%10s\t%7.0f\t%9s\t%s\n", s.Batch, a.Calls, a.Seconds, thousands(int(a.RowsPerSec+0.5)), a.WALMB, cores(a.OtherCPU), check)
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "(rows/s: rows deleted / time from the first sweep call until the last expired row was deleted;\n"+
-			" WAL MB: all WAL PostgreSQL wrote meanwhile.)\n")
+			" WAL MB: all WAL PostgreSQL wrote meanwhile; other CPU: average CPU use of processes outside this run\n"+
+			" (other jobs on the machine), in cores of the %d: well above 0 means noisy numbers.)\n", c.CPUs)
 
+		if l := t.LongTx; l != nil {
+			fmt.Fprintf(w, "(-ttl-long-tx: with another connection holding a REPEATABLE READ snapshot open, batch %d took %.2f s: %s rows/s)\n",
+				l.Batch, l.Sweep.Seconds, thousands(int(l.Sweep.RowsPerSec+0.5)))
+		}
 		fmt.Fprintf(w, "\nPoint reads through the SDK: random live items of %q, concurrency %d; latencies in ms\n", ttlBigID, t.Concurrency)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "\t\t reads\t    p50\t    p90\t    p99\t     max\tp99 ratio\ttarget\t")
-		row := func(batch, label string, s latencyStats, tail string) {
-			fmt.Fprintf(tw, "%s\t%s\t%6d\t%7.3f\t%7.3f\t%7.3f\t%8.3f\t%s\n", batch, label, s.Ops, s.P50, s.P90, s.P99, s.Max, tail)
+		fmt.Fprintln(tw, "\t\t reads\t    p50\t    p90\t    p99\t     max\tother CPU\tp99 ratio\ttarget\t")
+		row := func(batch, label string, s latencyStats, other float64, tail string) {
+			fmt.Fprintf(tw, "%s\t%s\t%6d\t%7.3f\t%7.3f\t%7.3f\t%8.3f\t%9s\t%s\n", batch, label, s.Ops, s.P50, s.P90, s.P99, s.Max, cores(other), tail)
 		}
 		for i, s := range t.Sweeps {
-			row(fmt.Sprintf("batch %d", s.Batch), "no sweep running", s.ReadsIdle, "\t\t")
+			row(fmt.Sprintf("batch %d", s.Batch), "no sweep running", s.ReadsIdle, s.ReadsIdleOtherCPU, "\t\t")
 			check := "(not checked)\t"
 			if i == 0 {
 				check = fmt.Sprintf("<= %.0fx\t%s", targetReadP99Ratio, verdict(s.P99Ratio <= targetReadP99Ratio))
 			}
-			row("", "during the sweep", s.ReadsDuring, fmt.Sprintf("%8.2fx\t%s", s.P99Ratio, check))
+			row("", "during the sweep", s.ReadsDuring, s.WithReads.OtherCPU, fmt.Sprintf("%8.2fx\t%s", s.P99Ratio, check))
 		}
 		tw.Flush()
 		for _, s := range t.Sweeps {
@@ -89,10 +94,10 @@ func writeTTLReport(w io.Writer, c runConfig, t *ttlResult) {
 		fmt.Fprintf(w, "because item queries are not implemented yet. %q still stores its %s expired rows (before any sweep);\n", ttlBigID, thousands(t.Expired))
 		fmt.Fprintf(w, "%q holds only the live items. Each run reads the whole feed; median of the runs, the containers alternating; ms\n", ttlLiveID)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "\t  items\tpages\truns\twith expired\tlive-only\t  ratio\ttarget\t")
+		fmt.Fprintln(tw, "\t  items\tpages\truns\twith expired\tlive-only\tother CPU\t  ratio\ttarget\t")
 		for _, f := range t.Feeds {
-			fmt.Fprintf(tw, "%s\t%7s\t%5d\t%4d\t%12.2f\t%9.2f\t%6.2fx\t<= %.1fx\t%s\n", f.Name, thousands(f.Items), f.Pages, f.Runs,
-				f.WithExpired, f.LiveOnly, f.Ratio, targetFeedRatio, verdict(f.Ratio <= targetFeedRatio))
+			fmt.Fprintf(tw, "%s\t%7s\t%5d\t%4d\t%12.2f\t%9.2f\t%9s\t%6.2fx\t<= %.1fx\t%s\n", f.Name, thousands(f.Items), f.Pages, f.Runs,
+				f.WithExpired, f.LiveOnly, cores(f.OtherCPU), f.Ratio, targetFeedRatio, verdict(f.Ratio <= targetFeedRatio))
 		}
 		tw.Flush()
 		fmt.Fprintln(w, "(\"one partition\": each run reads a different partition, the same sequence on both containers.)")
@@ -124,6 +129,14 @@ func writeTTLReport(w io.Writer, c runConfig, t *ttlResult) {
 	for _, n := range t.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// cores renders a CPU use in cores ("?" if unknown).
+func cores(c float64) string {
+	if c < 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%.2f", c)
 }
 
 // autovacuumNote mentions autovacuums that ran during a sweep.

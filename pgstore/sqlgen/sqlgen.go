@@ -88,6 +88,9 @@ type Statement struct {
 	// Capped is true when TOP/LIMIT bounds the total number of results and
 	// this page reaches the bound.
 	Capped bool
+	// OffsetPaging is true when pages continue by position (GROUP BY): the
+	// cursor only carries Taken.
+	OffsetPaging bool
 }
 
 // Cursor is the position after the last row of a page: the keyset of that
@@ -127,23 +130,20 @@ func Translate(q *cosmosql.Query, in Input) (*Statement, error) {
 	return t.query(q)
 }
 
-func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
-	if q.GroupBy != nil {
-		return nil, unsupported("GROUP BY")
-	}
-	if q.Distinct {
-		return nil, unsupported("SELECT DISTINCT")
-	}
-	st := &Statement{}
-	var from []string
-	where := []string{}
-	if q.From == nil {
-		return t.noFrom(q)
-	}
-	from = append(from, t.in.Table+" AS r")
-	where = append(where, t.in.Live)
+// scope is the FROM and WHERE of a query: the row sources, the filters,
+// and the ordinal columns of the array iterations (for keyset paging).
+type scope struct {
+	from, where, ords []string
+	// nonRoot is true when the first source is a path or an iteration, not
+	// the container's documents themselves.
+	nonRoot bool
+}
+
+// scopeOf translates FROM, JOIN and WHERE, binding the aliases.
+func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
+	sc := &scope{from: []string{t.in.Table + " AS r"}, where: []string{t.in.Live}}
 	if t.in.PK != nil {
-		where = append(where, "r.pk = "+t.bind(*t.in.PK))
+		sc.where = append(sc.where, "r.pk = "+t.bind(*t.in.PK))
 	}
 	rootDoc := "r.doc"
 	src := q.From.Source
@@ -157,21 +157,18 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		return nil, err
 	}
 	t.binds[rootName] = binding{expr: rootDoc, root: true}
-	if strings.EqualFold(rootName, "root") {
-		t.binds["root"] = binding{expr: rootDoc, root: true}
-	}
-	ords := []string{}
 	if len(path) > 0 || src.In {
+		sc.nonRoot = true
 		base, err := t.val(src.Expr)
 		if err != nil {
 			return nil, err
 		}
 		if src.In {
-			from = append(from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS j0(v, o)")
+			sc.from = append(sc.from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS j0(v, o)")
 			t.binds[src.Alias] = binding{expr: "j0.v"}
-			ords = append(ords, "j0.o")
+			sc.ords = append(sc.ords, "j0.o")
 		} else {
-			where = append(where, base+" IS NOT NULL")
+			sc.where = append(sc.where, base+" IS NOT NULL")
 			if src.Alias != "" {
 				t.binds[src.Alias] = binding{expr: base}
 			}
@@ -187,26 +184,45 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		if err != nil {
 			return nil, err
 		}
-		name := fmt.Sprintf("j%d", i+1)
-		if j.In {
-			from = append(from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS "+name+"(v, o)")
-			t.binds[j.Alias] = binding{expr: name + ".v"}
-			ords = append(ords, name+".o")
-		} else {
-			// JOIN c.tags t iterates too: a JOIN source is always a set.
-			from = append(from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS "+name+"(v, o)")
-			t.binds[j.Alias] = binding{expr: name + ".v"}
-			ords = append(ords, name+".o")
+		if !j.In {
+			// JOIN c.arr a binds the value itself (one tuple per
+			// document where it is defined); only "a IN c.arr" iterates.
+			sc.where = append(sc.where, base+" IS NOT NULL")
+			t.binds[j.Alias] = binding{expr: base}
+			continue
 		}
+		name := fmt.Sprintf("j%d", i+1)
+		sc.from = append(sc.from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS "+name+"(v, o)")
+		t.binds[j.Alias] = binding{expr: name + ".v"}
+		sc.ords = append(sc.ords, name+".o")
 	}
-	st.Joins = len(ords)
 	if q.Where != nil {
 		w, err := t.val(q.Where)
 		if err != nil {
 			return nil, err
 		}
-		where = append(where, "("+w+") = 'true'::jsonb")
+		sc.where = append(sc.where, "("+w+") = 'true'::jsonb")
 	}
+	return sc, nil
+}
+
+func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
+	if q.From == nil {
+		return t.noFrom(q)
+	}
+	sc, err := t.scopeOf(q)
+	if err != nil {
+		return nil, err
+	}
+	if q.GroupBy != nil {
+		return t.groupBy(q, sc)
+	}
+	if q.Distinct {
+		return t.distinct(q, sc)
+	}
+	st := &Statement{Joins: len(sc.ords)}
+	from, where, ords := sc.from, sc.where, sc.ords
+	src := q.From.Source
 
 	// Aggregates without GROUP BY: one row, computed over the whole set.
 	if hasAggregates(q) {
@@ -216,7 +232,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	// Output columns.
 	var out []string
 	switch {
-	case q.Select.Star && (len(path) > 0 || src.In):
+	case q.Select.Star && sc.nonRoot:
 		// SELECT * over a single non-root source yields that source's values.
 		if len(q.From.Joins) > 0 {
 			return nil, unsupported("SELECT * over JOIN")
@@ -234,7 +250,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		st.Mode = ModeDocument
 		out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
 	case q.Select.Value != nil:
-		if id, ok := q.Select.Value.(*cosmosql.Ident); ok && t.binds[id.Name].root && st.Joins == 0 && len(path) == 0 {
+		if id, ok := q.Select.Value.(*cosmosql.Ident); ok && t.binds[id.Name].root && st.Joins == 0 && !sc.nonRoot {
 			st.Mode = ModeDocument
 			out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
 			break

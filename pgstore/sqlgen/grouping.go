@@ -1,0 +1,257 @@
+package sqlgen
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+)
+
+// limits evaluates TOP and OFFSET/LIMIT: the total number of results
+// (-1: unbounded) and the offset of the first page.
+func (t *translator) limits(q *cosmosql.Query) (total, offset int64, err error) {
+	total = -1
+	if q.Top != nil {
+		if total, err = t.intArg(q.Top, "TOP"); err != nil {
+			return 0, 0, err
+		}
+	}
+	if q.Limit != nil {
+		n, err := t.intArg(q.Limit, "LIMIT")
+		if err != nil {
+			return 0, 0, err
+		}
+		if total < 0 || n < total {
+			total = n
+		}
+		if offset, err = t.intArg(q.Offset, "OFFSET"); err != nil {
+			return 0, 0, err
+		}
+	}
+	return total, offset, nil
+}
+
+// pageLimit applies the total bound to the page size.
+func (t *translator) pageLimit(st *Statement, total int64) {
+	st.Limit = t.in.PageSize
+	if total >= 0 {
+		remaining := max(total-st.Taken, 0)
+		if int64(st.Limit) >= remaining {
+			st.Limit = int(remaining)
+			st.Capped = true
+		}
+	}
+}
+
+// groupBy translates GROUP BY: the grouping keys and the aggregates'
+// arguments are computed per row in an inner query, grouped outside.
+// Undefined is a group of its own (its key is left out of the output).
+// Groups come sorted by key; pages continue by position.
+func (t *translator) groupBy(q *cosmosql.Query, sc *scope) (*Statement, error) {
+	var inner []string
+	for i, g := range q.GroupBy {
+		v, err := t.val(g)
+		if err != nil {
+			return nil, err
+		}
+		inner = append(inner, "("+v+") AS k"+strconv.Itoa(i))
+	}
+	gt := &groupTranslator{t: t, keys: q.GroupBy}
+	st := &Statement{Peek: true}
+	var cols []string
+	switch {
+	case q.Select.Value != nil:
+		v, err := gt.val(q.Select.Value)
+		if err != nil {
+			return nil, err
+		}
+		st.Mode = ModeValue
+		cols = []string{"(" + v + ")::text"}
+	case q.Select.Star:
+		return nil, unsupported("SELECT * with GROUP BY")
+	default:
+		st.Mode = ModeObject
+		st.Names = q.Select.OutputNames()
+		for _, it := range q.Select.Items {
+			v, err := gt.val(it.Expr)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, "("+v+")::text")
+		}
+	}
+	inner = append(inner, gt.args...)
+	var keys, order []string
+	for i := range q.GroupBy {
+		k := "s.k" + strconv.Itoa(i)
+		keys = append(keys, k)
+		order = append(order, "cosmos.type_rank("+k+")", k)
+	}
+	total, offset, err := t.limits(q)
+	if err != nil {
+		return nil, err
+	}
+	if t.in.Cursor != nil {
+		st.Taken = t.in.Cursor.Taken
+		offset += st.Taken
+	}
+	t.pageLimit(st, total)
+	st.Peek = !st.Capped
+	fetch := st.Limit
+	if st.Peek {
+		fetch++
+	}
+	st.SQL = "SELECT 0::bigint, " + strings.Join(cols, ", ") + " FROM (SELECT " + strings.Join(inner, ", ") + " FROM " +
+		strings.Join(sc.from, " ") + " WHERE " + strings.Join(sc.where, " AND ") + ") s GROUP BY " + strings.Join(keys, ", ") +
+		" ORDER BY " + strings.Join(order, ", ") + " LIMIT " + t.bind(fetch) + " OFFSET " + t.bind(offset)
+	st.Args = t.args
+	st.OffsetPaging = true
+	return st, nil
+}
+
+// groupTranslator translates SELECT expressions of a GROUP BY query over the
+// grouped rows s: group keys, aggregates of per-row arguments, literals.
+type groupTranslator struct {
+	t    *translator
+	keys []cosmosql.Expr
+	args []string // inner columns holding aggregate arguments
+}
+
+func (g *groupTranslator) val(e cosmosql.Expr) (string, error) {
+	for i, k := range g.keys {
+		if cosmosql.Equal(e, k) {
+			return "s.k" + strconv.Itoa(i), nil
+		}
+	}
+	switch x := e.(type) {
+	case *cosmosql.Call:
+		name := strings.ToUpper(x.Name)
+		if !x.UDF && cosmosql.IsAggregate(name) {
+			if len(x.Args) != 1 {
+				return "", unsupported("%s with %d arguments", name, len(x.Args))
+			}
+			v, err := g.t.val(x.Args[0])
+			if err != nil {
+				return "", err
+			}
+			col := "a" + strconv.Itoa(len(g.args))
+			g.args = append(g.args, "("+v+") AS "+col)
+			return aggregateSQL(name, "s."+col), nil
+		}
+		f, ok := functions[name]
+		if !ok || x.UDF {
+			return "", unsupported("the function %s over groups", x.Name)
+		}
+		args := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			v, err := g.val(a)
+			if err != nil {
+				return "", err
+			}
+			args[i] = v
+		}
+		if len(args) < f.min || (f.max >= 0 && len(args) > f.max) {
+			return "", &UnsupportedError{What: "calling " + name + " with this number of arguments"}
+		}
+		return f.gen(g.t, args), nil
+	case *cosmosql.Literal, *cosmosql.Param:
+		return g.t.val(e)
+	case *cosmosql.ObjectLit:
+		s := "'{}'::jsonb"
+		for _, f := range x.Fields {
+			v, err := g.val(f.Value)
+			if err != nil {
+				return "", err
+			}
+			s = "cosmos.obj_put(" + s + ", " + g.t.bind(f.Key) + "::text, " + v + ")"
+		}
+		return s, nil
+	case *cosmosql.ArrayLit:
+		var parts []string
+		for _, el := range x.Elems {
+			v, err := g.val(el)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, v)
+		}
+		if len(parts) == 0 {
+			return "'[]'::jsonb", nil
+		}
+		return "jsonb_build_array(" + strings.Join(parts, ", ") + ")", nil
+	}
+	return "", unsupported("this expression over groups (SELECT may hold GROUP BY expressions, aggregates and literals)")
+}
+
+// distinct translates SELECT DISTINCT: the projected value (an object for
+// a projection list) is computed per row and grouped; results come sorted
+// by value and pages continue after the last value, so every distinct
+// value is returned once even when items are written between pages.
+func (t *translator) distinct(q *cosmosql.Query, sc *scope) (*Statement, error) {
+	if hasAggregates(q) {
+		return nil, unsupported("DISTINCT with aggregates")
+	}
+	var v string
+	st := &Statement{SortKeys: 1}
+	switch {
+	case q.Select.Value != nil:
+		x, err := t.val(q.Select.Value)
+		if err != nil {
+			return nil, err
+		}
+		v, st.Mode = x, ModeValue
+	case q.Select.Star:
+		return nil, unsupported("SELECT DISTINCT *")
+	default:
+		v = "'{}'::jsonb"
+		names := q.Select.OutputNames()
+		for i, it := range q.Select.Items {
+			x, err := t.val(it.Expr)
+			if err != nil {
+				return nil, err
+			}
+			v = "cosmos.obj_put(" + v + ", " + t.bind(names[i]) + "::text, " + x + ")"
+		}
+		st.Mode = ModeValue
+	}
+	dir := "ASC"
+	switch {
+	case len(q.OrderBy) == 0:
+	case len(q.OrderBy) == 1 && q.Select.Value != nil && cosmosql.Equal(q.OrderBy[0].Expr, q.Select.Value):
+		if q.OrderBy[0].Desc {
+			dir = "DESC"
+		}
+	default:
+		return nil, unsupported("DISTINCT with an ORDER BY other than the DISTINCT VALUE expression")
+	}
+	where := append([]string{}, sc.where...)
+	where = append(where, "("+v+") IS NOT NULL")
+	total, offset, err := t.limits(q)
+	if err != nil {
+		return nil, err
+	}
+	if c := t.in.Cursor; c != nil {
+		if len(c.Ranks) != 1 || len(c.Vals) != 1 {
+			return nil, errBadCursor
+		}
+		st.Taken = c.Taken
+		op := " > "
+		if dir == "DESC" {
+			op = " < "
+		}
+		r, cv := t.bind(c.Ranks[0]), t.jsonArg(c.Vals[0])
+		where = append(where, "(cosmos.type_rank("+v+")"+op+r+" OR (cosmos.type_rank("+v+") = "+r+" AND ("+v+")"+op+cv+"))")
+		offset = 0
+	}
+	t.pageLimit(st, total)
+	st.Peek = !st.Capped
+	fetch := st.Limit
+	if st.Peek {
+		fetch++
+	}
+	st.SQL = "SELECT 0::bigint, cosmos.type_rank(s.v), s.v::text, s.v::text FROM (SELECT (" + v + ") AS v FROM " + strings.Join(sc.from, " ") +
+		" WHERE " + strings.Join(where, " AND ") + ") s GROUP BY s.v ORDER BY cosmos.type_rank(s.v) " + dir + ", s.v " + dir +
+		" LIMIT " + t.bind(fetch) + " OFFSET " + t.bind(offset)
+	st.Args = t.args
+	return st, nil
+}
