@@ -82,20 +82,7 @@ func (s *Store) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (em
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
-	a := args{}
-	live := livePredicate(p.Expiry, "r.", &a)
-	collRID, _ := emulator.DecodeRID(p.Container.RID)
-	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
-		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
-		Args: a, Live: live, PK: p.PK, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
-	})
-	var ue *sqlgen.UnsupportedError
-	if errors.As(err, &ue) {
-		if errors.Is(err, sqlgen.ErrBadCursor) {
-			return emulator.QueryPage{}, errInvalidContinuation
-		}
-		return emulator.QueryPage{}, emulator.BadRequest("%s", ue.Error())
-	}
+	st, err := s.translateQuery(ctx, p, cur)
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
@@ -218,6 +205,33 @@ func (s *Store) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (em
 		page.Continuation = encodeToken(&c, hash)
 	}
 	return page, nil
+}
+
+// translateQuery translates one page of a query and makes sure the path
+// indexes it can use exist.
+func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor) (*sqlgen.Statement, error) {
+	a := args{}
+	live := livePredicate(p.Expiry, "r.", &a)
+	collRID, _ := emulator.DecodeRID(p.Container.RID)
+	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
+		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
+		Args: a, Live: live, PK: p.PK, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
+		CodePointCollation: s.codePointCollation,
+	})
+	var ue *sqlgen.UnsupportedError
+	if errors.As(err, &ue) {
+		if errors.Is(err, sqlgen.ErrBadCursor) {
+			return nil, errInvalidContinuation
+		}
+		return nil, emulator.BadRequest("%s", ue.Error())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ensureIndexes(ctx, p.Container, st.IndexPaths); err != nil {
+		return nil, classify("index", err)
+	}
+	return st, nil
 }
 
 // classifyQuery maps errors of a translated query: runtime errors of the

@@ -29,6 +29,9 @@ const migrationLockID = 0x436f736d6f73 // "Cosmos"
 type Store struct {
 	pool       *pgxpool.Pool
 	cache      *containerCache
+	autoIdx    autoIndexes
+	// codePointCollation: the database orders text by code point (C).
+	codePointCollation bool
 	stopListen context.CancelFunc
 	listenDone chan struct{}
 }
@@ -61,7 +64,13 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 		pool.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, cache: newContainerCache(), listenDone: make(chan struct{})}
+	s := &Store{pool: pool, cache: newContainerCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}}}
+	var collate string
+	if err := pool.QueryRow(ctx, `SELECT datcollate FROM pg_database WHERE datname = current_database()`).Scan(&collate); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: read the database collation: %w", err)
+	}
+	s.codePointCollation = collate == "C" || collate == "POSIX"
 	lctx, cancel := context.WithCancel(context.Background())
 	s.stopListen = cancel
 	go s.listen(lctx, s.listenDone)

@@ -221,14 +221,26 @@ func (t *translator) member(x cosmosql.Expr, name string) (string, error) {
 			if s, ok := t.systemProperty(name); ok {
 				return s, nil
 			}
-			return "(r.doc -> " + t.bind(name) + "::text)", nil
+			return "(r.doc -> " + QuoteLiteral(name) + ")", nil
 		}
 	}
 	base, err := t.val(x)
 	if err != nil {
 		return "", err
 	}
-	return "(" + base + " -> " + t.bind(name) + "::text)", nil
+	return "(" + base + " -> " + QuoteLiteral(name) + ")", nil
+}
+
+// QuoteLiteral quotes a property name as an SQL string literal. Property
+// names are identifiers, not values: they are written into the statement
+// (quoted) so that an expression over a document path has the same shape
+// as the expression of the index that serves it; PostgreSQL cannot match
+// an index expression against one holding a bind parameter. With
+// standard_conforming_strings (the default since PostgreSQL 9.1) doubling
+// the single quotes is the whole escaping; a NUL, which no PostgreSQL text
+// can hold, is replaced so the literal stays valid (and matches nothing).
+func QuoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, "\x00", "\uFFFD"), "'", "''") + "'::text"
 }
 
 // int32Of converts a Cosmos number to a 32-bit integer the way JavaScript

@@ -60,6 +60,10 @@ type Input struct {
 	PageSize int
 	// Cursor resumes after the last row of the previous page (nil: start).
 	Cursor *Cursor
+	// CodePointCollation is true when the database's default collation
+	// orders text by code point ("C"), so jsonb string ranges agree with
+	// Cosmos string order and may be pushed to indexes.
+	CodePointCollation bool
 }
 
 // Statement is a translated query page.
@@ -91,6 +95,9 @@ type Statement struct {
 	// OffsetPaging is true when pages continue by position (GROUP BY): the
 	// cursor only carries Taken.
 	OffsetPaging bool
+	// IndexPaths are the document paths the query filters or sorts on in a
+	// way an index on IndexKey(path) can serve.
+	IndexPaths [][]string
 }
 
 // Cursor is the position after the last row of a page: the keyset of that
@@ -114,6 +121,7 @@ type translator struct {
 	args       []any
 	binds      map[string]binding
 	extraWhere []string
+	indexPaths [][]string
 }
 
 func (t *translator) bind(v any) string {
@@ -202,6 +210,7 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 			return nil, err
 		}
 		sc.where = append(sc.where, "("+w+") = 'true'::jsonb")
+		sc.where = append(sc.where, t.sargable(q.Where)...)
 	}
 	return sc, nil
 }
@@ -290,6 +299,9 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 			dir = "DESC"
 		}
 		where = append(where, "("+v+") IS NOT NULL")
+		if path, ok := t.rootPath(o.Expr); ok {
+			t.indexPaths = append(t.indexPaths, path)
+		}
 		keys = append(keys, key{"cosmos.type_rank(" + v + ")", dir}, key{"(" + v + ")", dir})
 		sortCols = append(sortCols, "cosmos.type_rank("+v+")", "("+v+")::text")
 	}
@@ -381,7 +393,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	if c == nil && offset > 0 {
 		sql += " OFFSET " + t.bind(offset)
 	}
-	st.SQL, st.Args = sql, t.args
+	st.SQL, st.Args, st.IndexPaths = sql, t.args, t.indexPaths
 	return st, nil
 }
 

@@ -1,0 +1,161 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/sqlgen"
+)
+
+// The default indexing policy of Cosmos DB indexes every path (/*). Here a
+// path gets its index (see sqlgen/index.go: btree on the type rank and value
+// of the path) the first time a query filters or sorts on it, unless the
+// container's indexing policy excludes it or its indexing mode is none.
+// Creating it takes a moment on a large container, once; every later query
+// on that path is served by the index. The number of such indexes per
+// container is bounded so that writes stay cheap.
+
+// maxAutoIndexes bounds the path indexes of one container.
+const maxAutoIndexes = 32
+
+// autoIndexes remembers which path indexes exist, per items table.
+type autoIndexes struct {
+	mu    sync.Mutex
+	known map[int64]map[string]bool // container num -> index names
+}
+
+func indexName(num int64, path []string) string {
+	h := fnv.New64a()
+	for _, p := range path {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("items_%d_p_%016x", num, h.Sum64())
+}
+
+// policy is the part of an indexing policy that decides whether a path is
+// indexed.
+type policy struct {
+	IndexingMode  string `json:"indexingMode"`
+	IncludedPaths []struct {
+		Path string `json:"path"`
+	} `json:"includedPaths"`
+	ExcludedPaths []struct {
+		Path string `json:"path"`
+	} `json:"excludedPaths"`
+}
+
+// indexed applies the policy's path rules to a document path: the most
+// specific matching included or excluded path wins.
+func (p policy) indexed(path []string) bool {
+	if strings.EqualFold(p.IndexingMode, "none") {
+		return false
+	}
+	best, include := -1, true
+	try := func(pattern string, inc bool) {
+		parts := emulator.SplitPath(pattern)
+		if len(parts) == 0 {
+			return
+		}
+		last := parts[len(parts)-1]
+		prefix := parts[:len(parts)-1]
+		switch last {
+		case "*": // the path and everything below
+			if len(prefix) > len(path) {
+				return
+			}
+		case "?": // exactly this path
+			if len(prefix) != len(path) {
+				return
+			}
+		default:
+			return
+		}
+		for i, s := range prefix {
+			if s != path[i] {
+				return
+			}
+		}
+		if spec := len(prefix)*2 + boolInt(last == "?"); spec > best {
+			best, include = spec, inc
+		}
+	}
+	for _, ip := range p.IncludedPaths {
+		try(ip.Path, true)
+	}
+	for _, ep := range p.ExcludedPaths {
+		try(ep.Path, false)
+	}
+	return best >= 0 && include
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func containerPolicy(c emulator.Container) policy {
+	var props struct {
+		IndexingPolicy policy `json:"indexingPolicy"`
+	}
+	_ = json.Unmarshal(c.Properties, &props)
+	return props.IndexingPolicy
+}
+
+// ensureIndexes creates the missing path indexes a query can use.
+func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, paths [][]string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	s.autoIdx.mu.Lock()
+	known, ok := s.autoIdx.known[c.Num]
+	s.autoIdx.mu.Unlock()
+	if !ok {
+		rows, err := s.pool.Query(ctx, `SELECT indexname FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = $1 AND indexname LIKE '%\_p\_%'`, "items_"+strconv.FormatInt(c.Num, 10))
+		if err != nil {
+			return err
+		}
+		known = map[string]bool{}
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return err
+			}
+			known[n] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	pol := containerPolicy(c)
+	for _, p := range paths {
+		name := indexName(c.Num, p)
+		if known[name] || len(known) >= maxAutoIndexes || !pol.indexed(p) {
+			continue
+		}
+		rank, value := sqlgen.IndexKey("doc", p)
+		_, err := s.pool.Exec(ctx, `CREATE INDEX IF NOT EXISTS `+name+` ON `+itemsTable(c.Num)+` ((`+rank+`), (`+value+`))`)
+		var pe *pgconn.PgError
+		if err != nil && !(errors.As(err, &pe) && (pe.Code == "42P07" || pe.Code == "23505")) {
+			return fmt.Errorf("pgstore: index %v: %w", p, err)
+		}
+		known[name] = true
+	}
+	s.autoIdx.mu.Lock()
+	s.autoIdx.known[c.Num] = known
+	s.autoIdx.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,170 @@
+package sqlgen
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+)
+
+// Indexing. Every items table can carry btree indexes on
+// (cosmos.type_rank(p), p) for document paths p: the Cosmos sort order of a
+// path (type first, then value), which serves equality, range and ORDER BY
+// on that path. The translator reports the paths a query filters or sorts
+// on (Statement.IndexPaths) so that pgstore can create the index the
+// default indexing policy implies, and it adds "sargable" conjuncts that
+// such an index can serve: for a top-level WHERE term `path op constant`
+// it adds `type_rank(path) = R AND path op constant::jsonb`. These extra
+// conjuncts are implied by the exact Cosmos predicate (which stays), so they
+// never change a result; they only let PostgreSQL use the index.
+
+// PathExpr is the SQL of a document path over the jsonb column col ("doc"
+// in index definitions, "r.doc" in queries); both spellings have the same
+// structure, which is what PostgreSQL matches index expressions by.
+func PathExpr(col string, path []string) string {
+	s := col
+	for _, p := range path {
+		s = "(" + s + " -> " + QuoteLiteral(p) + ")"
+	}
+	return s
+}
+
+// IndexKey is the two-column index key of a path: type rank, then value.
+func IndexKey(col string, path []string) (rank, value string) {
+	p := PathExpr(col, path)
+	return "cosmos.type_rank(" + p + ")", p
+}
+
+// rootPath returns the property names of a path on the container's root
+// alias (c.a.b, c["a"]["b"]); system properties and array indexes are not
+// paths of doc.
+func (t *translator) rootPath(e cosmosql.Expr) ([]string, bool) {
+	var path []string
+	for {
+		switch x := e.(type) {
+		case *cosmosql.Member:
+			path = append(path, x.Name)
+			e = x.X
+		case *cosmosql.Index:
+			lit, ok := x.Index.(*cosmosql.Literal)
+			if !ok {
+				return nil, false
+			}
+			s, ok := lit.Value.(string)
+			if !ok {
+				return nil, false
+			}
+			path = append(path, s)
+			e = x.X
+		case *cosmosql.Ident:
+			if b, ok := t.binds[x.Name]; !ok || !b.root || len(path) == 0 {
+				return nil, false
+			}
+			for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+				path[i], path[j] = path[j], path[i]
+			}
+			if strings.HasPrefix(path[0], "_") {
+				switch path[0] {
+				case "_ts", "_etag", "_rid", "_self", "_attachments":
+					return nil, false
+				}
+			}
+			return path, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// constJSON returns the JSON text and type rank of a primitive constant (a
+// literal or a parameter).
+func (t *translator) constJSON(e cosmosql.Expr) ([]byte, int, bool) {
+	var v any
+	switch x := e.(type) {
+	case *cosmosql.Literal:
+		v = x.Value
+	case *cosmosql.Param:
+		raw, ok := t.in.Params[x.Name]
+		if !ok || len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+			return nil, 0, false
+		}
+	default:
+		return nil, 0, false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, 0, false
+	}
+	switch v.(type) {
+	case nil:
+		return b, 1, true
+	case bool:
+		return b, 2, true
+	case float64:
+		return b, 3, true
+	case string:
+		return b, 4, true
+	}
+	return nil, 0, false
+}
+
+var flipOp = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// sargable returns the index-servable conjuncts implied by the top-level
+// AND terms of where, and records the paths involved.
+func (t *translator) sargable(where cosmosql.Expr) []string {
+	var out []string
+	var visit func(e cosmosql.Expr)
+	visit = func(e cosmosql.Expr) {
+		switch x := e.(type) {
+		case *cosmosql.Binary:
+			op := strings.ToUpper(x.Op)
+			if op == "AND" {
+				visit(x.L)
+				visit(x.R)
+				return
+			}
+			if _, ok := flipOp[op]; !ok {
+				return
+			}
+			path, ok := t.rootPath(x.L)
+			c := x.R
+			if !ok {
+				if path, ok = t.rootPath(x.R); !ok {
+					return
+				}
+				c, op = x.L, flipOp[op]
+			}
+			if s, ok := t.pathTerm(path, op, c); ok {
+				out = append(out, s)
+			}
+		case *cosmosql.Between:
+			if x.Not {
+				return
+			}
+			if path, ok := t.rootPath(x.X); ok {
+				lo, okLo := t.pathTerm(path, ">=", x.Lo)
+				hi, okHi := t.pathTerm(path, "<=", x.Hi)
+				if okLo && okHi {
+					out = append(out, lo, hi)
+				}
+			}
+		}
+	}
+	visit(where)
+	return out
+}
+
+// pathTerm is `type_rank(path) = R AND path op constant`; string ranges
+// only when the database orders strings by code point (else jsonb's order
+// could differ from the Cosmos order and the conjunct would not be
+// implied).
+func (t *translator) pathTerm(path []string, op string, c cosmosql.Expr) (string, bool) {
+	raw, rank, ok := t.constJSON(c)
+	if !ok || (rank == 4 && op != "=" && !t.in.CodePointCollation) {
+		return "", false
+	}
+	t.indexPaths = append(t.indexPaths, path)
+	r, v := IndexKey("r.doc", path)
+	return r + " = " + t.bind(rank) + "::integer AND " + v + " " + op + " " + t.jsonArg(raw), true
+}
