@@ -27,13 +27,13 @@ const migrationLockID = 0x436f736d6f73 // "Cosmos"
 // Store is the PostgreSQL implementation of emulator.Store. It is safe for
 // concurrent use; Close releases its connections.
 type Store struct {
-	pool       *pgxpool.Pool
-	cache      *containerCache
-	autoIdx    autoIndexes
+	pool    *pgxpool.Pool
+	cache   *containerCache
+	autoIdx autoIndexes
 	// codePointCollation: the database orders text by code point (C).
 	codePointCollation bool
-	stopListen context.CancelFunc
-	listenDone chan struct{}
+	stopListen         context.CancelFunc
+	listenDone         chan struct{}
 }
 
 var _ emulator.Store = (*Store)(nil)
