@@ -404,3 +404,62 @@ func TestQueryGroupByAndDistinct(t *testing.T) {
 		})
 	}
 }
+
+// TestQueryCompositeIndexes: an ORDER BY on several paths needs a matching
+// composite index (same paths; same or all-reversed directions), as on the
+// service; with one it is served.
+func TestQueryCompositeIndexes(t *testing.T) {
+	t.Parallel()
+	e := emulatortest.Start(t)
+	ctx := context.Background()
+	cl := e.Client(t)
+	if _, err := cl.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "ci"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := cl.NewDatabase("ci")
+	props := azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}},
+		IndexingPolicy: &azcosmos.IndexingPolicy{
+			IndexingMode: azcosmos.IndexingModeConsistent, Automatic: true,
+			IncludedPaths: []azcosmos.IncludedPath{{Path: "/*"}},
+			CompositeIndexes: [][]azcosmos.CompositeIndex{{
+				{Path: "/a", Order: azcosmos.CompositeIndexAscending},
+				{Path: "/b", Order: azcosmos.CompositeIndexDescending},
+			}},
+		}}
+	if _, err := db.CreateContainer(ctx, props, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := db.NewContainer("c")
+	p := azcosmos.NewPartitionKeyString("p")
+	for i, ab := range [][2]int{{1, 1}, {1, 2}, {0, 5}, {2, 0}} {
+		b, _ := json.Marshal(map[string]any{"id": fmt.Sprint(i), "pk": "p", "a": ab[0], "b": ab[1]})
+		if _, err := c.CreateItem(ctx, p, b, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(q string) ([]string, error) {
+		resp, err := c.NewQueryItemsPager(q, p, nil).NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var ids []string
+		for _, it := range resp.Items {
+			ids = append(ids, string(it))
+		}
+		return ids, nil
+	}
+	got, err := run(`SELECT VALUE c.id FROM c ORDER BY c.a ASC, c.b DESC`)
+	if err != nil || strings.Join(got, ",") != `"2","1","0","3"` {
+		t.Fatalf("served by the composite index: %v %v", got, err)
+	}
+	got, err = run(`SELECT VALUE c.id FROM c ORDER BY c.a DESC, c.b ASC`)
+	if err != nil || strings.Join(got, ",") != `"3","0","1","2"` {
+		t.Fatalf("the reversed composite index: %v %v", got, err)
+	}
+	for _, q := range []string{`SELECT * FROM c ORDER BY c.a ASC, c.b ASC`, `SELECT * FROM c ORDER BY c.b, c.a`} {
+		_, err := run(q)
+		if statusOf(err) != 400 || !strings.Contains(err.Error(), "corresponding composite index") {
+			t.Fatalf("%s: %v, want 400 without a composite index", q, err)
+		}
+	}
+}

@@ -195,7 +195,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 		if tag.RowsAffected() == 0 {
 			return emulator.ErrConflict
 		}
-		if _, err := tx.Exec(ctx, itemsTableDDL(num)+"\n"+expiryIndexesDDL(num, p.DefaultTTL != nil)); err != nil {
+		if _, err := tx.Exec(ctx, itemsTableDDL(num)+"\n"+expiryIndexesDDL(num, p.DefaultTTL != nil)+"\n"+compositeIndexesDDL(num, p.Properties)); err != nil {
 			return err
 		}
 		c = emulator.Container{Num: num, DatabaseNum: d.Num, DatabaseID: d.ID, DatabaseRID: d.RID, ID: p.ID, RID: rid,
@@ -253,6 +253,11 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 		if _, err := tx.Exec(ctx, `UPDATE cosmos.containers SET props = $2, default_ttl = $3, ts = $4, etag = $5 WHERE num = $1`,
 			cur.Num, string(p.Properties), p.DefaultTTL, p.TS, p.ETag); err != nil {
 			return err
+		}
+		if !sameComposites(cur.Properties, p.Properties) {
+			if _, err := tx.Exec(ctx, compositeIndexesDDL(cur.Num, p.Properties)); err != nil {
+				return err
+			}
 		}
 		if (cur.DefaultTTL == nil) != (p.DefaultTTL == nil) {
 			if _, err := tx.Exec(ctx, expiryIndexesDDL(cur.Num, p.DefaultTTL != nil)); err != nil {

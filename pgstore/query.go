@@ -216,8 +216,12 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
 		Args: a, Live: live, PK: p.PK, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
-		CodePointCollation: s.codePointCollation,
+		CodePointCollation: s.codePointCollation, CompositeIndexes: containerPolicy(p.Container).composites(),
 	})
+	var qe *sqlgen.QueryError
+	if errors.As(err, &qe) {
+		return nil, emulator.BadRequest("%s", qe.Message)
+	}
 	var ue *sqlgen.UnsupportedError
 	if errors.As(err, &ue) {
 		if errors.Is(err, sqlgen.ErrBadCursor) {

@@ -168,3 +168,65 @@ func (t *translator) pathTerm(path []string, op string, c cosmosql.Expr) (string
 	r, v := IndexKey("r.doc", path)
 	return r + " = " + t.bind(rank) + "::integer AND " + v + " " + op + " " + t.jsonArg(raw), true
 }
+
+// CompositeIndex is one entry of an indexing policy's compositeIndexes.
+type CompositeIndex []CompositePath
+
+// CompositePath is one path of a composite index.
+type CompositePath struct {
+	Path []string
+	Desc bool
+}
+
+// QueryError is a query the service refuses (a 400 with the service's
+// message), as opposed to one this emulator cannot run yet.
+type QueryError struct{ Message string }
+
+// Error implements error.
+func (e *QueryError) Error() string { return e.Message }
+
+// MsgNoCompositeIndex is the service's refusal of an ORDER BY on several
+// paths that no composite index serves.
+const MsgNoCompositeIndex = "The order by query does not have a corresponding composite index that it can be served from."
+
+// servedByComposite reports whether a composite index serves the ORDER BY
+// terms: same paths in the same order, with the same directions or all of
+// them reversed.
+func servedByComposite(order []CompositePath, indexes []CompositeIndex) bool {
+	for _, ci := range indexes {
+		if len(ci) != len(order) {
+			continue
+		}
+		same, reversed := true, true
+		for i := range ci {
+			if strings.Join(ci[i].Path, "\x00") != strings.Join(order[i].Path, "\x00") {
+				same, reversed = false, false
+				break
+			}
+			if ci[i].Desc != order[i].Desc {
+				same = false
+			} else {
+				reversed = false
+			}
+		}
+		if same || reversed {
+			return true
+		}
+	}
+	return false
+}
+
+// CompositeIndexKey is the column list of the index serving a composite
+// index: rank and value of each path, in its direction.
+func CompositeIndexKey(col string, ci CompositeIndex) string {
+	var parts []string
+	for _, p := range ci {
+		dir := ""
+		if p.Desc {
+			dir = " DESC"
+		}
+		rank, value := IndexKey(col, p.Path)
+		parts = append(parts, "("+rank+")"+dir, "("+value+")"+dir)
+	}
+	return strings.Join(parts, ", ")
+}

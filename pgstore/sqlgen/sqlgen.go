@@ -64,6 +64,9 @@ type Input struct {
 	// orders text by code point ("C"), so jsonb string ranges agree with
 	// Cosmos string order and may be pushed to indexes.
 	CodePointCollation bool
+	// CompositeIndexes are the container's composite indexes; an ORDER BY
+	// on several paths needs one of them, as on the service.
+	CompositeIndexes []CompositeIndex
 }
 
 // Statement is a translated query page.
@@ -306,6 +309,19 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		sortCols = append(sortCols, "cosmos.type_rank("+v+")", "("+v+")::text")
 	}
 	st.SortKeys = len(q.OrderBy)
+	if len(q.OrderBy) > 1 {
+		var order []CompositePath
+		for _, o := range q.OrderBy {
+			path, ok := t.rootPath(o.Expr)
+			if !ok {
+				return nil, &QueryError{Message: MsgNoCompositeIndex}
+			}
+			order = append(order, CompositePath{Path: path, Desc: o.Desc})
+		}
+		if !servedByComposite(order, t.in.CompositeIndexes) {
+			return nil, &QueryError{Message: MsgNoCompositeIndex}
+		}
+	}
 	keys = append(keys, key{"r.seq", "ASC"})
 	for _, o := range ords {
 		keys = append(keys, key{o, "ASC"})
