@@ -81,7 +81,7 @@ func TestTranslate(t *testing.T) {
 		{`SELECT VALUE c.a FROM c`, ModeValue, []string{"(r.doc -> '", "IS NOT NULL"}, nil, false},
 		{`SELECT c.a, c.b.c, 1 FROM c`, ModeObject, []string{"(r.doc -> '"}, []string{"a", "c", "$1"}, false},
 		{`SELECT * FROM c WHERE c.a = 1 AND NOT c.b`, ModeDocument, []string{"cosmos.l_and(cosmos.eq(", "cosmos.l_not(", "= 'true'::jsonb"}, nil, false},
-		{`SELECT * FROM c ORDER BY c.a DESC, c.b`, ModeDocument, []string{"cosmos.type_rank((r.doc -> '", ") DESC", "r.seq ASC"}, nil, true},
+		{`SELECT * FROM c ORDER BY c.a DESC`, ModeDocument, []string{"cosmos.type_rank((r.doc -> '", ") DESC", "r.seq ASC"}, nil, true},
 		{`SELECT VALUE t FROM c JOIN t IN c.tags`, ModeValue, []string{"CROSS JOIN LATERAL jsonb_array_elements", "WITH ORDINALITY AS j1(v, o)", "j1.o ASC"}, nil, false},
 		{`SELECT VALUE c._ts FROM c`, ModeValue, []string{"to_jsonb(r.ts)"}, nil, false},
 		{`SELECT VALUE COUNT(1) FROM c`, ModeValue, []string{"to_jsonb(count("}, nil, false},
