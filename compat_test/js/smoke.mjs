@@ -1,8 +1,9 @@
 // Smoke test of cosmos-emulator with the official JavaScript SDK
 // (@azure/cosmos, pinned in package.json). It drives one database, one
-// container and a few items through every point operation the emulator
-// supports, asserting status codes and bodies; it uses no query (items
-// queries and readAll() are not supported yet).
+// container and a few items through every point operation, TTL with the
+// emulator clock moved through the control endpoint, and queries (single-
+// partition, and cross-partition ORDER BY / TOP / COUNT / GROUP BY through
+// the SDK's query-plan path), asserting status codes and bodies.
 //
 //   COSMOS_ENDPOINT  default https://127.0.0.1:8081/
 //   COSMOS_KEY       default the well-known emulator key
@@ -265,6 +266,32 @@ async function main() {
       assert.equal(never.statusCode, 200);
       assert.equal(never.resource.ttl, -1, "the ttl property stays as written");
       await ttlC.delete();
+    });
+
+    // Queries: a single-partition filter, and cross-partition ORDER BY,
+    // aggregate and GROUP BY, which the gateway refuses with 400/1004 and
+    // a query plan; the SDK then runs them through its plan path.
+    await step("queries: filter, cross-partition ORDER BY, VALUE COUNT, GROUP BY", async () => {
+      const qc = (await database.containers.create({ id: `${containerId}-q`, partitionKey: { paths: ["/pk"] } })).container;
+      for (let i = 0; i < 9; i++) {
+        await qc.items.create({ id: `q${i}`, pk: `p${i % 3}`, n: 9 - i, team: ["red", "blue"][i % 2] });
+      }
+      const single = await qc.items
+        .query({ query: "SELECT VALUE c.id FROM c WHERE c.n > @min", parameters: [{ name: "@min", value: 7 }] }, { partitionKey: "p0" })
+        .fetchAll();
+      assert.deepEqual(single.resources, ["q0"]);
+      const ordered = await qc.items.query("SELECT VALUE c.n FROM c ORDER BY c.n").fetchAll();
+      assert.deepEqual(ordered.resources, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      const top = await qc.items.query("SELECT TOP 2 c.id FROM c ORDER BY c.n DESC").fetchAll();
+      assert.deepEqual(top.resources.map((r) => r.id), ["q0", "q1"]);
+      const count = await qc.items.query("SELECT VALUE COUNT(1) FROM c").fetchAll();
+      assert.deepEqual(count.resources, [9]);
+      const groups = await qc.items.query("SELECT c.team, COUNT(1) AS n FROM c GROUP BY c.team").fetchAll();
+      const byTeam = Object.fromEntries(groups.resources.map((g) => [g.team, g.n]));
+      assert.deepEqual(byTeam, { red: 5, blue: 4 });
+      const all = await qc.items.readAll().fetchAll();
+      assert.equal(all.resources.length, 9);
+      await qc.delete();
     });
 
     await step("read container", async () => {
