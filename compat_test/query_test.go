@@ -156,6 +156,11 @@ func TestQuerySemantics(t *testing.T) {
 		{"§6.10 ROUND halves away from zero", `SELECT VALUE [ROUND(2.5), ROUND(-2.5), FLOOR(-1.5), ABS(-3)]`, nil, nil, `[[3,-3,-2,3]]`, false},
 		{"§6.1 SELECT without FROM", `SELECT VALUE 1 + 2`, nil, nil, `[3]`, false},
 		{"system properties are queryable", `SELECT VALUE IS_NUMBER(c._ts) AND IS_STRING(c._etag) AND STARTSWITH(c._self, "dbs/") FROM c WHERE c.id = "1"`, nil, nil, `[true]`, false},
+		{"§6.6 EXISTS subquery", `SELECT VALUE c.id FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t = "red")`, nil, nil, `["1"]`, false},
+		{"§6.6 ARRAY subquery keeps order", `SELECT VALUE ARRAY(SELECT VALUE UPPER(t) FROM t IN c.tags) FROM c WHERE c.id = "1"`, nil, nil, `[["RED","BLUE"]]`, false},
+		{"§6.6 scalar subquery with an aggregate", `SELECT c.id, (SELECT VALUE COUNT(1) FROM t IN c.tags) AS n FROM c WHERE c.pk = "a"`, nil, nil, `[{"id":"1","n":2},{"id":"2","n":1}]`, false},
+		{"§6.6 scalar subquery with no value is undefined", `SELECT c.id, (SELECT VALUE t FROM t IN c.tags WHERE t = "none") AS x FROM c WHERE c.id = "1"`, nil, nil, `[{"id":"1"}]`, false},
+		{"§6.6 JOIN with a filter in the subquery's place", `SELECT VALUE c.id FROM c WHERE ARRAY_LENGTH(ARRAY(SELECT VALUE t FROM t IN c.tags WHERE t = "blue")) > 0`, nil, nil, `["1","2"]`, false},
 		{"unicode compares by code point", `SELECT VALUE c.id FROM c WHERE c.s > "z"`, nil, nil, `["4","5"]`, false},
 	}
 	for _, tt := range tests {

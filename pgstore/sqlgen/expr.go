@@ -188,7 +188,7 @@ func (t *translator) val(e cosmosql.Expr) (string, error) {
 		}
 		return s, nil
 	case *cosmosql.Subquery:
-		return "", unsupported("subqueries")
+		return t.subquery(x)
 	}
 	return "", unsupported("this expression")
 }

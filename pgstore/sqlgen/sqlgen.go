@@ -125,6 +125,7 @@ type translator struct {
 	binds      map[string]binding
 	extraWhere []string
 	indexPaths [][]string
+	depth      int // subquery nesting
 }
 
 func (t *translator) bind(v any) string {

@@ -1,0 +1,160 @@
+package sqlgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+)
+
+// Subqueries are correlated (reference §6.6): their FROM iterates values
+// of the enclosing row (t IN c.tags, c.children ch, or the outer aliases'
+// arrays). Each becomes a SQL subselect producing one jsonb column v:
+//
+//	EXISTS(q)  true iff q yields at least one (defined) value
+//	ARRAY(q)   the JSON array of q's values, in order
+//	(q)        q's single value (the first, if several), undefined if none
+
+// subselect translates a subquery into "SELECT v, ord FROM ..." (v never
+// undefined for SELECT VALUE; ord orders the results).
+func (t *translator) subselect(q *cosmosql.Query) (string, error) {
+	t.depth++
+	if t.depth > 8 {
+		return "", unsupported("subqueries nested more than 8 deep")
+	}
+	saved := make(map[string]binding, len(t.binds))
+	for k, v := range t.binds {
+		saved[k] = v
+	}
+	defer func() {
+		t.binds = saved
+		t.depth--
+	}()
+	if q.GroupBy != nil || q.Distinct || q.Offset != nil {
+		return "", unsupported("GROUP BY, DISTINCT or OFFSET inside a subquery")
+	}
+	var from, where, ords []string
+	if q.From != nil {
+		for i, src := range q.From.Sources() {
+			if src.Subquery != nil {
+				return "", unsupported("a subquery in the FROM of a subquery")
+			}
+			base, err := t.val(src.Expr)
+			if err != nil {
+				return "", err
+			}
+			name := fmt.Sprintf("sq%d_%d", t.depth, i)
+			if src.In {
+				from = append(from, "jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS "+name+"(v, o)")
+				t.binds[src.Alias] = binding{expr: name + ".v"}
+				ords = append(ords, name+".o")
+				continue
+			}
+			// a single value: one tuple when defined
+			from = append(from, "(SELECT "+base+" AS v) AS "+name)
+			where = append(where, name+".v IS NOT NULL")
+			if src.Alias != "" {
+				t.binds[src.Alias] = binding{expr: name + ".v"}
+			}
+		}
+	}
+	if q.Where != nil {
+		w, err := t.val(q.Where)
+		if err != nil {
+			return "", err
+		}
+		where = append(where, "("+w+") = 'true'::jsonb")
+	}
+	var v string
+	agg := hasAggregates(q)
+	switch {
+	case q.Select.Star:
+		return "", unsupported("SELECT * in a subquery")
+	case q.Select.Value != nil && agg:
+		a := &aggTranslator{t: t}
+		x, err := a.val(q.Select.Value)
+		if err != nil {
+			return "", err
+		}
+		v = x
+	case q.Select.Value != nil:
+		x, err := t.val(q.Select.Value)
+		if err != nil {
+			return "", err
+		}
+		v = x
+		where = append(where, "("+x+") IS NOT NULL")
+	default:
+		v = "'{}'::jsonb"
+		names := q.Select.OutputNames()
+		for i, it := range q.Select.Items {
+			var x string
+			var err error
+			if agg {
+				x, err = (&aggTranslator{t: t}).val(it.Expr)
+			} else {
+				x, err = t.val(it.Expr)
+			}
+			if err != nil {
+				return "", err
+			}
+			v = "cosmos.obj_put(" + v + ", " + t.bind(names[i]) + "::text, " + x + ")"
+		}
+	}
+	sql := "SELECT " + v + " AS v"
+	if len(from) > 0 {
+		sql += " FROM " + strings.Join(from, " CROSS JOIN ")
+	}
+	if len(where) > 0 {
+		sql += " WHERE " + strings.Join(where, " AND ")
+	}
+	if agg {
+		return sql, nil
+	}
+	var order []string
+	for _, o := range q.OrderBy {
+		x, err := t.val(o.Expr)
+		if err != nil {
+			return "", err
+		}
+		dir := ""
+		if o.Desc {
+			dir = " DESC"
+		}
+		order = append(order, "cosmos.type_rank("+x+")"+dir, "("+x+")"+dir)
+	}
+	order = append(order, ords...)
+	if len(order) > 0 {
+		sql += " ORDER BY " + strings.Join(order, ", ")
+	}
+	if q.Top != nil {
+		n, err := t.intArg(q.Top, "TOP")
+		if err != nil {
+			return "", err
+		}
+		sql += " LIMIT " + t.bind(n)
+	} else if q.Limit != nil {
+		n, err := t.intArg(q.Limit, "LIMIT")
+		if err != nil {
+			return "", err
+		}
+		sql += " LIMIT " + t.bind(n)
+	}
+	return sql, nil
+}
+
+// subquery translates a subquery expression.
+func (t *translator) subquery(x *cosmosql.Subquery) (string, error) {
+	sql, err := t.subselect(x.Query)
+	if err != nil {
+		return "", err
+	}
+	switch x.Kind {
+	case cosmosql.ExistsSubquery:
+		return "to_jsonb(EXISTS (" + sql + "))", nil
+	case cosmosql.ArraySubquery:
+		return "(SELECT coalesce(jsonb_agg(s.v), '[]'::jsonb) FROM (" + sql + ") AS s)", nil
+	default:
+		return "(SELECT s.v FROM (" + sql + ") AS s LIMIT 1)", nil
+	}
+}
