@@ -197,19 +197,26 @@ func TestDatabases(t *testing.T) {
 		if dbs, _ := env["Databases"].([]any); len(dbs) != 1 || env["_count"] != json.Number("1") {
 			t.Errorf("raw query = %s", resp.Body)
 		}
-		// unsupported query forms are refused, not answered wrongly
-		for _, q := range []string{
-			`SELECT r.id FROM r`,
-			`SELECT * FROM r WHERE r.id != 'la'`,
-			`SELECT * FROM r ORDER BY r.id`,
-			`SELECT VALUE COUNT(1) FROM r`,
-			`DELETE FROM r`,
+		// database queries run on the query engine: projections, filters,
+		// ORDER BY and aggregates work; invalid SQL is a 400
+		for q, want := range map[string]string{
+			`SELECT r.id FROM r ORDER BY r.id DESC`:                   `[{"id":"lc"},{"id":"lb"},{"id":"la"}]`,
+			`SELECT VALUE r.id FROM r WHERE r.id != 'la'`:             `["lb","lc"]`,
+			`SELECT VALUE COUNT(1) FROM r`:                            `[3]`,
+			`SELECT VALUE IS_STRING(r._rid) FROM r WHERE r.id = 'la'`: `[true]`,
 		} {
 			body := mustJSON(t, map[string]any{"query": q})
-			wantError(t, raw.do(http.MethodPost, "/dbs", body, "Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True"), http.StatusBadRequest, "BadRequest")
+			resp := raw.do(http.MethodPost, "/dbs", body, "Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True")
+			wantStatus(t, resp, http.StatusOK)
+			var env struct{ Databases json.RawMessage }
+			_ = json.Unmarshal(resp.Body, &env)
+			if string(env.Databases) != want {
+				t.Errorf("%s: %s, want %s", q, env.Databases, want)
+			}
 		}
-		// SDK surfaces it as a 400 too
-		pager = f2.c.NewQueryDatabasesPager("SELECT r.id FROM r", nil)
+		wantError(t, raw.do(http.MethodPost, "/dbs", mustJSON(t, map[string]any{"query": "DELETE FROM r"}), "Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True"), http.StatusBadRequest, "BadRequest")
+		// SDK surfaces invalid SQL as a 400 too
+		pager = f2.c.NewQueryDatabasesPager("SELECT r.id FROM", nil)
 		_, err := pager.NextPage(bg)
 		sdkErrCode(t, err, http.StatusBadRequest, "BadRequest")
 		// bad parameters

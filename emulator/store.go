@@ -61,6 +61,10 @@ type Store interface {
 	// continuation token that does not belong to the query is 400
 	// "Invalid Continuation Token".
 	QueryItems(ctx context.Context, p QueryItemsParams) (QueryPage, error)
+	// QueryDocuments runs one page of a query over the given rendered
+	// resources (databases, containers, offers) with the same engine;
+	// p.Container and p.Expiry are unused.
+	QueryDocuments(ctx context.Context, docs [][]byte, p QueryItemsParams) (QueryPage, error)
 }
 
 // Expiry is what decides whether an item is live: the time of the operation

@@ -75,14 +75,38 @@ func encodeToken(c *sqlgen.Cursor, hash uint64) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// queryRun is one page to run: the parameters and, for resource queries
+// (databases, containers, offers), the documents to query instead of an
+// items table.
+type queryRun struct {
+	emulator.QueryItemsParams
+	raw  bool
+	docs [][]byte
+}
+
 // QueryItems implements emulator.Store.
 func (s *Store) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (emulator.QueryPage, error) {
-	hash := queryHash(p)
+	return s.runQuery(ctx, queryRun{QueryItemsParams: p})
+}
+
+// QueryDocuments implements emulator.Store: the same engine over a list of
+// rendered resources (database, container and offer queries).
+func (s *Store) QueryDocuments(ctx context.Context, docs [][]byte, p emulator.QueryItemsParams) (emulator.QueryPage, error) {
+	return s.runQuery(ctx, queryRun{QueryItemsParams: p, raw: true, docs: docs})
+}
+
+func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, error) {
+	hash := queryHash(p.QueryItemsParams)
 	cur, err := decodeToken(p.Page.Continuation, hash)
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
-	st, err := s.translateQuery(ctx, p, cur)
+	var st *sqlgen.Statement
+	if p.raw {
+		st, err = s.translateResources(p, cur)
+	} else {
+		st, err = s.translateQuery(ctx, p.QueryItemsParams, cur)
+	}
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
@@ -133,7 +157,11 @@ func (s *Store) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (em
 		switch st.Mode {
 		case sqlgen.ModeDocument:
 			it.Seq, it.Body = r.cursor.Seq, []byte(body)
-			doc = it.JSON(p.Container)
+			if p.raw {
+				doc = it.Body
+			} else {
+				doc = it.JSON(p.Container)
+			}
 		case sqlgen.ModeValue:
 			if outs[0] == nil {
 				continue // undefined: no result
@@ -207,6 +235,43 @@ func (s *Store) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (em
 	return page, nil
 }
 
+// resourcesTable is the row source of resource queries: the documents,
+// bound as one JSON array, in their order.
+const resourcesTable = `(SELECT e.ordinality AS seq, e.value AS doc, ''::text AS pk, ''::text AS id, e.value::text AS body, 0::bigint AS ts, ''::text AS etag FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e)`
+
+// translateResources translates a page of a resource query.
+func (s *Store) translateResources(p queryRun, cur *sqlgen.Cursor) (*sqlgen.Statement, error) {
+	arr := []byte{'['}
+	for i, d := range p.docs {
+		if i > 0 {
+			arr = append(arr, ',')
+		}
+		arr = append(arr, d...)
+	}
+	arr = append(arr, ']')
+	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
+		Table: resourcesTable, Args: []any{string(arr)}, Live: "TRUE", Params: p.Params,
+		PageSize: p.Page.Limit(), Cursor: cur, RawDocuments: true, CodePointCollation: s.codePointCollation,
+	})
+	return st, translationError(err)
+}
+
+// translationError maps translator errors to the service's 400s.
+func translationError(err error) error {
+	var qe *sqlgen.QueryError
+	if errors.As(err, &qe) {
+		return emulator.BadRequest("%s", qe.Message)
+	}
+	var ue *sqlgen.UnsupportedError
+	if errors.As(err, &ue) {
+		if errors.Is(err, sqlgen.ErrBadCursor) {
+			return errInvalidContinuation
+		}
+		return emulator.BadRequest("%s", ue.Error())
+	}
+	return err
+}
+
 // translateQuery translates one page of a query and makes sure the path
 // indexes it can use exist.
 func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor) (*sqlgen.Statement, error) {
@@ -218,19 +283,8 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 		Args: a, Live: live, PK: p.PK, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: containerPolicy(p.Container).composites(),
 	})
-	var qe *sqlgen.QueryError
-	if errors.As(err, &qe) {
-		return nil, emulator.BadRequest("%s", qe.Message)
-	}
-	var ue *sqlgen.UnsupportedError
-	if errors.As(err, &ue) {
-		if errors.Is(err, sqlgen.ErrBadCursor) {
-			return nil, errInvalidContinuation
-		}
-		return nil, emulator.BadRequest("%s", ue.Error())
-	}
 	if err != nil {
-		return nil, err
+		return nil, translationError(err)
 	}
 	if err := s.ensureIndexes(ctx, p.Container, st.IndexPaths); err != nil {
 		return nil, classify("index", err)

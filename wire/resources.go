@@ -94,12 +94,12 @@ func (h *handler) postDatabases(w http.ResponseWriter, r *http.Request) {
 			h.writeError(w, r, err)
 			return
 		}
-		docs, err := h.svc.QueryDatabases(r.Context(), q)
+		res, err := h.svc.QueryDatabases(r.Context(), q, p)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
 		}
-		h.writePagedFeed(w, r, "", "Databases", docs, p)
+		writeFeed(w, "", "Databases", res.Docs, res.Continuation)
 		return
 	}
 	body, err := readBody(r)
@@ -177,12 +177,12 @@ func (h *handler) postContainers(w http.ResponseWriter, r *http.Request) {
 			h.writeError(w, r, err)
 			return
 		}
-		d, docs, err := h.svc.QueryContainers(r.Context(), dbRef, q)
+		d, res, err := h.svc.QueryContainers(r.Context(), dbRef, q, p)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
 		}
-		h.writePagedFeed(w, r, d.RID, "DocumentCollections", docs, p)
+		writeFeed(w, d.RID, "DocumentCollections", res.Docs, res.Continuation)
 		return
 	}
 	body, err := readBody(r)
@@ -312,12 +312,12 @@ func (h *handler) postOffers(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	docs, err := h.svc.QueryOffers(r.Context(), q)
+	res, err := h.svc.QueryOffers(r.Context(), q, p)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	h.writePagedFeed(w, r, "", "Offers", docs, p)
+	writeFeed(w, "", "Offers", res.Docs, res.Continuation)
 }
 
 func (h *handler) getOffer(w http.ResponseWriter, r *http.Request) {

@@ -107,7 +107,7 @@ func (t *ttlResult) check() {
 	if len(t.Sweeps) > 0 {
 		s := t.Sweeps[0]
 		t.Checks = append(t.Checks,
-			ttlCheck{fmt.Sprintf("sweeper rows/s, batch %d", s.Batch), s.Alone.RowsPerSec, fmt.Sprintf(">= %.0f", targetSweepRowsPerSec), s.Alone.RowsPerSec >= targetSweepRowsPerSec},
+			ttlCheck{fmt.Sprintf("sweeper rows/s, batch %d", s.Batch), s.Alone.RowsPerSec, ">= " + thousands(int(targetSweepRowsPerSec)), s.Alone.RowsPerSec >= targetSweepRowsPerSec},
 			ttlCheck{fmt.Sprintf("point-read p99 during/without sweep, batch %d", s.Batch), s.P99Ratio, fmt.Sprintf("<= %.1f", targetReadP99Ratio), s.P99Ratio <= targetReadP99Ratio})
 	}
 	for _, f := range t.Feeds {

@@ -53,7 +53,7 @@ func (t *translator) val(e cosmosql.Expr) (string, error) {
 		if !ok {
 			return "", unsupported("the identifier '%s' (it is not bound by FROM)", x.Name)
 		}
-		if b.root {
+		if b.root && !t.in.RawDocuments {
 			return t.fullDocument(), nil
 		}
 		return b.expr, nil
@@ -218,8 +218,10 @@ func (t *translator) literal(v any) (string, error) {
 func (t *translator) member(x cosmosql.Expr, name string) (string, error) {
 	if id, ok := x.(*cosmosql.Ident); ok {
 		if b, ok := t.binds[id.Name]; ok && b.root {
-			if s, ok := t.systemProperty(name); ok {
-				return s, nil
+			if !t.in.RawDocuments {
+				if s, ok := t.systemProperty(name); ok {
+					return s, nil
+				}
 			}
 			return "(r.doc -> " + QuoteLiteral(name) + ")", nil
 		}

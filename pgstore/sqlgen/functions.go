@@ -12,6 +12,14 @@ type fn struct {
 	gen      func(t *translator, a []string) string
 }
 
+// astFn translates a built-in function that also needs its arguments'
+// expressions (what depends on their form, e.g. a path into the stored
+// document); a holds the translated arguments.
+type astFn struct {
+	min, max int
+	gen      func(t *translator, x []cosmosql.Expr, a []string) (string, error)
+}
+
 func typeIs(types ...string) func(t *translator, a []string) string {
 	return func(t *translator, a []string) string {
 		return "to_jsonb(coalesce(jsonb_typeof(" + a[0] + ") IN ('" + strings.Join(types, "','") + "'), false))"
@@ -28,6 +36,24 @@ func str1(sqlFn string) func(t *translator, a []string) string {
 
 // ignoreCase applies lower() to both operands when the optional third
 // argument is true.
+// clampInt is a Cosmos number as a non-negative integer for string
+// positions and lengths: clamped before the cast, which would otherwise
+// raise for a huge constant even where it is not evaluated.
+func clampInt(v string) string {
+	return "least(greatest(cosmos.num(" + v + "), 0), 1073741824)::integer"
+}
+
+// trim translates LTRIM/RTRIM/TRIM: whitespace by default, else any of the
+// characters of the second argument.
+func trim(sqlFn, whitespace string) func(t *translator, a []string) string {
+	return func(t *translator, a []string) string {
+		if len(a) == 2 {
+			return "to_jsonb(" + sqlFn + "(cosmos.str(" + a[0] + "), cosmos.str(" + a[1] + ")))"
+		}
+		return "to_jsonb(regexp_replace(cosmos.str(" + a[0] + "), " + t.bind(whitespace) + "::text, '', 'g'))"
+	}
+}
+
 func ignoreCase(a []string, i int, x, y string) (string, string) {
 	if len(a) <= i {
 		return x, y
@@ -48,8 +74,10 @@ var functions = map[string]fn{
 	"IS_FINITE_NUMBER": {1, 1, func(t *translator, a []string) string {
 		return "to_jsonb(coalesce(jsonb_typeof(" + a[0] + ") = 'number', false))"
 	}},
+	// IS_INTEGER: integral and within the signed 64-bit range as doubles
+	// see it (the literal 9223372036854775807 is the double 2^63).
 	"IS_INTEGER": {1, 1, func(t *translator, a []string) string {
-		return "to_jsonb(coalesce(cosmos.numx(" + a[0] + ") = trunc(cosmos.numx(" + a[0] + ")) AND abs(cosmos.numx(" + a[0] + ")) <= 9223372036854775807, false))"
+		return "to_jsonb(cosmos.i64(" + a[0] + ") IS NOT NULL)"
 	}},
 	"ABS":     {1, 1, math1("abs")},
 	"CEILING": {1, 1, math1("ceiling")},
@@ -84,9 +112,9 @@ var functions = map[string]fn{
 	"LENGTH":  {1, 1, str1("char_length")},
 	"LOWER":   {1, 1, str1("lower")},
 	"UPPER":   {1, 1, str1("upper")},
-	"LTRIM":   {1, 1, str1("ltrim")},
-	"RTRIM":   {1, 1, str1("rtrim")},
-	"TRIM":    {1, 1, str1("btrim")},
+	"LTRIM":   {1, 2, trim("ltrim", "^[[:space:]]+")},
+	"RTRIM":   {1, 2, trim("rtrim", "[[:space:]]+$")},
+	"TRIM":    {1, 2, trim("btrim", "^[[:space:]]+|[[:space:]]+$")},
 	"REVERSE": {1, 1, str1("reverse")},
 	"CONCAT": {2, -1, func(t *translator, a []string) string {
 		parts := make([]string, len(a))
@@ -111,17 +139,20 @@ var functions = map[string]fn{
 		x, y := ignoreCase(a, 2, "cosmos.str("+a[0]+")", "cosmos.str("+a[1]+")")
 		return "to_jsonb(" + x + " = " + y + ")"
 	}},
-	"INDEX_OF": {2, 2, func(t *translator, a []string) string {
+	"INDEX_OF": {2, 3, func(t *translator, a []string) string {
+		if len(a) == 3 {
+			return "to_jsonb(cosmos.index_of(cosmos.str(" + a[0] + "), cosmos.str(" + a[1] + "), cosmos.numx(" + a[2] + ")))"
+		}
 		return "to_jsonb(strpos(cosmos.str(" + a[0] + "), cosmos.str(" + a[1] + ")) - 1)"
 	}},
 	"LEFT": {2, 2, func(t *translator, a []string) string {
-		return "to_jsonb(left(cosmos.str(" + a[0] + "), greatest(cosmos.num(" + a[1] + ")::integer, 0)))"
+		return "to_jsonb(left(cosmos.str(" + a[0] + "), " + clampInt(a[1]) + "))"
 	}},
 	"RIGHT": {2, 2, func(t *translator, a []string) string {
-		return "to_jsonb(right(cosmos.str(" + a[0] + "), greatest(cosmos.num(" + a[1] + ")::integer, 0)))"
+		return "to_jsonb(right(cosmos.str(" + a[0] + "), " + clampInt(a[1]) + "))"
 	}},
 	"SUBSTRING": {3, 3, func(t *translator, a []string) string {
-		return "to_jsonb(substr(cosmos.str(" + a[0] + "), greatest(cosmos.num(" + a[1] + ")::integer, 0) + 1, greatest(cosmos.num(" + a[2] + ")::integer, 0)))"
+		return "to_jsonb(substr(cosmos.str(" + a[0] + "), " + clampInt(a[1]) + " + 1, " + clampInt(a[2]) + "))"
 	}},
 	"REPLACE": {3, 3, func(t *translator, a []string) string {
 		return "to_jsonb(replace(cosmos.str(" + a[0] + "), NULLIF(cosmos.str(" + a[1] + "), ''), cosmos.str(" + a[2] + ")))"
@@ -148,6 +179,21 @@ var functions = map[string]fn{
 	}},
 }
 
+// astFunctions are the built-in functions translated by an astFn (filled
+// by the init functions of the functions_*.go files).
+var astFunctions = map[string]astFn{}
+
+// register adds built-in functions (from the init functions of the
+// functions_*.go files).
+func register(m map[string]fn) {
+	for name, f := range m {
+		if _, dup := functions[name]; dup {
+			panic("sqlgen: function " + name + " registered twice")
+		}
+		functions[name] = f
+	}
+}
+
 func (t *translator) call(c *cosmosql.Call) (string, error) {
 	if c.UDF {
 		return "", unsupported("user-defined functions (udf.%s)", c.Name)
@@ -157,7 +203,10 @@ func (t *translator) call(c *cosmosql.Call) (string, error) {
 		return "", unsupported("the aggregate %s in this position", name)
 	}
 	f, ok := functions[name]
-	if !ok {
+	af, isAST := astFunctions[name]
+	if isAST {
+		f.min, f.max = af.min, af.max
+	} else if !ok {
 		return "", unsupported("the function %s", name)
 	}
 	if len(c.Args) < f.min || (f.max >= 0 && len(c.Args) > f.max) {
@@ -170,6 +219,9 @@ func (t *translator) call(c *cosmosql.Call) (string, error) {
 			return "", err
 		}
 		args[i] = v
+	}
+	if isAST {
+		return af.gen(t, c.Args, args)
 	}
 	return f.gen(t, args), nil
 }

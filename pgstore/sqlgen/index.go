@@ -63,7 +63,7 @@ func (t *translator) rootPath(e cosmosql.Expr) ([]string, bool) {
 			for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 				path[i], path[j] = path[j], path[i]
 			}
-			if strings.HasPrefix(path[0], "_") {
+			if strings.HasPrefix(path[0], "_") && !t.in.RawDocuments {
 				switch path[0] {
 				case "_ts", "_etag", "_rid", "_self", "_attachments":
 					return nil, false

@@ -67,6 +67,10 @@ type Input struct {
 	// CompositeIndexes are the container's composite indexes; an ORDER BY
 	// on several paths needs one of them, as on the service.
 	CompositeIndexes []CompositeIndex
+	// RawDocuments says that Table's doc column holds complete resources,
+	// system properties included (database, container and offer queries),
+	// rather than stored items whose system properties are columns.
+	RawDocuments bool
 }
 
 // Statement is a translated query page.

@@ -1,0 +1,96 @@
+package sqlgen
+
+// Date and time functions (reference §6.10). Dates and times are ISO 8601
+// UTC strings, canonically YYYY-MM-DDThh:mm:ss.fffffffZ; the SQL helpers of
+// migration 0004 work on ticks (numeric, 100 ns since the Unix epoch):
+// cosmos.dt_parse reads a string (NULL when invalid) and cosmos.dt_fmt
+// writes one (NULL outside years 1 to 9999).
+
+// dtTicks is the ticks of a date/time string argument (NULL if invalid).
+func dtTicks(a string) string { return "cosmos.dt_parse(cosmos.str(" + a + "))" }
+
+// dtUnit is the canonical date/time part named by a string argument.
+func dtUnit(a string) string { return "cosmos.dt_unit(cosmos.str(" + a + "))" }
+
+// dtString is the canonical date/time string of ticks.
+func dtString(ticks string) string { return "to_jsonb(cosmos.dt_fmt(" + ticks + "))" }
+
+// nowTicks is the current time in ticks. The STATIC variants use the
+// statement's start (now(): constant for the whole query), the others the
+// time of each evaluation.
+//
+// This is PostgreSQL's clock, not the emulator's (emulator.Clock, which
+// tests may move): Input carries no time of the operation.
+func nowTicks(static bool) string {
+	ts := "clock_timestamp()"
+	if static {
+		ts = "now()"
+	}
+	return "trunc(extract(epoch FROM " + ts + ") * 10000000)"
+}
+
+func init() {
+	register(map[string]fn{
+		"DATETIMEADD": {3, 3, func(t *translator, a []string) string {
+			return dtString("cosmos.dt_add(" + dtUnit(a[0]) + ", cosmos.numx(" + a[1] + "), " + dtTicks(a[2]) + ")")
+		}},
+		"DATETIMEBIN": {2, 4, func(t *translator, a []string) string {
+			size, origin := "1::numeric", "0::numeric"
+			if len(a) > 2 {
+				size = "cosmos.numx(" + a[2] + ")"
+			}
+			if len(a) > 3 {
+				origin = dtTicks(a[3])
+			}
+			return dtString("cosmos.dt_bin(" + dtTicks(a[0]) + ", " + dtUnit(a[1]) + ", " + size + ", " + origin + ")")
+		}},
+		"DATETIMEDIFF": {3, 3, func(t *translator, a []string) string {
+			return "to_jsonb(cosmos.dt_diff(" + dtUnit(a[0]) + ", " + dtTicks(a[1]) + ", " + dtTicks(a[2]) + "))"
+		}},
+		"DATETIMEFROMPARTS": {3, 7, func(t *translator, a []string) string {
+			parts := make([]string, 7)
+			for i := range parts {
+				parts[i] = "0::numeric"
+				if i < len(a) {
+					parts[i] = "cosmos.numx(" + a[i] + ")"
+				}
+			}
+			s := "cosmos.dt_ticks("
+			for i, p := range parts {
+				if i > 0 {
+					s += ", "
+				}
+				s += p
+			}
+			return dtString(s + ")")
+		}},
+		"DATETIMEPART": {2, 2, func(t *translator, a []string) string {
+			return "to_jsonb(cosmos.dt_part(" + dtUnit(a[0]) + ", " + dtTicks(a[1]) + "))"
+		}},
+		"DATETIMETOTICKS": {1, 1, func(t *translator, a []string) string {
+			return "to_jsonb(" + dtTicks(a[0]) + ")"
+		}},
+		// DATETIMETOTIMESTAMP: milliseconds, truncated toward zero.
+		"DATETIMETOTIMESTAMP": {1, 1, func(t *translator, a []string) string {
+			return "to_jsonb(div(" + dtTicks(a[0]) + ", 10000))"
+		}},
+		// TICKSTODATETIME and TIMESTAMPTODATETIME truncate fractions of a
+		// tick.
+		"TICKSTODATETIME": {1, 1, func(t *translator, a []string) string {
+			return dtString("trunc(cosmos.numx(" + a[0] + "))")
+		}},
+		"TIMESTAMPTODATETIME": {1, 1, func(t *translator, a []string) string {
+			return dtString("trunc(cosmos.numx(" + a[0] + ") * 10000)")
+		}},
+		"GETCURRENTDATETIME":       {0, 0, func(t *translator, a []string) string { return dtString(nowTicks(false)) }},
+		"GETCURRENTDATETIMESTATIC": {0, 0, func(t *translator, a []string) string { return dtString(nowTicks(true)) }},
+		"GETCURRENTTICKS":          {0, 0, func(t *translator, a []string) string { return "to_jsonb(" + nowTicks(false) + ")" }},
+		"GETCURRENTTICKSSTATIC":    {0, 0, func(t *translator, a []string) string { return "to_jsonb(" + nowTicks(true) + ")" }},
+		"GETCURRENTTIMESTAMP": {0, 0, func(t *translator, a []string) string {
+			return "to_jsonb(div(" + nowTicks(false) + ", 10000))"
+		}},
+		"GETCURRENTTIMESTAMPSTATIC": {0, 0, func(t *translator, a []string) string {
+			return "to_jsonb(div(" + nowTicks(true) + ", 10000))"
+		}},
+	})
+}
