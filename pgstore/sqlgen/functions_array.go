@@ -9,6 +9,17 @@ import (
 
 // Array, object and item functions beyond the basic ones of functions.go.
 
+func objectToArray(a []string, ord string) string {
+	kn, vn := "'k'::text", "'v'::text"
+	if len(a) > 1 {
+		kn = "cosmos.str(" + a[1] + ")"
+	}
+	if len(a) > 2 {
+		vn = "cosmos.str(" + a[2] + ")"
+	}
+	return "cosmos.obj_to_array(" + a[0] + ", " + kn + ", " + vn + ", " + ord + ")"
+}
+
 // needles is the SQL array of the arguments from i on (NULL elements stand
 // for undefined ones).
 func needles(a []string, i int) string {
@@ -55,15 +66,10 @@ func init() {
 
 	// OBJECTTOARRAY(obj[, keyName[, valueName]]): one {k, v} object per
 	// member; members read from the stored document keep its order.
+	// (The plain form, used over groups, has the jsonb order.)
+	register(map[string]fn{"OBJECTTOARRAY": {1, 3, func(t *translator, a []string) string { return objectToArray(a, "NULL::json") }}})
 	astFunctions["OBJECTTOARRAY"] = astFn{1, 3, func(t *translator, x []cosmosql.Expr, a []string) (string, error) {
-		kn, vn := "'k'::text", "'v'::text"
-		if len(a) > 1 {
-			kn = "cosmos.str(" + a[1] + ")"
-		}
-		if len(a) > 2 {
-			vn = "cosmos.str(" + a[2] + ")"
-		}
-		return "cosmos.obj_to_array(" + a[0] + ", " + kn + ", " + vn + ", " + t.orderedJSON(x[0]) + ")", nil
+		return objectToArray(a, t.orderedJSON(x[0])), nil
 	}}
 
 	// DOCUMENTID(c): the document part of c's _rid as a number, which is

@@ -43,26 +43,37 @@ func init() {
 
 	// TOSTRING: a string as is, anything else as compact JSON with numbers
 	// printed as JavaScript does; objects read from the stored document
-	// keep its member order.
+	// keep its member order (the plain form, used over groups, has the
+	// jsonb order).
+	register(map[string]fn{"TOSTRING": {1, 1, func(t *translator, a []string) string { return toString(a[0], "NULL::json") }}})
 	astFunctions["TOSTRING"] = astFn{1, 1, func(t *translator, x []cosmosql.Expr, a []string) (string, error) {
-		return "to_jsonb(cosmos.to_string(" + a[0] + ", " + t.orderedJSON(x[0]) + "))", nil
+		return toString(a[0], t.orderedJSON(x[0])), nil
 	}}
 
 	// REGEXMATCH(s, pattern[, flags]): an unanchored search. The flags
 	// (i, m, s, x) become embedded options of a PostgreSQL ARE; a pattern
 	// known at translation time is adapted from PCRE (see pcreToARE). An
 	// invalid pattern is an error of PostgreSQL's (class 22, a 400).
+	register(map[string]fn{"REGEXMATCH": {2, 3, func(t *translator, a []string) string {
+		return regexMatch(a, "cosmos.str("+a[1]+")")
+	}}})
 	astFunctions["REGEXMATCH"] = astFn{2, 3, func(t *translator, x []cosmosql.Expr, a []string) (string, error) {
 		pat := "cosmos.str(" + a[1] + ")"
 		if p, ok := t.constString(x[1]); ok {
 			pat = t.bind(pcreToARE(p)) + "::text"
 		}
-		flags := "''"
-		if len(a) == 3 {
-			flags = "cosmos.str(" + a[2] + ")"
-		}
-		return "to_jsonb(cosmos.str(" + a[0] + ") ~ ('(?' || cosmos.re_opts(" + flags + ") || ')' || " + pat + "))", nil
+		return regexMatch(a, pat), nil
 	}}
+}
+
+func toString(v, ord string) string { return "to_jsonb(cosmos.to_string(" + v + ", " + ord + "))" }
+
+func regexMatch(a []string, pat string) string {
+	flags := "''::text"
+	if len(a) == 3 {
+		flags = "cosmos.str(" + a[2] + ")"
+	}
+	return "to_jsonb(cosmos.str(" + a[0] + ") ~ ('(?' || cosmos.re_opts(" + flags + ") || ')' || " + pat + "))"
 }
 
 // pcreToARE adapts the PCRE constructs whose PostgreSQL ARE spelling
