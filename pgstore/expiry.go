@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -59,6 +61,14 @@ func expiredPredicate(e emulator.Expiry, a *args) string {
 	}
 	cut := a.add(e.Now - int64(*e.DefaultTTL))
 	return "((ttl IS NULL AND ts <= " + cut + "::bigint) OR " + own + ")"
+}
+
+// vacuumState tracks swept rows and the background vacuum (see noteSwept).
+type vacuumState struct {
+	mu      sync.Mutex
+	swept   map[int64]int64
+	running bool
+	wg      sync.WaitGroup
 }
 
 // ttlContainers lists the containers whose TTL is on.
@@ -124,7 +134,44 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 		// dropped meanwhile, or locked by DDL: nothing to do now
 		return 0, nil
 	}
+	if err == nil && n > 0 {
+		s.noteSwept(c.Num, n)
+	}
 	return int(n), err
+}
+
+// vacuumAfterRows is how many swept rows of one table trigger a VACUUM:
+// deleted rows stay in the table and its indexes as dead tuples until a
+// vacuum, and reads of the live items would wade through them until
+// autovacuum gets to it.
+const vacuumAfterRows = 20000
+
+// noteSwept counts deleted rows per table and starts a background
+// VACUUM (ANALYZE) of the table once enough have accumulated. SKIP_LOCKED
+// makes it give way when another process vacuums the same table; at most
+// one vacuum per store runs at a time.
+func (s *Store) noteSwept(num int64, n int64) {
+	s.vacuum.mu.Lock()
+	defer s.vacuum.mu.Unlock()
+	if s.vacuum.swept == nil {
+		s.vacuum.swept = map[int64]int64{}
+	}
+	s.vacuum.swept[num] += n
+	if s.vacuum.swept[num] < vacuumAfterRows || s.vacuum.running {
+		return
+	}
+	s.vacuum.swept[num] = 0
+	s.vacuum.running = true
+	s.vacuum.wg.Add(1)
+	go func() {
+		defer s.vacuum.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		_, _ = s.pool.Exec(ctx, `VACUUM (SKIP_LOCKED, ANALYZE) `+itemsTable(num))
+		s.vacuum.mu.Lock()
+		s.vacuum.running = false
+		s.vacuum.mu.Unlock()
+	}()
 }
 
 // ContainerStats implements emulator.Store: stored rows and live items of

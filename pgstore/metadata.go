@@ -159,16 +159,18 @@ CREATE UNIQUE INDEX ON ` + t + ` (seq);`
 // expiryIndexesDDL returns the DDL that creates (on) or drops (off) the two
 // partial indexes serving expiry (see expiry.go): items without their own
 // ttl expire by _ts alone (index on ts), items with their own ttl by the
-// stored expiry time exp. They exist only while the container's TTL is on,
+// stored expiry time exp; (pk, ts) serves the live items of one logical
+// partition. They exist only while the container's TTL is on,
 // because indexing ts makes every document write touch an index, which
 // containers without TTL need not pay for.
 func expiryIndexesDDL(n int64, on bool) string {
 	t := itemsTable(n)
 	name := "items_" + strconv.FormatInt(n, 10)
 	if !on {
-		return `DROP INDEX IF EXISTS cosmos.` + name + `_ts_expiry; DROP INDEX IF EXISTS cosmos.` + name + `_exp_expiry;`
+		return `DROP INDEX IF EXISTS cosmos.` + name + `_ts_expiry; DROP INDEX IF EXISTS cosmos.` + name + `_pkts_expiry; DROP INDEX IF EXISTS cosmos.` + name + `_exp_expiry;`
 	}
 	return `CREATE INDEX IF NOT EXISTS ` + name + `_ts_expiry ON ` + t + ` (ts) WHERE ttl IS NULL;
+CREATE INDEX IF NOT EXISTS ` + name + `_pkts_expiry ON ` + t + ` (pk, ts) WHERE ttl IS NULL;
 CREATE INDEX IF NOT EXISTS ` + name + `_exp_expiry ON ` + t + ` (exp) WHERE ttl IS NOT NULL;`
 }
 

@@ -33,7 +33,7 @@ func TestExpiryIndexesFollowContainerTTL(t *testing.T) {
 	steps := []struct {
 		ttl  *int32
 		want int
-	}{{i32(-1), 2}, {i32(10), 2}, {nil, 0}, {i32(5), 2}}
+	}{{i32(-1), 3}, {i32(10), 3}, {nil, 0}, {i32(5), 3}}
 	for _, st := range steps {
 		if _, err := s.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: off.ID, Properties: []byte(`{}`), DefaultTTL: st.ttl, TS: 2, ETag: `"f"`}); err != nil {
 			t.Fatal(err)

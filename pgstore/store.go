@@ -30,6 +30,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	cache   *containerCache
 	autoIdx autoIndexes
+	vacuum  vacuumState
 	// codePointCollation: the database orders text by code point (C).
 	codePointCollation bool
 	stopListen         context.CancelFunc
@@ -81,6 +82,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 func (s *Store) Close() {
 	s.stopListen()
 	<-s.listenDone
+	s.vacuum.wg.Wait()
 	s.pool.Close()
 }
 

