@@ -134,8 +134,8 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 		// dropped meanwhile, or locked by DDL: nothing to do now
 		return 0, nil
 	}
-	if err == nil && n > 0 {
-		s.noteSwept(c.Num, n)
+	if err == nil {
+		s.noteSwept(c.Num, n, int(n) < limit)
 	}
 	return int(n), err
 }
@@ -146,18 +146,19 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 // autovacuum gets to it.
 const vacuumAfterRows = 20000
 
-// noteSwept counts deleted rows per table and starts a background
-// VACUUM (ANALYZE) of the table once enough have accumulated. SKIP_LOCKED
-// makes it give way when another process vacuums the same table; at most
-// one vacuum per store runs at a time.
-func (s *Store) noteSwept(num int64, n int64) {
+// noteSwept counts deleted rows per table and, once the table's backlog is
+// drained (drained: the last batch came back short) after enough deletes,
+// starts a background VACUUM (ANALYZE) of it, so that it does not compete
+// with the sweep itself. SKIP_LOCKED makes it give way when another process
+// vacuums the same table; at most one vacuum per store runs at a time.
+func (s *Store) noteSwept(num int64, n int64, drained bool) {
 	s.vacuum.mu.Lock()
 	defer s.vacuum.mu.Unlock()
 	if s.vacuum.swept == nil {
 		s.vacuum.swept = map[int64]int64{}
 	}
 	s.vacuum.swept[num] += n
-	if s.vacuum.swept[num] < vacuumAfterRows || s.vacuum.running {
+	if !drained || s.vacuum.swept[num] < vacuumAfterRows || s.vacuum.running {
 		return
 	}
 	s.vacuum.swept[num] = 0

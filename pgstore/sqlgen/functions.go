@@ -12,12 +12,26 @@ type fn struct {
 	gen      func(t *translator, a []string) string
 }
 
-// astFn translates a built-in function that also needs its arguments'
-// expressions (what depends on their form, e.g. a path into the stored
-// document); a holds the translated arguments.
+// astFn translates a built-in function from its arguments' expressions
+// (what depends on their form, e.g. a path into the stored document); it
+// translates the arguments it uses itself (t.vals), since every bind
+// argument must appear in the statement.
 type astFn struct {
 	min, max int
-	gen      func(t *translator, x []cosmosql.Expr, a []string) (string, error)
+	gen      func(t *translator, x []cosmosql.Expr) (string, error)
+}
+
+// vals translates expressions.
+func (t *translator) vals(x []cosmosql.Expr) ([]string, error) {
+	a := make([]string, len(x))
+	for i, e := range x {
+		v, err := t.val(e)
+		if err != nil {
+			return nil, err
+		}
+		a[i] = v
+	}
+	return a, nil
 }
 
 func typeIs(types ...string) func(t *translator, a []string) string {
@@ -34,8 +48,6 @@ func str1(sqlFn string) func(t *translator, a []string) string {
 	return func(t *translator, a []string) string { return "to_jsonb(" + sqlFn + "(cosmos.str(" + a[0] + ")))" }
 }
 
-// ignoreCase applies lower() to both operands when the optional third
-// argument is true.
 // clampInt is a Cosmos number as a non-negative integer for string
 // positions and lengths: clamped before the cast, which would otherwise
 // raise for a huge constant even where it is not evaluated.
@@ -54,6 +66,8 @@ func trim(sqlFn, whitespace string) func(t *translator, a []string) string {
 	}
 }
 
+// ignoreCase applies lower() to both operands when the optional third
+// argument is true.
 func ignoreCase(a []string, i int, x, y string) (string, string) {
 	if len(a) <= i {
 		return x, y
@@ -180,7 +194,9 @@ var functions = map[string]fn{
 }
 
 // astFunctions are the built-in functions translated by an astFn (filled
-// by the init functions of the functions_*.go files).
+// by the init functions of the functions_*.go files). call prefers them to
+// a plain form of the same name in functions, which is what translations
+// that see only translated arguments (over groups) use.
 var astFunctions = map[string]astFn{}
 
 // register adds built-in functions (from the init functions of the
@@ -212,16 +228,12 @@ func (t *translator) call(c *cosmosql.Call) (string, error) {
 	if len(c.Args) < f.min || (f.max >= 0 && len(c.Args) > f.max) {
 		return "", &UnsupportedError{What: "calling " + name + " with this number of arguments"}
 	}
-	args := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		v, err := t.val(a)
-		if err != nil {
-			return "", err
-		}
-		args[i] = v
-	}
 	if isAST {
-		return af.gen(t, c.Args, args)
+		return af.gen(t, c.Args)
+	}
+	args, err := t.vals(c.Args)
+	if err != nil {
+		return "", err
 	}
 	return f.gen(t, args), nil
 }

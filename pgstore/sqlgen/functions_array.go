@@ -68,13 +68,17 @@ func init() {
 	// member; members read from the stored document keep its order.
 	// (The plain form, used over groups, has the jsonb order.)
 	register(map[string]fn{"OBJECTTOARRAY": {1, 3, func(t *translator, a []string) string { return objectToArray(a, "NULL::json") }}})
-	astFunctions["OBJECTTOARRAY"] = astFn{1, 3, func(t *translator, x []cosmosql.Expr, a []string) (string, error) {
+	astFunctions["OBJECTTOARRAY"] = astFn{1, 3, func(t *translator, x []cosmosql.Expr) (string, error) {
+		a, err := t.vals(x)
+		if err != nil {
+			return "", err
+		}
 		return objectToArray(a, t.orderedJSON(x[0])), nil
 	}}
 
 	// DOCUMENTID(c): the document part of c's _rid as a number, which is
 	// the row's seq (see cosmos.doc_rid), for the container's own alias.
-	astFunctions["DOCUMENTID"] = astFn{1, 1, func(t *translator, x []cosmosql.Expr, a []string) (string, error) {
+	astFunctions["DOCUMENTID"] = astFn{1, 1, func(t *translator, x []cosmosql.Expr) (string, error) {
 		if id, ok := x[0].(*cosmosql.Ident); ok {
 			if b, ok := t.binds[id.Name]; ok && b.root {
 				return "to_jsonb(r.seq)", nil

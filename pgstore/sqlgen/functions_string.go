@@ -46,7 +46,11 @@ func init() {
 	// keep its member order (the plain form, used over groups, has the
 	// jsonb order).
 	register(map[string]fn{"TOSTRING": {1, 1, func(t *translator, a []string) string { return toString(a[0], "NULL::json") }}})
-	astFunctions["TOSTRING"] = astFn{1, 1, func(t *translator, x []cosmosql.Expr, a []string) (string, error) {
+	astFunctions["TOSTRING"] = astFn{1, 1, func(t *translator, x []cosmosql.Expr) (string, error) {
+		a, err := t.vals(x)
+		if err != nil {
+			return "", err
+		}
 		return toString(a[0], t.orderedJSON(x[0])), nil
 	}}
 
@@ -55,25 +59,37 @@ func init() {
 	// known at translation time is adapted from PCRE (see pcreToARE). An
 	// invalid pattern is an error of PostgreSQL's (class 22, a 400).
 	register(map[string]fn{"REGEXMATCH": {2, 3, func(t *translator, a []string) string {
-		return regexMatch(a, "cosmos.str("+a[1]+")")
+		return regexMatch(a[0], "cosmos.str("+a[1]+")", a[2:])
 	}}})
-	astFunctions["REGEXMATCH"] = astFn{2, 3, func(t *translator, x []cosmosql.Expr, a []string) (string, error) {
-		pat := "cosmos.str(" + a[1] + ")"
-		if p, ok := t.constString(x[1]); ok {
-			pat = t.bind(pcreToARE(p)) + "::text"
+	astFunctions["REGEXMATCH"] = astFn{2, 3, func(t *translator, x []cosmosql.Expr) (string, error) {
+		p, ok := t.constString(x[1])
+		if !ok {
+			a, err := t.vals(x)
+			if err != nil {
+				return "", err
+			}
+			return regexMatch(a[0], "cosmos.str("+a[1]+")", a[2:]), nil
 		}
-		return regexMatch(a, pat), nil
+		// (the pattern literal itself is not translated: every bind
+		// argument must appear in the statement)
+		a, err := t.vals(append([]cosmosql.Expr{x[0]}, x[2:]...))
+		if err != nil {
+			return "", err
+		}
+		return regexMatch(a[0], t.bind(pcreToARE(p))+"::text", a[1:]), nil
 	}}
 }
 
 func toString(v, ord string) string { return "to_jsonb(cosmos.to_string(" + v + ", " + ord + "))" }
 
-func regexMatch(a []string, pat string) string {
-	flags := "''::text"
-	if len(a) == 3 {
-		flags = "cosmos.str(" + a[2] + ")"
+// regexMatch is REGEXMATCH of the string s and the text pattern pat, with
+// the flags argument if any.
+func regexMatch(s, pat string, flags []string) string {
+	f := "''::text"
+	if len(flags) > 0 {
+		f = "cosmos.str(" + flags[0] + ")"
 	}
-	return "to_jsonb(cosmos.str(" + a[0] + ") ~ ('(?' || cosmos.re_opts(" + flags + ") || ')' || " + pat + "))"
+	return "to_jsonb(cosmos.str(" + s + ") ~ ('(?' || cosmos.re_opts(" + f + ") || ')' || " + pat + "))"
 }
 
 // pcreToARE adapts the PCRE constructs whose PostgreSQL ARE spelling
