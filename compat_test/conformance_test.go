@@ -25,8 +25,6 @@ const conformanceDir = "../../shared/conformance/query-samples"
 // with its reason; they are listed in the README too. A listed case that
 // starts passing fails the test, so the list stays honest.
 var knownConformanceGaps = map[string]string{
-	"regexmatch":         "REGEXMATCH is not implemented yet",
-	"regexmatch-field":   "REGEXMATCH is not implemented yet",
 	"st-distance":        "spatial functions are not supported yet",
 	"st-intersect":       "spatial functions are not supported yet",
 	"st-isvaliddetailed": "spatial functions are not supported yet",

@@ -309,61 +309,11 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT cosmos.dt_days0(y - CASE WHEN m <= 2 THEN 1 ELSE 0 END, m, d)
 $$;
 
--- dt_ticks is the ticks of a date and time given by parts (f: 100-ns
--- units); NULL unless every part is an integer in its range.
-CREATE FUNCTION cosmos.dt_ticks(y numeric, mo numeric, d numeric, h numeric, mi numeric, s numeric, f numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN y = trunc(y) AND mo = trunc(mo) AND d = trunc(d) AND h = trunc(h) AND mi = trunc(mi)
-      AND s = trunc(s) AND f = trunc(f)
-      AND y BETWEEN 1 AND 9999 AND mo BETWEEN 1 AND 12 AND d >= 1 AND d <= cosmos.dt_dim(y, mo)
-      AND h BETWEEN 0 AND 23 AND mi BETWEEN 0 AND 59 AND s BETWEEN 0 AND 59 AND f BETWEEN 0 AND 9999999
-    THEN cosmos.dt_days(y, mo, d) * 864000000000 + h * 36000000000 + mi * 600000000 + s * 10000000 + f END
-$$;
-
--- dt_parse is the ticks of a date/time string; NULL if it is not one.
-CREATE FUNCTION cosmos.dt_parse_parts(p text[]) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT cosmos.dt_ticks(p[1]::numeric, p[2]::numeric, p[3]::numeric, p[4]::numeric, p[5]::numeric, p[6]::numeric,
-                         rpad(coalesce(p[7], ''), 7, '0')::numeric)
-$$;
-
-CREATE FUNCTION cosmos.dt_parse(s text) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT cosmos.dt_parse_parts(regexp_match(s,
-    '^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,7}))?Z?$'))
-$$;
-
--- dt_valid is t when it is whole ticks within years 1 to 9999, else NULL.
-CREATE FUNCTION cosmos.dt_valid(t numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN t = trunc(t) AND t BETWEEN -621355968000000000 AND 2534023007999999999 THEN t END
-$$;
-
--- dt_date is the calendar date of (valid) ticks; the day count is clamped
--- before the cast so that it never raises.
+-- dt_date is the calendar date of ticks (the day count is clamped before
+-- the cast, so that it never raises).
 CREATE FUNCTION cosmos.dt_date(t numeric) RETURNS date
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN t IS NOT NULL THEN DATE '1970-01-01' + least(greatest(cosmos.fdiv(t, 864000000000), -800000), 3000000)::integer END
-$$;
-
-CREATE FUNCTION cosmos.dt_fmt_date(d date) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT lpad(extract(year FROM d)::integer::text, 4, '0') || '-' || lpad(extract(month FROM d)::integer::text, 2, '0')
-         || '-' || lpad(extract(day FROM d)::integer::text, 2, '0')
-$$;
-
--- dt_fmt_tod formats a time of day given in ticks (0 <= x < 864000000000).
-CREATE FUNCTION cosmos.dt_fmt_tod(x numeric) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT lpad(div(x, 36000000000)::text, 2, '0') || ':' || lpad(mod(div(x, 600000000), 60)::text, 2, '0')
-         || ':' || lpad(mod(div(x, 10000000), 60)::text, 2, '0') || '.' || lpad(mod(x, 10000000)::text, 7, '0')
-$$;
-
--- dt_fmt formats ticks canonically; NULL outside the DateTime range.
-CREATE FUNCTION cosmos.dt_fmt(t numeric) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT cosmos.dt_fmt_date(cosmos.dt_date(cosmos.dt_valid(t))) || 'T'
-         || cosmos.dt_fmt_tod(cosmos.fmod(cosmos.dt_valid(t), 864000000000)) || 'Z'
 $$;
 
 -- dt_unit is the canonical name of a date/time part ('yyyy', 'mm', 'dd',
@@ -390,10 +340,64 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     WHEN 'ss' THEN 10000000 WHEN 'ms' THEN 10000 WHEN 'mcs' THEN 10 WHEN 'ns' THEN 0.01 END
 $$;
 
+-- The functions below are what the translation calls. They are PL/pgSQL
+-- so that each argument is evaluated once: an inlined SQL function copies
+-- its argument into every place that uses it, and nested ones multiply the
+-- copies (a date string would be parsed dozens of times per row).
+
+-- dt_ticks is the ticks of a date and time given by parts (f: 100-ns
+-- units); NULL unless every part is an integer in its range.
+CREATE FUNCTION cosmos.dt_ticks(y numeric, mo numeric, d numeric, h numeric, mi numeric, s numeric, f numeric) RETURNS numeric
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+BEGIN
+  IF y <> trunc(y) OR mo <> trunc(mo) OR d <> trunc(d) OR h <> trunc(h) OR mi <> trunc(mi) OR s <> trunc(s) OR f <> trunc(f)
+     OR y NOT BETWEEN 1 AND 9999 OR mo NOT BETWEEN 1 AND 12 OR d < 1 OR d > cosmos.dt_dim(y, mo)
+     OR h NOT BETWEEN 0 AND 23 OR mi NOT BETWEEN 0 AND 59 OR s NOT BETWEEN 0 AND 59 OR f NOT BETWEEN 0 AND 9999999 THEN
+    RETURN NULL;
+  END IF;
+  RETURN cosmos.dt_days(y, mo, d) * 864000000000 + h * 36000000000 + mi * 600000000 + s * 10000000 + f;
+END
+$$;
+
+-- dt_parse is the ticks of a date/time string; NULL if it is not one.
+CREATE FUNCTION cosmos.dt_parse(s text) RETURNS numeric
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+  p text[] := regexp_match(s, '^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,7}))?Z?$');
+BEGIN
+  IF p IS NULL THEN
+    RETURN NULL;
+  END IF;
+  RETURN cosmos.dt_ticks(p[1]::numeric, p[2]::numeric, p[3]::numeric, p[4]::numeric, p[5]::numeric, p[6]::numeric,
+                         rpad(coalesce(p[7], ''), 7, '0')::numeric);
+END
+$$;
+
+-- dt_fmt formats ticks canonically; NULL unless they are whole ticks
+-- within years 1 to 9999.
+CREATE FUNCTION cosmos.dt_fmt(t numeric) RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+  d date;
+  x numeric;
+BEGIN
+  IF t <> trunc(t) OR t NOT BETWEEN -621355968000000000 AND 2534023007999999999 THEN
+    RETURN NULL;
+  END IF;
+  d := cosmos.dt_date(t);
+  x := cosmos.fmod(t, 864000000000);
+  RETURN lpad(extract(year FROM d)::integer::text, 4, '0') || '-' || lpad(extract(month FROM d)::integer::text, 2, '0')
+    || '-' || lpad(extract(day FROM d)::integer::text, 2, '0')
+    || 'T' || lpad(div(x, 36000000000)::text, 2, '0') || ':' || lpad(mod(div(x, 600000000), 60)::text, 2, '0')
+    || ':' || lpad(mod(div(x, 10000000), 60)::text, 2, '0') || '.' || lpad(mod(x, 10000000)::text, 7, '0') || 'Z';
+END
+$$;
+
 -- dt_part is DATETIMEPART(u, t) for a canonical part u.
 CREATE FUNCTION cosmos.dt_part(u text, t numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE u
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+BEGIN
+  RETURN CASE u
     WHEN 'yyyy' THEN extract(year FROM cosmos.dt_date(t))
     WHEN 'mm' THEN extract(month FROM cosmos.dt_date(t))
     WHEN 'dd' THEN extract(day FROM cosmos.dt_date(t))
@@ -402,57 +406,68 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     WHEN 'ss' THEN mod(div(cosmos.fmod(t, 864000000000), 10000000), 60)
     WHEN 'ms' THEN div(cosmos.fmod(t, 10000000), 10000)
     WHEN 'mcs' THEN div(cosmos.fmod(t, 10000000), 10)
-    WHEN 'ns' THEN cosmos.fmod(t, 10000000) * 100 END
+    WHEN 'ns' THEN cosmos.fmod(t, 10000000) * 100 END;
+END
 $$;
 
--- dt_add_months adds k months to ticks t, clamping the day to the length
--- of the month reached (Jan 31 + 1 month = Feb 28/29); NULL outside years
--- 1 to 9999. total is the month count y * 12 + (m - 1) after the addition.
-CREATE FUNCTION cosmos.dt_add_months0(total numeric, d numeric, tod numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN cosmos.fdiv(total, 12) BETWEEN 1 AND 9999 THEN
-    cosmos.dt_days(cosmos.fdiv(total, 12), cosmos.fmod(total, 12) + 1,
-                   least(d, cosmos.dt_dim(cosmos.fdiv(total, 12), cosmos.fmod(total, 12) + 1))) * 864000000000 + tod END
-$$;
-
-CREATE FUNCTION cosmos.dt_add_months(k numeric, t numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT cosmos.dt_add_months0(extract(year FROM cosmos.dt_date(t)) * 12 + extract(month FROM cosmos.dt_date(t)) - 1 + k,
-                               extract(day FROM cosmos.dt_date(t)), cosmos.fmod(t, 864000000000))
-$$;
-
--- dt_add is DATETIMEADD(u, n, t) in ticks (n must be an integer; n
--- nanoseconds add n / 100 ticks, truncated).
+-- dt_add is DATETIMEADD(u, n, t) in ticks: n must be an integer; months
+-- and years keep the day of the month, clamped to the length of the month
+-- reached (Jan 31 + 1 month = Feb 28/29); n nanoseconds add n / 100 ticks,
+-- truncated. Months and years beyond years 1 to 9999 are NULL (dt_fmt
+-- checks the range of the other results).
 CREATE FUNCTION cosmos.dt_add(u text, n numeric, t numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN n = trunc(n) THEN
-    CASE u WHEN 'yyyy' THEN cosmos.dt_add_months(n * 12, t)
-           WHEN 'mm' THEN cosmos.dt_add_months(n, t)
-           WHEN 'ns' THEN t + trunc(n / 100)
-           ELSE t + n * cosmos.dt_unit_ticks(u) END END
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+  d date;
+  total numeric;
+  y numeric;
+  m numeric;
+BEGIN
+  IF n <> trunc(n) THEN
+    RETURN NULL;
+  END IF;
+  IF u IN ('yyyy', 'mm') THEN
+    d := cosmos.dt_date(t);
+    total := extract(year FROM d) * 12 + extract(month FROM d) - 1 + CASE u WHEN 'yyyy' THEN n * 12 ELSE n END;
+    y := cosmos.fdiv(total, 12);
+    m := cosmos.fmod(total, 12) + 1;
+    IF y NOT BETWEEN 1 AND 9999 THEN
+      RETURN NULL;
+    END IF;
+    RETURN cosmos.dt_days(y, m, least(extract(day FROM d), cosmos.dt_dim(y, m))) * 864000000000 + cosmos.fmod(t, 864000000000);
+  END IF;
+  IF u = 'ns' THEN
+    RETURN t + trunc(n / 100);
+  END IF;
+  RETURN t + n * cosmos.dt_unit_ticks(u);
+END
 $$;
 
 -- dt_diff is DATETIMEDIFF(u, a, b): the signed number of part boundaries
 -- crossed from a to b.
 CREATE FUNCTION cosmos.dt_diff(u text, a numeric, b numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE u
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+BEGIN
+  RETURN CASE u
     WHEN 'yyyy' THEN extract(year FROM cosmos.dt_date(b)) - extract(year FROM cosmos.dt_date(a))
     WHEN 'mm' THEN (extract(year FROM cosmos.dt_date(b)) * 12 + extract(month FROM cosmos.dt_date(b)))
                  - (extract(year FROM cosmos.dt_date(a)) * 12 + extract(month FROM cosmos.dt_date(a)))
     WHEN 'ns' THEN (b - a) * 100
-    ELSE cosmos.fdiv(b, cosmos.dt_unit_ticks(u)) - cosmos.fdiv(a, cosmos.dt_unit_ticks(u)) END
+    ELSE cosmos.fdiv(b, cosmos.dt_unit_ticks(u)) - cosmos.fdiv(a, cosmos.dt_unit_ticks(u)) END;
+END
 $$;
 
 -- dt_bin is DATETIMEBIN(t, u, size, origin): t rounded down to a multiple
 -- of size parts counted from origin. Only fixed-length parts (days and
--- shorter) can be binned.
-CREATE FUNCTION cosmos.dt_bin0(t numeric, w numeric, o numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN w >= 1 THEN o + cosmos.fdiv(t - o, w) * w END
-$$;
-
+-- shorter) can be binned; size must be positive.
 CREATE FUNCTION cosmos.dt_bin(t numeric, u text, size numeric, o numeric) RETURNS numeric
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT cosmos.dt_bin0(t, trunc(size * cosmos.dt_unit_ticks(u)), o)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+  w numeric := trunc(size * cosmos.dt_unit_ticks(u));
+BEGIN
+  IF w IS NULL OR w < 1 THEN
+    RETURN NULL;
+  END IF;
+  RETURN o + cosmos.fdiv(t - o, w) * w;
+END
 $$;

@@ -81,29 +81,9 @@ func (a *aggTranslator) val(e cosmosql.Expr) (string, error) {
 		}
 	case *cosmosql.Literal, *cosmosql.Param:
 		return a.t.val(e)
-	case *cosmosql.ObjectLit:
-		s := "'{}'::jsonb"
-		for _, f := range x.Fields {
-			v, err := a.val(f.Value)
-			if err != nil {
-				return "", err
-			}
-			s = "cosmos.obj_put(" + s + ", " + a.t.bind(f.Key) + "::text, " + v + ")"
-		}
-		return s, nil
-	case *cosmosql.ArrayLit:
-		var parts []string
-		for _, el := range x.Elems {
-			v, err := a.val(el)
-			if err != nil {
-				return "", err
-			}
-			parts = append(parts, v)
-		}
-		if len(parts) == 0 {
-			return "'[]'::jsonb", nil
-		}
-		return "jsonb_build_array(" + strings.Join(parts, ", ") + ")", nil
+	}
+	if s, ok, err := a.t.constructor(e, a.val); ok {
+		return s, err
 	}
 	return "", unsupported("mixing aggregates with per-item values in SELECT (without GROUP BY)")
 }
@@ -129,4 +109,38 @@ func aggregateSQL(name, v string) string {
 	default: // MAX
 		return "(CASE WHEN " + composite + " THEN NULL ELSE (array_agg(" + v + " ORDER BY cosmos.type_rank(" + v + ") DESC, " + v + " DESC) FILTER (WHERE (" + v + ") IS NOT NULL))[1] END)"
 	}
+}
+
+// constructor translates an object or array constructor whose members are
+// translated by val; ok is false for any other expression. Every
+// translator (per row, over aggregates, over groups) shares it.
+func (t *translator) constructor(e cosmosql.Expr, val func(cosmosql.Expr) (string, error)) (string, bool, error) {
+	switch x := e.(type) {
+	case *cosmosql.ObjectLit:
+		s := "'{}'::jsonb"
+		for _, f := range x.Fields {
+			v, err := val(f.Value)
+			if err != nil {
+				return "", true, err
+			}
+			s = "cosmos.obj_put(" + s + ", " + t.bind(f.Key) + "::text, " + v + ")"
+		}
+		return s, true, nil
+	case *cosmosql.ArrayLit:
+		if len(x.Elems) == 0 {
+			return "'[]'::jsonb", true, nil
+		}
+		parts := make([]string, len(x.Elems))
+		for i, el := range x.Elems {
+			v, err := val(el)
+			if err != nil {
+				return "", true, err
+			}
+			parts[i] = v
+		}
+		// Undefined elements become null, as the hosted service returned
+		// (reference §6.2; the older docs said they are dropped).
+		return "jsonb_build_array(" + strings.Join(parts, ", ") + ")", true, nil
+	}
+	return "", false, nil
 }

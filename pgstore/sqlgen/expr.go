@@ -162,31 +162,9 @@ func (t *translator) val(e cosmosql.Expr) (string, error) {
 		return "(CASE WHEN (" + c + ") = 'true'::jsonb THEN " + a + " ELSE " + b + " END)", nil
 	case *cosmosql.Call:
 		return t.call(x)
-	case *cosmosql.ArrayLit:
-		if len(x.Elems) == 0 {
-			return "'[]'::jsonb", nil
-		}
-		var parts []string
-		for _, el := range x.Elems {
-			v, err := t.val(el)
-			if err != nil {
-				return "", err
-			}
-			parts = append(parts, v)
-		}
-		// Undefined elements become null, as the hosted service returned
-		// (reference §6.2; the older docs said they are dropped).
-		return "jsonb_build_array(" + strings.Join(parts, ", ") + ")", nil
-	case *cosmosql.ObjectLit:
-		s := "'{}'::jsonb"
-		for _, f := range x.Fields {
-			v, err := t.val(f.Value)
-			if err != nil {
-				return "", err
-			}
-			s = "cosmos.obj_put(" + s + ", " + t.bind(f.Key) + "::text, " + v + ")"
-		}
-		return s, nil
+	case *cosmosql.ArrayLit, *cosmosql.ObjectLit:
+		s, _, err := t.constructor(e, t.val)
+		return s, err
 	case *cosmosql.Subquery:
 		return t.subquery(x)
 	}

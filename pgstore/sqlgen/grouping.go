@@ -156,29 +156,9 @@ func (g *groupTranslator) val(e cosmosql.Expr) (string, error) {
 		return f.gen(g.t, args), nil
 	case *cosmosql.Literal, *cosmosql.Param:
 		return g.t.val(e)
-	case *cosmosql.ObjectLit:
-		s := "'{}'::jsonb"
-		for _, f := range x.Fields {
-			v, err := g.val(f.Value)
-			if err != nil {
-				return "", err
-			}
-			s = "cosmos.obj_put(" + s + ", " + g.t.bind(f.Key) + "::text, " + v + ")"
-		}
-		return s, nil
-	case *cosmosql.ArrayLit:
-		var parts []string
-		for _, el := range x.Elems {
-			v, err := g.val(el)
-			if err != nil {
-				return "", err
-			}
-			parts = append(parts, v)
-		}
-		if len(parts) == 0 {
-			return "'[]'::jsonb", nil
-		}
-		return "jsonb_build_array(" + strings.Join(parts, ", ") + ")", nil
+	}
+	if s, ok, err := g.t.constructor(e, g.val); ok {
+		return s, err
 	}
 	return "", unsupported("this expression over groups (SELECT may hold GROUP BY expressions, aggregates and literals)")
 }
