@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
 )
 
 // userPart returns the user properties of a rendered document as compact
@@ -279,4 +282,56 @@ func TestPatch(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestConditionalPatch: a patch with a condition ("from c where ...")
+// applies only when the condition holds for the current document; else
+// 412 and the document is unchanged (reference §8.4).
+func TestConditionalPatch(t *testing.T) {
+	t.Parallel()
+	e := emulatortest.Start(t)
+	ctx := context.Background()
+	cl := e.Client(t)
+	if _, err := cl.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "cp"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := cl.NewDatabase("cp")
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := db.NewContainer("c")
+	pk := azcosmos.NewPartitionKeyString("p")
+	if _, err := c.CreateItem(ctx, pk, []byte(`{"id":"1","pk":"p","taskNum":3,"n":0}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		condition string
+		status    int
+		wantN     float64
+	}{
+		{"from c where c.taskNum = 3", 200, 1},
+		{"FROM c WHERE c.taskNum > 3", 412, 1},
+		{"from c where c.missing = 1", 412, 1},
+		{"from c where c.n = 1 AND IS_NUMBER(c.taskNum)", 200, 2},
+		{"from c where", 400, 2},
+		{"where c.n = 1", 400, 2},
+	}
+	for _, tt := range tests {
+		ops := azcosmos.PatchOperations{}
+		ops.SetCondition(tt.condition)
+		ops.AppendIncrement("/n", 1)
+		_, err := c.PatchItem(ctx, pk, "1", ops, nil)
+		if got := statusOf(err); got != tt.status {
+			t.Fatalf("%q: status %d, want %d (%v)", tt.condition, got, tt.status, err)
+		}
+		r, err := c.ReadItem(ctx, pk, "1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct{ N float64 }
+		_ = json.Unmarshal(r.Value, &doc)
+		if doc.N != tt.wantN {
+			t.Fatalf("%q: n = %v, want %v", tt.condition, doc.N, tt.wantN)
+		}
+	}
 }

@@ -19,10 +19,29 @@ type PatchOperation struct {
 // PatchOperations is a parsed patch request.
 type PatchOperations []PatchOperation
 
-// ParsePatch parses a patch body: {"operations":[...]} (optionally with a
-// "condition", which needs the query engine and is refused with 400 for
-// now) or a bare array of operations (the JS SDK's form).
-func ParsePatch(body []byte) (PatchOperations, error) {
+// ParsePatch parses a patch body: {"operations":[...], "condition": "from c
+// where ..."} (the condition is optional) or a bare array of operations
+// (the JS SDK's form). It returns the operations and the condition ("" for
+// none).
+func ParsePatch(body []byte) (PatchOperations, string, error) {
+	ops, err := parsePatch(body)
+	if err != nil {
+		return nil, "", err
+	}
+	v, _ := DecodeJSON(body)
+	if o, ok := v.(*Object); ok {
+		if c, ok := o.Get("condition"); ok && c != nil {
+			cs, ok := c.(string)
+			if !ok {
+				return nil, "", BadRequest("The patch condition must be a string such as \"from c where c.n > 0\".")
+			}
+			return ops, cs, nil
+		}
+	}
+	return ops, "", nil
+}
+
+func parsePatch(body []byte) (PatchOperations, error) {
 	if len(body) > MaxItemSize {
 		return nil, ErrTooLarge
 	}
@@ -35,9 +54,6 @@ func ParsePatch(body []byte) (PatchOperations, error) {
 	case []any:
 		list = t
 	case *Object:
-		if c, ok := t.Get("condition"); ok && c != nil && c != "" {
-			return nil, BadRequest("Conditional patch (a \"condition\" in the patch body) is not supported by this emulator yet: it needs the query engine.")
-		}
 		ops, ok := t.Get("operations")
 		if !ok {
 			return nil, BadRequest("The patch request has no operations.")

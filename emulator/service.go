@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
 )
 
 // Service validates requests, stamps system properties and applies the
@@ -537,7 +539,11 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
-	ops, err := ParsePatch(r.Body)
+	ops, condition, err := ParsePatch(r.Body)
+	if err != nil {
+		return ItemResult{Container: c}, err
+	}
+	cond, err := parseCondition(condition)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
@@ -548,6 +554,17 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 		}
 		if r.IfMatch != "" && r.IfMatch != "*" && r.IfMatch != cur.ETag {
 			return ItemResult{Container: c}, ErrPrecondition
+		}
+		if cond != nil {
+			// The condition is evaluated against the document as read; the
+			// write below is conditioned on that version's etag.
+			page, err := s.store.QueryDocuments(ctx, [][]byte{cur.JSON(c)}, QueryItemsParams{Query: cond, Text: condition, Page: PageRequest{MaxItems: 1}})
+			if err != nil {
+				return ItemResult{Container: c}, err
+			}
+			if len(page.Docs) == 0 {
+				return ItemResult{Container: c}, ErrPrecondition
+			}
 		}
 		v, err := DecodeJSON(cur.Body)
 		if err != nil {
@@ -573,6 +590,20 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 		}
 		return ItemResult{Container: c, Item: it}, err
 	}
+}
+
+// parseCondition parses a patch condition ("from c where ...") into the
+// query "SELECT VALUE 1 from c where ...", which yields a row exactly when
+// the condition holds.
+func parseCondition(condition string) (*cosmosql.Query, error) {
+	condition = strings.TrimSpace(condition)
+	if condition == "" {
+		return nil, nil
+	}
+	if len(condition) < 5 || !strings.EqualFold(condition[:5], "from ") {
+		return nil, BadRequest("The patch condition '%s' is invalid: it must have the form \"from c where <predicate>\".", condition)
+	}
+	return ParseQuery("SELECT VALUE 1 " + condition)
 }
 
 // FeedRequest asks for one page of a container's items.
