@@ -468,3 +468,64 @@ func TestQueryCompositeIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryPlans: plan requests get the gateway's plan (reference §7.4),
+// and the rewritten queries an SDK pipeline then sends to range "0" return
+// the shapes the pipelines expect (orderByItems/payload, [{"item": ...}]).
+func TestQueryPlans(t *testing.T) {
+	t.Parallel()
+	env := newQueryEnv(t, semanticsDocs)
+	raw := newRaw(t, env.e)
+	plan := func(query string) map[string]any {
+		body, _ := json.Marshal(map[string]any{"query": query, "parameters": []any{}})
+		r := raw.do(http.MethodPost, "/dbs/q/colls/c/docs", body, "Content-Type", "application/query+json",
+			"x-ms-cosmos-is-query-plan-request", "True", "x-ms-cosmos-supported-query-features", "Aggregate, Distinct, MultipleOrderBy, OffsetAndLimit, OrderBy, Top")
+		if r.Status != 200 {
+			t.Fatalf("plan of %s: %d %s", query, r.Status, r.Body)
+		}
+		var p map[string]any
+		if err := json.Unmarshal(r.Body, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p["queryInfo"].(map[string]any)
+	}
+	rangeQuery := func(query string) []any {
+		body, _ := json.Marshal(map[string]any{"query": query, "parameters": []any{}})
+		r := raw.do(http.MethodPost, "/dbs/q/colls/c/docs", body, "Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True",
+			"x-ms-documentdb-partitionkeyrangeid", "0")
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", query, r.Status, r.Body)
+		}
+		var page struct{ Documents []any }
+		_ = json.Unmarshal(r.Body, &page)
+		return page.Documents
+	}
+	info := plan("SELECT c.id FROM c WHERE IS_DEFINED(c.n) ORDER BY c.s DESC")
+	if fmt.Sprint(info["orderBy"]) != "[Descending]" || fmt.Sprint(info["orderByExpressions"]) != "[c.s]" {
+		t.Fatalf("ORDER BY plan %v", info)
+	}
+	rewritten := strings.Replace(info["rewrittenQuery"].(string), "{documentdb-formattableorderbyquery-filter}", "true", 1)
+	docs := rangeQuery(rewritten)
+	if len(docs) != 4 {
+		t.Fatalf("rewritten ORDER BY: %d results", len(docs))
+	}
+	first := docs[0].(map[string]any)
+	if items, _ := first["orderByItems"].([]any); len(items) != 1 || first["_rid"] == nil || fmt.Sprint(first["payload"]) != "map[id:5]" {
+		t.Fatalf("rewritten ORDER BY result %v", first)
+	}
+	info = plan(`SELECT VALUE AVG(c.n) FROM c WHERE c.pk = "a"`)
+	if fmt.Sprint(info["aggregates"]) != "[Average]" || info["hasSelectValue"] != true {
+		t.Fatalf("AVG plan %v", info)
+	}
+	docs = rangeQuery(info["rewrittenQuery"].(string))
+	if b, _ := json.Marshal(docs); string(b) != `[[{"item":{"count":2,"sum":3.5}}]]` {
+		t.Fatalf("rewritten AVG: %s", b)
+	}
+	info = plan("SELECT VALUE c.id FROM c OFFSET 1 LIMIT 2")
+	if info["offset"] != float64(1) || info["limit"] != float64(2) || !strings.Contains(info["rewrittenQuery"].(string), "OFFSET 0 LIMIT 3") {
+		t.Fatalf("OFFSET plan %v", info)
+	}
+	if info = plan("SELECT DISTINCT VALUE c.pk FROM c"); info["distinctType"] != "Unordered" {
+		t.Fatalf("DISTINCT plan %v", info)
+	}
+}

@@ -97,7 +97,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		if !r.EnableCrossPartition {
 			return res, BadRequest("%s", MsgCrossPartitionDisabled)
 		}
-		if err := crossPartitionServable(q); err != nil {
+		if err := crossPartitionServable(q, params); err != nil {
 			return res, err
 		}
 	}
@@ -113,34 +113,33 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 
 // crossPartitionServable returns the gateway's refusal for queries that
 // need state across partitions.
-func crossPartitionServable(q *cosmosql.Query) error {
+func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage) error {
 	agg := q.HasAggregates()
 	if agg && (q.Select.Value == nil || q.GroupBy != nil) {
 		return BadRequest("%s", MsgCrossPartitionAggregate)
 	}
 	if agg || q.Top != nil || q.OrderBy != nil || q.Offset != nil || q.Distinct || q.GroupBy != nil {
 		return &Error{Kind: KindBadRequest, SubStatus: SubStatusCrossPartitionQuery, Message: MsgCrossPartitionNotServable,
-			AdditionalErrorInfo: passThroughPlan}
+			AdditionalErrorInfo: string(buildQueryPlan(q, params))}
 	}
 	return nil
 }
 
-// passThroughPlan is the query plan given to SDKs with a query pipeline:
-// no client-side work, one range covering everything. The SDK then sends
-// the original query to range "0", which this emulator (one physical
-// range) answers whole, ORDER BY, TOP and aggregates included.
-const passThroughPlan = `{"partitionedQueryExecutionInfoVersion":2,"queryInfo":{"distinctType":"None","top":null,"offset":null,"limit":null,"orderBy":[],"orderByExpressions":[],"groupByExpressions":[],"groupByAliases":[],"aggregates":[],"groupByAliasToAggregateType":{},"rewrittenQuery":"","hasSelectValue":false,"dCountInfo":null,"hasNonStreamingOrderBy":false},"queryRanges":[{"min":"","max":"FF","isMinInclusive":true,"isMaxInclusive":false}],"hybridSearchQueryInfo":null}`
-
 // QueryPlan answers a query plan request (x-ms-cosmos-is-query-plan-request)
-// with the pass-through plan, after checking that the query parses.
-func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, text string) ([]byte, error) {
+// with the gateway's plan (see queryplan.go).
+func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query) ([]byte, error) {
 	if _, err := s.store.GetContainer(ctx, dbRef, collRef); err != nil {
 		return nil, err
 	}
-	if _, err := ParseQuery(text); err != nil {
+	parsed, err := ParseQuery(q.Text)
+	if err != nil {
 		return nil, err
 	}
-	return []byte(passThroughPlan), nil
+	params := make(map[string]json.RawMessage, len(q.Parameters))
+	for _, p := range q.Parameters {
+		params[p.Name] = p.Value
+	}
+	return buildQueryPlan(parsed, params), nil
 }
 
 // pinnedPartitionKey recognises a WHERE clause whose top-level AND chain

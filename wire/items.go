@@ -240,7 +240,7 @@ func (h *handler) queryPlan(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	plan, err := h.svc.QueryPlan(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q.Text)
+	plan, err := h.svc.QueryPlan(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -286,6 +286,21 @@ async function main() {
       assert.deepEqual(top.resources.map((r) => r.id), ["q0", "q1"]);
       const count = await qc.items.query("SELECT VALUE COUNT(1) FROM c").fetchAll();
       assert.deepEqual(count.resources, [9]);
+      const avg = await qc.items.query("SELECT VALUE AVG(c.n) FROM c").fetchAll();
+      assert.deepEqual(avg.resources, [5]);
+      const min = await qc.items.query("SELECT VALUE MIN(c.n) FROM c WHERE c.team = 'blue'").fetchAll();
+      assert.deepEqual(min.resources, [2]);
+      const page = await qc.items.query("SELECT VALUE c.n FROM c ORDER BY c.n OFFSET 2 LIMIT 3").fetchAll();
+      assert.deepEqual(page.resources, [3, 4, 5]);
+      const distinct = await qc.items.query("SELECT DISTINCT VALUE c.team FROM c").fetchAll();
+      assert.deepEqual([...distinct.resources].sort(), ["blue", "red"]);
+      const paged = qc.items.query("SELECT c.id, c.n FROM c ORDER BY c.n DESC", { maxItemCount: 2 });
+      const seen = [];
+      while (paged.hasMoreResults()) {
+        const { resources } = await paged.fetchNext();
+        seen.push(...resources.map((r) => r.n));
+      }
+      assert.deepEqual(seen, [9, 8, 7, 6, 5, 4, 3, 2, 1]);
       const groups = await qc.items.query("SELECT c.team, COUNT(1) AS n FROM c GROUP BY c.team").fetchAll();
       const byTeam = Object.fromEntries(groups.resources.map((g) => [g.team, g.n]));
       assert.deepEqual(byTeam, { red: 5, blue: 4 });

@@ -1,0 +1,204 @@
+package emulator
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+)
+
+// The query plan (reference §7.4) tells an SDK with a query pipeline how to
+// run a query across partition key ranges: what to do on the client
+// (queryInfo) and the query to send to each range (rewrittenQuery). This
+// emulator builds the gateway's plans for ORDER BY (the orderByItems /
+// payload rewrite), TOP, OFFSET/LIMIT, DISTINCT and VALUE aggregates (the
+// [{"item": ...}] rewrites); for GROUP BY and aggregates without VALUE it
+// gives a pass-through plan (no client-side work), which is still correct
+// here because the container has one range, answered whole.
+
+type queryInfo struct {
+	DistinctType                string            `json:"distinctType"`
+	Top                         *int64            `json:"top"`
+	Offset                      *int64            `json:"offset"`
+	Limit                       *int64            `json:"limit"`
+	OrderBy                     []string          `json:"orderBy"`
+	OrderByExpressions          []string          `json:"orderByExpressions"`
+	GroupByExpressions          []string          `json:"groupByExpressions"`
+	GroupByAliases              []string          `json:"groupByAliases"`
+	Aggregates                  []string          `json:"aggregates"`
+	GroupByAliasToAggregateType map[string]string `json:"groupByAliasToAggregateType"`
+	RewrittenQuery              string            `json:"rewrittenQuery"`
+	HasSelectValue              bool              `json:"hasSelectValue"`
+	DCountInfo                  any               `json:"dCountInfo"`
+	HasNonStreamingOrderBy      bool              `json:"hasNonStreamingOrderBy"`
+}
+
+type queryRange struct {
+	Min            string `json:"min"`
+	Max            string `json:"max"`
+	IsMinInclusive bool   `json:"isMinInclusive"`
+	IsMaxInclusive bool   `json:"isMaxInclusive"`
+}
+
+type queryPlan struct {
+	Version   int          `json:"partitionedQueryExecutionInfoVersion"`
+	QueryInfo queryInfo    `json:"queryInfo"`
+	Ranges    []queryRange `json:"queryRanges"`
+	Hybrid    any          `json:"hybridSearchQueryInfo"`
+}
+
+var aggregateNames = map[string]string{"COUNT": "Count", "SUM": "Sum", "MIN": "Min", "MAX": "Max", "AVG": "Average"}
+
+// buildQueryPlan returns the plan of q as JSON.
+func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte {
+	info := queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
+		GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]string{},
+		HasSelectValue: q.Select.Value != nil}
+	plan := queryPlan{Version: 2, Ranges: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}}}
+	if q.GroupBy != nil || (q.HasAggregates() && q.Select.Value == nil) || q.From == nil {
+		plan.QueryInfo = info
+		plan.QueryInfo.HasSelectValue = false
+		b, _ := json.Marshal(plan)
+		return b
+	}
+	number := func(e cosmosql.Expr) *int64 {
+		if e == nil {
+			return nil
+		}
+		var f float64
+		switch x := e.(type) {
+		case *cosmosql.Literal:
+			f, _ = x.Value.(float64)
+		case *cosmosql.Param:
+			_ = json.Unmarshal(params[x.Name], &f)
+		}
+		n := int64(f)
+		return &n
+	}
+	info.Top, info.Offset, info.Limit = number(q.Top), number(q.Offset), number(q.Limit)
+	if q.Distinct {
+		info.DistinctType = "Unordered"
+		if q.OrderBy != nil {
+			info.DistinctType = "Ordered"
+		}
+	}
+	switch {
+	case q.OrderBy != nil:
+		var items []string
+		for _, o := range q.OrderBy {
+			dir := "Ascending"
+			if o.Desc {
+				dir = "Descending"
+			}
+			expr := cosmosql.ExprSQL(o.Expr)
+			info.OrderBy = append(info.OrderBy, dir)
+			info.OrderByExpressions = append(info.OrderByExpressions, expr)
+			items = append(items, `{"item": `+expr+`}`)
+		}
+		info.RewrittenQuery = orderByRewrite(q, items)
+	case q.HasAggregates():
+		if call, ok := q.Select.Value.(*cosmosql.Call); ok {
+			name := strings.ToUpper(call.Name)
+			if agg, ok := aggregateNames[name]; ok && len(call.Args) == 1 {
+				info.Aggregates = []string{agg}
+				info.RewrittenQuery = aggregateRewrite(q, name, cosmosql.ExprSQL(call.Args[0]))
+			}
+		}
+		if info.RewrittenQuery == "" { // an expression over aggregates: pass-through
+			info = queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
+				GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]string{}}
+		}
+	}
+	if info.Offset != nil && info.Limit != nil && len(info.Aggregates) == 0 {
+		// Each range returns its first offset+limit results; the client
+		// skips and takes (a range must not skip on its own).
+		window := &cosmosql.Literal{Value: float64(*info.Offset + *info.Limit)}
+		zero := &cosmosql.Literal{Value: float64(0)}
+		if info.RewrittenQuery != "" {
+			info.RewrittenQuery += " OFFSET 0 LIMIT " + cosmosql.ExprSQL(window)
+		} else {
+			clone := *q
+			clone.Offset, clone.Limit = zero, window
+			info.RewrittenQuery = clone.SQL()
+		}
+	}
+	plan.QueryInfo = info
+	b, _ := json.Marshal(plan)
+	return b
+}
+
+// fromWhere renders " FROM ... [WHERE (cond) AND (extra)]" of q.
+func fromWhere(q *cosmosql.Query, extra string) string {
+	// Render the query reduced to SELECT VALUE 1 FROM ..., then drop the
+	// fixed SELECT part: what remains is the FROM clause as the parser
+	// rendering writes it.
+	clone := cosmosql.Query{Select: cosmosql.Selection{Value: &cosmosql.Literal{Value: float64(1)}}, From: q.From}
+	fromPart := strings.TrimPrefix(clone.SQL(), "SELECT VALUE 1")
+	where := ""
+	switch {
+	case q.Where != nil && extra != "":
+		where = " WHERE (" + cosmosql.ExprSQL(q.Where) + ") AND (" + extra + ")"
+	case q.Where != nil:
+		where = " WHERE " + cosmosql.ExprSQL(q.Where)
+	case extra != "":
+		where = " WHERE (" + extra + ")"
+	}
+	return fromPart + where
+}
+
+func rootAlias(q *cosmosql.Query) string {
+	src := q.From.Source
+	if src.Alias != "" && !src.In {
+		return src.Alias
+	}
+	if id, ok := src.Expr.(*cosmosql.Ident); ok {
+		return id.Name
+	}
+	return "root"
+}
+
+// orderByRewrite is the gateway's ORDER BY rewrite: each result carries its
+// _rid, its sort values and the projected payload.
+func orderByRewrite(q *cosmosql.Query, items []string) string {
+	payload := rootAlias(q)
+	switch {
+	case q.Select.Value != nil:
+		payload = cosmosql.ExprSQL(q.Select.Value)
+	case !q.Select.Star:
+		names := q.Select.OutputNames()
+		var fields []string
+		for i, it := range q.Select.Items {
+			n, _ := json.Marshal(names[i])
+			fields = append(fields, string(n)+": "+cosmosql.ExprSQL(it.Expr))
+		}
+		payload = "{" + strings.Join(fields, ", ") + "}"
+	}
+	var order []string
+	for _, o := range q.OrderBy {
+		dir := " ASC"
+		if o.Desc {
+			dir = " DESC"
+		}
+		order = append(order, cosmosql.ExprSQL(o.Expr)+dir)
+	}
+	top := ""
+	if q.Top != nil {
+		top = "TOP " + cosmosql.ExprSQL(q.Top) + " "
+	}
+	return "SELECT " + top + rootAlias(q) + "._rid, [" + strings.Join(items, ", ") + "] AS orderByItems, " + payload + " AS payload" +
+		fromWhere(q, "{documentdb-formattableorderbyquery-filter}") + " ORDER BY " + strings.Join(order, ", ")
+}
+
+// aggregateRewrite is the gateway's rewrite of SELECT VALUE <aggregate>.
+func aggregateRewrite(q *cosmosql.Query, name, arg string) string {
+	var item string
+	switch name {
+	case "AVG":
+		item = `{"item": {"sum": SUM(` + arg + `), "count": COUNT(` + arg + `)}}`
+	case "MIN", "MAX":
+		item = `{"item": ` + name + `(` + arg + `), "item2": {"` + strings.ToLower(name) + `": ` + name + `(` + arg + `), "count": COUNT(` + arg + `)}}`
+	default:
+		item = `{"item": ` + name + `(` + arg + `)}`
+	}
+	return "SELECT VALUE [" + item + "]" + fromWhere(q, "")
+}
