@@ -116,16 +116,21 @@ func spread(i, m int) int { return (i*7919 + 13) % m }
 // queryPK returns the partition key value of run i.
 func queryPK(i int) string { return "p" + strconv.Itoa(spread(i, queryPartitions)) }
 
+// countErr returns an error if got results are not want.
+func countErr(got, want int) error {
+	if got != want {
+		return fmt.Errorf("%d results, want %d", got, want)
+	}
+	return nil
+}
+
 // querySpecs returns the queries of the scenario.
 func querySpecs() []querySpec {
 	// topCheck checks the 10 largest n: of the run's partition (items
 	// p, p+100, ...) or of all items.
 	topCheck := func(n int, r queryRun, docs [][]byte, full bool) error {
-		if len(docs) != 10 {
-			return fmt.Errorf("%d results, want 10", len(docs))
-		}
-		if !full {
-			return nil
+		if len(docs) != 10 || !full {
+			return countErr(len(docs), 10)
 		}
 		top, step := n-1, 1
 		if r.pk != "" {
@@ -142,11 +147,8 @@ func querySpecs() []querySpec {
 	}
 	groupCheck := func(perGroup func(n int) int) func(n int, r queryRun, docs [][]byte, full bool) error {
 		return func(n int, r queryRun, docs [][]byte, full bool) error {
-			if len(docs) != 10 {
-				return fmt.Errorf("%d groups, want 10", len(docs))
-			}
-			if !full {
-				return nil
+			if len(docs) != 10 || !full {
+				return countErr(len(docs), 10)
 			}
 			seen := map[string]bool{}
 			for _, d := range docs {
@@ -171,14 +173,11 @@ func querySpecs() []querySpec {
 				return queryRun{params: map[string]any{"@k": "k" + strconv.Itoa(spread(i, n/10))}}
 			},
 			check: func(n int, r queryRun, docs [][]byte, full bool) error {
-				if len(docs) != 10 {
-					return fmt.Errorf("%d results, want 10", len(docs))
+				if len(docs) != 10 || !full {
+					return countErr(len(docs), 10)
 				}
 				for _, d := range docs {
 					var doc struct{ K string }
-					if !full {
-						break
-					}
 					if err := json.Unmarshal(d, &doc); err != nil || doc.K != r.params["@k"] {
 						return fmt.Errorf("result %s, want k = %v", d, r.params["@k"])
 					}
@@ -193,15 +192,12 @@ func querySpecs() []querySpec {
 				return queryRun{params: map[string]any{"@lo": lo, "@hi": lo + 100}}
 			},
 			check: func(n int, r queryRun, docs [][]byte, full bool) error {
-				if len(docs) != 100 {
-					return fmt.Errorf("%d results, want 100", len(docs))
+				if len(docs) != 100 || !full {
+					return countErr(len(docs), 100)
 				}
 				lo := r.params["@lo"].(int)
 				for _, d := range docs {
 					var doc struct{ N int }
-					if !full {
-						break
-					}
 					if err := json.Unmarshal(d, &doc); err != nil || doc.N < lo || doc.N >= lo+100 {
 						return fmt.Errorf("result %s, want %d <= n < %d", d, lo, lo+100)
 					}

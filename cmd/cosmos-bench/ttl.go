@@ -90,11 +90,11 @@ type ttlResult struct {
 	LongTx *longTxSweep `json:"sweep_with_open_snapshot,omitempty"`
 	Notes  []string     `json:"notes,omitempty"`
 	// Checks are the targets, measured against (never asserted).
-	Checks []ttlCheck `json:"checks,omitempty"`
+	Checks []targetCheck `json:"checks,omitempty"`
 }
 
-// ttlCheck is one target of the ttl scenario and whether it was met.
-type ttlCheck struct {
+// targetCheck is one target of a scenario and whether it was met.
+type targetCheck struct {
 	Name   string  `json:"name"`
 	Value  float64 `json:"value"`
 	Target string  `json:"target"`
@@ -107,11 +107,11 @@ func (t *ttlResult) check() {
 	if len(t.Sweeps) > 0 {
 		s := t.Sweeps[0]
 		t.Checks = append(t.Checks,
-			ttlCheck{fmt.Sprintf("sweeper rows/s, batch %d", s.Batch), s.Alone.RowsPerSec, ">= " + thousands(int(targetSweepRowsPerSec)), s.Alone.RowsPerSec >= targetSweepRowsPerSec},
-			ttlCheck{fmt.Sprintf("point-read p99 during/without sweep, batch %d", s.Batch), s.P99Ratio, fmt.Sprintf("<= %.1f", targetReadP99Ratio), s.P99Ratio <= targetReadP99Ratio})
+			targetCheck{fmt.Sprintf("sweeper rows/s, batch %d", s.Batch), s.Alone.RowsPerSec, ">= " + thousands(int(targetSweepRowsPerSec)), s.Alone.RowsPerSec >= targetSweepRowsPerSec},
+			targetCheck{fmt.Sprintf("point-read p99 during/without sweep, batch %d", s.Batch), s.P99Ratio, fmt.Sprintf("<= %.1f", targetReadP99Ratio), s.P99Ratio <= targetReadP99Ratio})
 	}
 	for _, f := range t.Feeds {
-		t.Checks = append(t.Checks, ttlCheck{"read feed (query stand-in) with expired/live-only, " + f.Name, f.Ratio, fmt.Sprintf("<= %.1f", targetFeedRatio), f.Ratio <= targetFeedRatio})
+		t.Checks = append(t.Checks, targetCheck{"read feed (query stand-in) with expired/live-only, " + f.Name, f.Ratio, fmt.Sprintf("<= %.1f", targetFeedRatio), f.Ratio <= targetFeedRatio})
 	}
 }
 
