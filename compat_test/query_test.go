@@ -528,4 +528,16 @@ func TestQueryPlans(t *testing.T) {
 	if info = plan("SELECT DISTINCT VALUE c.pk FROM c"); info["distinctType"] != "Unordered" {
 		t.Fatalf("DISTINCT plan %v", info)
 	}
+	info = plan("SELECT c.pk, COUNT(1) AS n FROM c GROUP BY c.pk")
+	if fmt.Sprint(info["groupByExpressions"]) != "[c.pk]" || fmt.Sprint(info["groupByAliases"]) != "[pk n]" ||
+		fmt.Sprint(info["groupByAliasToAggregateType"]) != "map[n:Count pk:<nil>]" || len(info["aggregates"].([]any)) != 0 {
+		t.Fatalf("GROUP BY plan %v", info)
+	}
+	docs = rangeQuery(info["rewrittenQuery"].(string))
+	if len(docs) != 3 {
+		t.Fatalf("rewritten GROUP BY: %v", docs)
+	}
+	if g := docs[0].(map[string]any); g["groupByItems"] == nil || fmt.Sprint(g["payload"]) != "map[n:map[item:2] pk:a]" {
+		t.Fatalf("rewritten GROUP BY result %v", g)
+	}
 }

@@ -17,20 +17,20 @@ import (
 // here because the container has one range, answered whole.
 
 type queryInfo struct {
-	DistinctType                string            `json:"distinctType"`
-	Top                         *int64            `json:"top"`
-	Offset                      *int64            `json:"offset"`
-	Limit                       *int64            `json:"limit"`
-	OrderBy                     []string          `json:"orderBy"`
-	OrderByExpressions          []string          `json:"orderByExpressions"`
-	GroupByExpressions          []string          `json:"groupByExpressions"`
-	GroupByAliases              []string          `json:"groupByAliases"`
-	Aggregates                  []string          `json:"aggregates"`
-	GroupByAliasToAggregateType map[string]string `json:"groupByAliasToAggregateType"`
-	RewrittenQuery              string            `json:"rewrittenQuery"`
-	HasSelectValue              bool              `json:"hasSelectValue"`
-	DCountInfo                  any               `json:"dCountInfo"`
-	HasNonStreamingOrderBy      bool              `json:"hasNonStreamingOrderBy"`
+	DistinctType                string         `json:"distinctType"`
+	Top                         *int64         `json:"top"`
+	Offset                      *int64         `json:"offset"`
+	Limit                       *int64         `json:"limit"`
+	OrderBy                     []string       `json:"orderBy"`
+	OrderByExpressions          []string       `json:"orderByExpressions"`
+	GroupByExpressions          []string       `json:"groupByExpressions"`
+	GroupByAliases              []string       `json:"groupByAliases"`
+	Aggregates                  []string       `json:"aggregates"`
+	GroupByAliasToAggregateType map[string]any `json:"groupByAliasToAggregateType"`
+	RewrittenQuery              string         `json:"rewrittenQuery"`
+	HasSelectValue              bool           `json:"hasSelectValue"`
+	DCountInfo                  any            `json:"dCountInfo"`
+	HasNonStreamingOrderBy      bool           `json:"hasNonStreamingOrderBy"`
 }
 
 type queryRange struct {
@@ -52,12 +52,24 @@ var aggregateNames = map[string]string{"COUNT": "Count", "SUM": "Sum", "MIN": "M
 // buildQueryPlan returns the plan of q as JSON.
 func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte {
 	info := queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
-		GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]string{},
+		GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]any{},
 		HasSelectValue: q.Select.Value != nil}
 	plan := queryPlan{Version: 2, Ranges: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}}}
-	if q.GroupBy != nil || (q.HasAggregates() && q.Select.Value == nil) || q.From == nil {
+	if q.From == nil {
 		plan.QueryInfo = info
 		plan.QueryInfo.HasSelectValue = false
+		b, _ := json.Marshal(plan)
+		return b
+	}
+	if q.GroupBy != nil || (q.HasAggregates() && q.Select.Value == nil) {
+		if groupByPlan(q, &info) {
+			plan.QueryInfo = info
+			b, _ := json.Marshal(plan)
+			return b
+		}
+		info = queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
+			GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]any{}}
+		plan.QueryInfo = info
 		b, _ := json.Marshal(plan)
 		return b
 	}
@@ -106,7 +118,7 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 		}
 		if info.RewrittenQuery == "" { // an expression over aggregates: pass-through
 			info = queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
-				GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]string{}}
+				GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]any{}}
 		}
 	}
 	if info.Offset != nil && info.Limit != nil && len(info.Aggregates) == 0 {
@@ -201,4 +213,70 @@ func aggregateRewrite(q *cosmosql.Query, name, arg string) string {
 		item = `{"item": ` + name + `(` + arg + `)}`
 	}
 	return "SELECT VALUE [" + item + "]" + fromWhere(q, "")
+}
+
+// aggregateItem is the partial-aggregate form the gateway's rewrites use
+// for one aggregate, which the SDK pipelines merge across ranges.
+func aggregateItem(name, arg string) string {
+	switch name {
+	case "AVG":
+		return `{"item": {"sum": SUM(` + arg + `), "count": COUNT(` + arg + `)}}`
+	case "MIN", "MAX":
+		return `{"item": ` + name + `(` + arg + `), "item2": {"` + strings.ToLower(name) + `": ` + name + `(` + arg + `), "count": COUNT(` + arg + `)}}`
+	default:
+		return `{"item": ` + name + `(` + arg + `)}`
+	}
+}
+
+// groupByPlan fills the plan of a GROUP BY query, or of aggregates without
+// VALUE: every projected item is either a GROUP BY expression or a single
+// aggregate call (other shapes get a pass-through plan: ok is false). The
+// rewrite sends the group keys as groupByItems and, per alias, the key or
+// the partial aggregate in payload.
+func groupByPlan(q *cosmosql.Query, info *queryInfo) bool {
+	if q.Select.Value != nil || q.Select.Star {
+		return false
+	}
+	names := q.Select.OutputNames()
+	var fields []string
+	for i, it := range q.Select.Items {
+		alias := names[i]
+		n, _ := json.Marshal(alias)
+		if call, ok := it.Expr.(*cosmosql.Call); ok {
+			name := strings.ToUpper(call.Name)
+			if agg, ok := aggregateNames[name]; ok && len(call.Args) == 1 {
+				info.GroupByAliases = append(info.GroupByAliases, alias)
+				info.GroupByAliasToAggregateType[alias] = agg
+				fields = append(fields, string(n)+": "+aggregateItem(name, cosmosql.ExprSQL(call.Args[0])))
+				continue
+			}
+		}
+		isKey := false
+		for _, g := range q.GroupBy {
+			if cosmosql.Equal(it.Expr, g) {
+				isKey = true
+			}
+		}
+		if !isKey {
+			return false
+		}
+		info.GroupByAliases = append(info.GroupByAliases, alias)
+		info.GroupByAliasToAggregateType[alias] = nil
+		fields = append(fields, string(n)+": "+cosmosql.ExprSQL(it.Expr))
+	}
+	var keys, items []string
+	for _, g := range q.GroupBy {
+		e := cosmosql.ExprSQL(g)
+		keys = append(keys, e)
+		items = append(items, `{"item": `+e+`}`)
+	}
+	info.GroupByExpressions = keys
+	payload := "{" + strings.Join(fields, ", ") + "} AS payload"
+	if q.GroupBy == nil {
+		info.RewrittenQuery = "SELECT " + payload + fromWhere(q, "")
+	} else {
+		info.RewrittenQuery = "SELECT [" + strings.Join(items, ", ") + "] AS groupByItems, " + payload + fromWhere(q, "") + " GROUP BY " + strings.Join(keys, ", ")
+	}
+	info.HasSelectValue = false
+	return true
 }

@@ -1,6 +1,6 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
-// what: point (the default), ttl, or all (both, one after the other, each
-// with its own emulator processes and data directory).
+// what: point (the default), ttl, query, or all (the three, one after the
+// other, each with its own emulator processes and data directory).
 //
 // The point scenario measures, in one run:
 //
@@ -22,10 +22,17 @@
 // The ttl scenario (see ttl.go) measures a container with many expired
 // items that have not been swept yet (-ttl-items, -ttl-live): the TTL
 // sweeper's throughput for each --ttl-sweep-batch of -ttl-batches, SDK point
-// reads without and during a sweep, and the read feed (standing in for a
-// query until item queries exist) against a container holding only the live
-// items. It seeds the items tables directly through pgx and takes a few
-// minutes with the defaults (1,000,000 items, 900,000 expired).
+// reads without and during a sweep, and read feeds and queries against a
+// container holding only the live items. It seeds the items tables directly
+// through pgx and takes a few minutes with the defaults (1,000,000 items,
+// 900,000 expired).
+//
+// The query scenario (see query.go) measures item queries through the SDK
+// (equality and range filters across partitions; ORDER BY+TOP, COUNT and
+// GROUP BY in one partition, and over all items addressed to partition key
+// range 0 as the SDKs with a query pipeline send them) on a container of
+// -query-large items against one of -query-small items, the first run of
+// each (which builds the path index it needs) timed separately.
 //
 // Targets are measured and reported (met or MISSED), never asserted: the
 // exit status says only whether the run itself worked.
@@ -41,6 +48,7 @@
 //	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
 //	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-concurrency 1] [-json]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batches 1000,5000] [-ttl-explain]
+//	go run ./cmd/cosmos-bench -scenario query [-query-small 1000] [-query-large 100000] [-query-n 300] [-query-warmup 20]
 //
 // It runs on Linux (it reads /proc for memory figures).
 package main
@@ -64,7 +72,7 @@ import (
 
 // config holds the command-line flags.
 type config struct {
-	scenario     string // point, ttl or all
+	scenario     string // point, ttl, query or all
 	bin          string
 	emulatorArgs []string
 	pg           string
@@ -79,6 +87,7 @@ type config struct {
 	keep         bool
 	verbose      bool
 	ttl          ttlConfig
+	query        queryConfig
 }
 
 func main() {
@@ -116,7 +125,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var emuArgs string
 	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.scenario, "scenario", "point", "what to measure: point (ready time, memory, point operations), ttl (expired items: sweeper, reads during sweeps, feeds), or all")
+	fs.StringVar(&cfg.scenario, "scenario", "point", "what to measure: point (ready time, memory, point operations), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), or all")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
@@ -141,6 +150,11 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.BoolVar(&cfg.ttl.interleave, "ttl-interleave", false, "ttl: spread the live items evenly over the creation order instead of making them the newest")
 	fs.BoolVar(&cfg.ttl.longTx, "ttl-long-tx", false, "ttl: also sweep the backlog (first batch size) while another connection holds a transaction's snapshot open")
 	fs.BoolVar(&cfg.ttl.explain, "ttl-explain", false, "ttl: print EXPLAIN (ANALYZE, BUFFERS) of the sweep batch, point read and read-feed statements to stderr")
+	fs.IntVar(&cfg.query.small, "query-small", 1000, "query: items in the small container (a multiple of 1000)")
+	fs.IntVar(&cfg.query.large, "query-large", 100_000, "query: items in the large container (a multiple of 1000)")
+	fs.IntVar(&cfg.query.size, "query-size", 400, "query: size in bytes of each item's JSON")
+	fs.IntVar(&cfg.query.runs, "query-n", 300, "query: measured runs of each query on each container")
+	fs.IntVar(&cfg.query.warmup, "query-warmup", 20, "query: unmeasured runs of each query on each container, after the first (timed) one")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -164,8 +178,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-concurrency must be at least 1")
 	case cfg.itemSize < 128:
 		return cfg, errors.New("-size must be at least 128")
-	case cfg.scenario != "point" && cfg.scenario != "ttl" && cfg.scenario != "all":
-		return cfg, fmt.Errorf("-scenario must be point, ttl or all, not %q", cfg.scenario)
+	case cfg.scenario != "point" && cfg.scenario != "ttl" && cfg.scenario != "query" && cfg.scenario != "all":
+		return cfg, fmt.Errorf("-scenario must be point, ttl, query or all, not %q", cfg.scenario)
 	case cfg.ttl.items < 1 || cfg.ttl.live < 1 || cfg.ttl.live > cfg.ttl.items:
 		return cfg, errors.New("-ttl-items and -ttl-live must be positive, with -ttl-live at most -ttl-items")
 	case cfg.ttl.partitions < 1 || cfg.ttl.partitions > cfg.ttl.live:
@@ -174,6 +188,12 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-ttl-size must be at least 128")
 	case cfg.ttl.reads < 1 || cfg.ttl.feedRuns < 1:
 		return cfg, errors.New("-ttl-reads and -ttl-feed-runs must be at least 1")
+	case cfg.query.small < 1000 || cfg.query.small%1000 != 0 || cfg.query.large%1000 != 0 || cfg.query.large <= cfg.query.small:
+		return cfg, errors.New("-query-small and -query-large must be multiples of 1000, -query-large the larger")
+	case cfg.query.size < 256:
+		return cfg, errors.New("-query-size must be at least 256")
+	case cfg.query.runs < 1 || cfg.query.warmup < 0:
+		return cfg, errors.New("-query-n must be at least 1 and -query-warmup not negative")
 	}
 	return cfg, nil
 }
@@ -223,6 +243,14 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		res.TTL.check()
 		if err != nil {
 			return res, fmt.Errorf("ttl scenario: %w", err)
+		}
+	}
+	if cfg.scenario == "query" || cfg.scenario == "all" {
+		res.Query = &queryResult{}
+		err := b.runQuery(ctx, res.Query)
+		res.Query.check()
+		if err != nil {
+			return res, fmt.Errorf("query scenario: %w", err)
 		}
 	}
 	return res, nil

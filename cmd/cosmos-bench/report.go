@@ -30,6 +30,8 @@ type results struct {
 	HTTPFloor latencyStats `json:"http_floor_health,omitzero"`
 	// TTL is the ttl scenario's results, if it ran.
 	TTL *ttlResult `json:"ttl,omitempty"`
+	// Query is the query scenario's results, if it ran.
+	Query *queryResult `json:"query,omitempty"`
 }
 
 // runConfig describes the run.
@@ -122,6 +124,9 @@ func writeReport(w io.Writer, r *results) {
 	}
 	if r.TTL != nil {
 		writeTTLReport(w, c, r.TTL)
+	}
+	if r.Query != nil {
+		writeQueryReport(w, c, r.Query)
 	}
 }
 

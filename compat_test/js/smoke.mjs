@@ -304,6 +304,11 @@ async function main() {
       const groups = await qc.items.query("SELECT c.team, COUNT(1) AS n FROM c GROUP BY c.team").fetchAll();
       const byTeam = Object.fromEntries(groups.resources.map((g) => [g.team, g.n]));
       assert.deepEqual(byTeam, { red: 5, blue: 4 });
+      const stats = await qc.items.query("SELECT c.team, AVG(c.n) AS avg, MAX(c.n) AS max FROM c GROUP BY c.team").fetchAll();
+      const byTeamStats = Object.fromEntries(stats.resources.map((g) => [g.team, [g.avg, g.max]]));
+      assert.deepEqual(byTeamStats, { red: [5, 9], blue: [5, 8] });
+      const nonValue = await qc.items.query("SELECT COUNT(1) AS n, SUM(c.n) AS total FROM c").fetchAll();
+      assert.deepEqual(nonValue.resources, [{ n: 9, total: 45 }]);
       const all = await qc.items.readAll().fetchAll();
       assert.equal(all.resources.length, 9);
       await qc.delete();
