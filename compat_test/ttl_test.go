@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -508,4 +509,26 @@ func rawCall(t *testing.T, e *emulatortest.Emulator, method, path string, body [
 	t.Helper()
 	r := newRaw(t, e).do(method, path, body)
 	return r.Status, r.Body, r.Header
+}
+
+// TestQueryCurrentTimeIsEmulatorTime: GetCurrentTimestamp() and friends
+// read the emulator clock, so tests that move time see it in queries too.
+func TestQueryCurrentTimeIsEmulatorTime(t *testing.T) {
+	t.Parallel()
+	env := newTTLEnv(t)
+	c := env.container(t, "c", nil)
+	query := func() string {
+		resp, err := c.NewQueryItemsPager("SELECT VALUE [GetCurrentTimestampStatic(), GetCurrentDateTimeStatic()]", pk, nil).NextPage(env.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(resp.Items[0])
+	}
+	if got := query(); !strings.HasPrefix(got, "[1800000000000,\"2027-01-15T08:00:00.0000000Z\"") {
+		t.Fatalf("at the frozen start: %s", got)
+	}
+	env.advance(t, 3600)
+	if got := query(); !strings.HasPrefix(got, "[1800003600000,\"2027-01-15T09:00:00.0000000Z\"") {
+		t.Fatalf("an hour later: %s", got)
+	}
 }

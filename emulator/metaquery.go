@@ -29,7 +29,7 @@ func (s *Service) queryResources(ctx context.Context, docs [][]byte, q Query, pa
 	for _, p := range q.Parameters {
 		params[p.Name] = p.Value
 	}
-	return s.store.QueryDocuments(ctx, docs, QueryItemsParams{Query: parsed, Text: q.Text, Params: params, Page: page})
+	return s.store.QueryDocuments(ctx, docs, QueryItemsParams{Query: parsed, Text: q.Text, Params: params, Page: page, Now: s.clock.Now()})
 }
 
 // QueryDatabases runs a query over the databases.

@@ -103,6 +103,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	}
 	page, err := s.store.QueryItems(ctx, QueryItemsParams{
 		Container: c, Expiry: s.expiry(c), PK: pk, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
+		Now: s.clock.Now(),
 	})
 	if err != nil {
 		return res, err

@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
 )
@@ -188,6 +189,9 @@ type QueryItemsParams struct {
 	// Params are the parameter values by name; a nil value is undefined.
 	Params map[string]json.RawMessage
 	Page   PageRequest
+	// Now is the emulator time of the query (GetCurrentDateTime and
+	// friends); zero means the database's clock.
+	Now time.Time
 }
 
 // QueryPage is one page of query results.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -252,8 +253,18 @@ func (s *Store) translateResources(p queryRun, cur *sqlgen.Cursor) (*sqlgen.Stat
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: resourcesTable, Args: []any{string(arr)}, Live: "TRUE", Params: p.Params,
 		PageSize: p.Page.Limit(), Cursor: cur, RawDocuments: true, CodePointCollation: s.codePointCollation,
+		NowTicks: nowTicks(p.Now),
 	})
 	return st, translationError(err)
+}
+
+// nowTicks converts the emulator time of a query into 100-ns ticks since
+// the Unix epoch (0 when unset).
+func nowTicks(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano() / 100
 }
 
 // translationError maps translator errors to the service's 400s.
@@ -282,6 +293,7 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
 		Args: a, Live: live, PK: p.PK, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: containerPolicy(p.Container).composites(),
+		NowTicks: nowTicks(p.Now),
 	})
 	if err != nil {
 		return nil, translationError(err)

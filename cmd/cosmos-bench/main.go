@@ -146,7 +146,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.ttl.size, "ttl-size", 400, "ttl: size in bytes of each item's JSON")
 	fs.StringVar(&batches, "ttl-batches", "1000,5000", "ttl: --ttl-sweep-batch values to measure, comma-separated (the targets are checked on the first)")
 	fs.IntVar(&cfg.ttl.reads, "ttl-reads", 3000, "ttl: measured SDK point reads per phase (after -warmup unmeasured ones)")
-	fs.IntVar(&cfg.ttl.feedRuns, "ttl-feed-runs", 5, "ttl: runs of each full read feed (the median is reported; single-partition feeds run 10 times as often)")
+	fs.IntVar(&cfg.ttl.feedRuns, "ttl-feed-runs", 5, "ttl: runs of the full read feed (the median is reported; single-partition feeds and queries run 10 times as often)")
 	fs.BoolVar(&cfg.ttl.interleave, "ttl-interleave", false, "ttl: spread the live items evenly over the creation order instead of making them the newest")
 	fs.BoolVar(&cfg.ttl.longTx, "ttl-long-tx", false, "ttl: also sweep the backlog (first batch size) while another connection holds a transaction's snapshot open")
 	fs.BoolVar(&cfg.ttl.explain, "ttl-explain", false, "ttl: print EXPLAIN (ANALYZE, BUFFERS) of the sweep batch, point read and read-feed statements to stderr")

@@ -19,9 +19,17 @@ func dtString(ticks string) string { return "to_jsonb(cosmos.dt_fmt(" + ticks + 
 // statement's start (now(): constant for the whole query), the others the
 // time of each evaluation.
 //
-// This is PostgreSQL's clock, not the emulator's (emulator.Clock, which
-// tests may move): Input carries no time of the operation.
-func nowTicks(static bool) string {
+// The time is the emulator's (Input.NowTicks, from emulator.Clock, which
+// tests may move); without it, PostgreSQL's clock.
+func nowTicks(t *translator, static bool) string {
+	if t.in.NowTicks != 0 {
+		now := t.bind(t.in.NowTicks) + "::bigint"
+		if static {
+			return now
+		}
+		// the emulator's time at the start plus what has elapsed since
+		return "(" + now + " + trunc(extract(epoch FROM clock_timestamp() - now()) * 10000000)::bigint)"
+	}
 	ts := "clock_timestamp()"
 	if static {
 		ts = "now()"
@@ -82,15 +90,15 @@ func init() {
 		"TIMESTAMPTODATETIME": {1, 1, func(t *translator, a []string) string {
 			return dtString("trunc(cosmos.numx(" + a[0] + ") * 10000)")
 		}},
-		"GETCURRENTDATETIME":       {0, 0, func(t *translator, a []string) string { return dtString(nowTicks(false)) }},
-		"GETCURRENTDATETIMESTATIC": {0, 0, func(t *translator, a []string) string { return dtString(nowTicks(true)) }},
-		"GETCURRENTTICKS":          {0, 0, func(t *translator, a []string) string { return "to_jsonb(" + nowTicks(false) + ")" }},
-		"GETCURRENTTICKSSTATIC":    {0, 0, func(t *translator, a []string) string { return "to_jsonb(" + nowTicks(true) + ")" }},
+		"GETCURRENTDATETIME":       {0, 0, func(t *translator, a []string) string { return dtString(nowTicks(t, false)) }},
+		"GETCURRENTDATETIMESTATIC": {0, 0, func(t *translator, a []string) string { return dtString(nowTicks(t, true)) }},
+		"GETCURRENTTICKS":          {0, 0, func(t *translator, a []string) string { return "to_jsonb(" + nowTicks(t, false) + ")" }},
+		"GETCURRENTTICKSSTATIC":    {0, 0, func(t *translator, a []string) string { return "to_jsonb(" + nowTicks(t, true) + ")" }},
 		"GETCURRENTTIMESTAMP": {0, 0, func(t *translator, a []string) string {
-			return "to_jsonb(div(" + nowTicks(false) + ", 10000))"
+			return "to_jsonb(div(" + nowTicks(t, false) + ", 10000))"
 		}},
 		"GETCURRENTTIMESTAMPSTATIC": {0, 0, func(t *translator, a []string) string {
-			return "to_jsonb(div(" + nowTicks(true) + ", 10000))"
+			return "to_jsonb(div(" + nowTicks(t, true) + ", 10000))"
 		}},
 	})
 }

@@ -67,6 +67,9 @@ type Input struct {
 	// CompositeIndexes are the container's composite indexes; an ORDER BY
 	// on several paths needs one of them, as on the service.
 	CompositeIndexes []CompositeIndex
+	// NowTicks is the emulator's current time in 100-ns ticks since the
+	// Unix epoch, for GETCURRENT*; 0 means PostgreSQL's clock.
+	NowTicks int64
 	// RawDocuments says that Table's doc column holds complete resources,
 	// system properties included (database, container and offer queries),
 	// rather than stored items whose system properties are columns.
