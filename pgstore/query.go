@@ -7,6 +7,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -298,7 +299,13 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 	if err != nil {
 		return nil, translationError(err)
 	}
-	if err := s.ensureIndexes(ctx, p.Container, st.IndexPaths); err != nil {
+	paths := st.IndexPaths
+	if p.PK != nil {
+		// a single-partition query is served by the pk column's index;
+		// an index on the partition key path would only cost writes
+		paths = withoutPartitionKeyPaths(paths, p.Container.PartitionKey)
+	}
+	if err := s.ensureIndexes(ctx, p.Container, paths); err != nil {
 		return nil, classify("index", err)
 	}
 	return st, nil
@@ -318,3 +325,19 @@ func classifyQuery(err error) error {
 }
 
 var _ = strconv.Itoa
+
+func withoutPartitionKeyPaths(paths [][]string, def emulator.PartitionKeyDefinition) [][]string {
+	var out [][]string
+	for _, p := range paths {
+		isPK := false
+		for _, k := range def.Paths {
+			if strings.Join(emulator.SplitPath(k), "\x00") == strings.Join(p, "\x00") {
+				isPK = true
+			}
+		}
+		if !isPK {
+			out = append(out, p)
+		}
+	}
+	return out
+}

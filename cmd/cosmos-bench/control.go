@@ -182,6 +182,39 @@ func (c *controlClient) readFeed(ctx context.Context, db, coll, pk string, pageS
 	}
 }
 
+// queryPlan asks for the query plan of query on container db/coll, as the
+// SDKs with a query pipeline do (POST .../docs with
+// x-ms-cosmos-is-query-plan-request), and returns its rewritten query, the
+// one they send to each partition key range ("" when the plan has none: the
+// original query goes as it is).
+func (c *controlClient) queryPlan(ctx context.Context, db, coll, query string) (string, error) {
+	b, err := json.Marshal(map[string]any{"query": query, "parameters": []any{}})
+	if err != nil {
+		return "", err
+	}
+	path := "/dbs/" + url.PathEscape(db) + "/colls/" + url.PathEscape(coll) + "/docs"
+	headers := map[string]string{
+		"content-type":                         "application/query+json",
+		"x-ms-documentdb-isquery":              "true",
+		"x-ms-cosmos-is-query-plan-request":    "True",
+		"x-ms-cosmos-query-version":            "1.4",
+		"x-ms-cosmos-supported-query-features": "Aggregate, CompositeAggregate, Distinct, MultipleOrderBy, OffsetAndLimit, OrderBy, Top, GroupBy, DCount",
+	}
+	_, resp, err := c.do(ctx, http.MethodPost, path, headers, b)
+	if err != nil {
+		return "", err
+	}
+	var plan struct {
+		QueryInfo struct {
+			RewrittenQuery string `json:"rewrittenQuery"`
+		} `json:"queryInfo"`
+	}
+	if err := json.Unmarshal(resp, &plan); err != nil {
+		return "", fmt.Errorf("query plan: %w", err)
+	}
+	return plan.QueryInfo.RewrittenQuery, nil
+}
+
 // queryRange runs query (with params, name to value) on container db/coll
 // addressed to partition key range rangeID, as the JS, .NET and Java SDKs
 // send a query after reading its query plan: POST .../docs with the query

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestQuerySeed(t *testing.T) {
 			t.Fatalf("%s: seeded %d rows: %v", id, r.Rows, err)
 		}
 		first, _ := emulator.PartitionKeyFromJSON([]any{"p0"})
-		it, err := s.ReadItem(ctx, emulator.ItemKey{Container: c, PK: first.Canonical(), ID: "item-" + strconv.Itoa(0)[:0] + zeroID(n), Expiry: emulator.Expiry{Now: now}})
+		it, err := s.ReadItem(ctx, emulator.ItemKey{Container: c, PK: first.Canonical(), ID: fmt.Sprintf("item-%0*d", idWidth(n), 0), Expiry: emulator.Expiry{Now: now}})
 		if err != nil || len(it.Body) != 300 {
 			t.Fatalf("%s: first item: %d-byte body %s, %v", id, len(it.Body), it.Body, err)
 		}
@@ -83,14 +84,26 @@ func TestQuerySeed(t *testing.T) {
 	}
 }
 
-// zeroID returns the number part of the id of item 0 in a container of n
-// items.
-func zeroID(n int) string {
-	return strconv.Itoa(0)[:0] + func() string {
-		b := make([]byte, idWidth(n))
-		for i := range b {
-			b[i] = '0'
-		}
-		return string(b)
-	}()
+// TestRewrittenResults checks that the scenario's checks accept results in
+// the shapes of the query plan's rewrites, which range-0 requests return.
+func TestRewrittenResults(t *testing.T) {
+	specs := map[string]querySpec{}
+	for _, s := range querySpecs() {
+		specs[s.name] = s
+	}
+	var top, groups [][]byte
+	for j := range 10 {
+		top = append(top, fmt.Appendf(nil, `{"_rid":"x","orderByItems":[{"item":%d}],"payload":{"id":"i","n":%d,"payload":"xx"}}`, 999-j, 999-j))
+		groups = append(groups, fmt.Appendf(nil, `{"groupByItems":[{"item":"c%d"}],"payload":{"cat":"c%d","items":{"item":100}}}`, j, j))
+	}
+	if err := specs["ORDER BY + TOP 10, all"].check(1000, queryRun{}, top, true); err != nil {
+		t.Error(err)
+	}
+	if err := specs["GROUP BY, all"].check(1000, queryRun{}, groups, true); err != nil {
+		t.Error(err)
+	}
+	groups[3] = []byte(`{"groupByItems":[{"item":"c3"}],"payload":{"cat":"c3","items":{"item":99}}}`)
+	if err := specs["GROUP BY, all"].check(1000, queryRun{}, groups, true); err == nil {
+		t.Error("a wrong group count passed the check")
+	}
 }
