@@ -3,7 +3,6 @@ package emulator
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -141,10 +140,4 @@ func decodeObject(body []byte) (*Object, error) {
 		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload, Err: fmt.Errorf("body is not a JSON object")}
 	}
 	return obj, nil
-}
-
-// isFiniteNumber reports whether n is a finite double.
-func isFiniteNumber(n json.Number) bool {
-	f, err := strconv.ParseFloat(string(n), 64)
-	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
-	"strconv"
 	"strings"
 	"time"
 
@@ -323,8 +322,6 @@ func classifyQuery(err error) error {
 	}
 	return classify("query items", err)
 }
-
-var _ = strconv.Itoa
 
 func withoutPartitionKeyPaths(paths [][]string, def emulator.PartitionKeyDefinition) [][]string {
 	var out [][]string

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -129,6 +128,3 @@ func hex4(r rune) string {
 	s := strconv.FormatUint(uint64(r), 16)
 	return strings.Repeat("0", 4-len(s)) + s
 }
-
-// ensure encoding/json stays referenced for documentation links.
-var _ = json.Valid
