@@ -441,14 +441,21 @@ func (s *Service) writeParams(c Container, p preparedItem, ifMatch string) Write
 	}
 }
 
+// writeRequest resolves the container of a document write and validates
+// the body against it and the partition key header.
+func (s *Service) writeRequest(ctx context.Context, r ItemRequest) (Container, preparedItem, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return c, preparedItem{}, err
+	}
+	p, err := prepareItem(c, r.Body, r.PartitionKey)
+	return c, p, err
+}
+
 // CreateItem creates a document (201; 409 when a live item with the same id
 // exists in the logical partition).
 func (s *Service) CreateItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
-	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
-	if err != nil {
-		return ItemResult{}, err
-	}
-	p, err := prepareItem(c, r.Body, r.PartitionKey)
+	c, p, err := s.writeRequest(ctx, r)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
@@ -458,11 +465,7 @@ func (s *Service) CreateItem(ctx context.Context, r ItemRequest) (ItemResult, er
 
 // UpsertItem creates or replaces a document (201 created, 200 replaced).
 func (s *Service) UpsertItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
-	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
-	if err != nil {
-		return ItemResult{}, err
-	}
-	p, err := prepareItem(c, r.Body, r.PartitionKey)
+	c, p, err := s.writeRequest(ctx, r)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
@@ -473,11 +476,7 @@ func (s *Service) UpsertItem(ctx context.Context, r ItemRequest) (ItemResult, er
 // ReplaceItem replaces a live document (200; 404 when missing or expired;
 // 412 when If-Match does not match).
 func (s *Service) ReplaceItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
-	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
-	if err != nil {
-		return ItemResult{}, err
-	}
-	p, err := prepareItem(c, r.Body, r.PartitionKey)
+	c, p, err := s.writeRequest(ctx, r)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
