@@ -34,26 +34,9 @@ func (t *translator) aggregate(q *cosmosql.Query, from, where []string) (*Statem
 		return nil, unsupported("ORDER BY with aggregates")
 	}
 	st := &Statement{Single: true, Limit: 1}
-	agg := &aggTranslator{t: t}
-	var cols []string
-	switch {
-	case q.Select.Value != nil:
-		v, err := agg.val(q.Select.Value)
-		if err != nil {
-			return nil, err
-		}
-		st.Mode = ModeValue
-		cols = []string{"(" + v + ")::text"}
-	default:
-		st.Mode = ModeObject
-		st.Names = q.Select.OutputNames()
-		for _, it := range q.Select.Items {
-			v, err := agg.val(it.Expr)
-			if err != nil {
-				return nil, err
-			}
-			cols = append(cols, "("+v+")::text")
-		}
+	cols, _, err := project(q, st, (&aggTranslator{t: t}).val)
+	if err != nil {
+		return nil, err
 	}
 	st.SQL = "SELECT 0::bigint, " + strings.Join(cols, ", ") + " FROM " + strings.Join(from, " ") + " WHERE " + strings.Join(where, " AND ")
 	st.Args = t.args

@@ -57,28 +57,13 @@ func (t *translator) groupBy(q *cosmosql.Query, sc *scope) (*Statement, error) {
 		inner = append(inner, "("+v+") AS k"+strconv.Itoa(i))
 	}
 	gt := &groupTranslator{t: t, keys: q.GroupBy}
-	st := &Statement{Peek: true}
-	var cols []string
-	switch {
-	case q.Select.Value != nil:
-		v, err := gt.val(q.Select.Value)
-		if err != nil {
-			return nil, err
-		}
-		st.Mode = ModeValue
-		cols = []string{"(" + v + ")::text"}
-	case q.Select.Star:
+	if q.Select.Star {
 		return nil, unsupported("SELECT * with GROUP BY")
-	default:
-		st.Mode = ModeObject
-		st.Names = q.Select.OutputNames()
-		for _, it := range q.Select.Items {
-			v, err := gt.val(it.Expr)
-			if err != nil {
-				return nil, err
-			}
-			cols = append(cols, "("+v+")::text")
-		}
+	}
+	st := &Statement{Peek: true}
+	cols, _, err := project(q, st, gt.val)
+	if err != nil {
+		return nil, err
 	}
 	inner = append(inner, gt.args...)
 	var keys, order []string

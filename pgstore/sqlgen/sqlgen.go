@@ -130,7 +130,6 @@ type translator struct {
 	in         Input
 	args       []any
 	binds      map[string]binding
-	extraWhere []string
 	indexPaths [][]string
 	depth      int // subquery nesting
 }
@@ -269,28 +268,17 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		}
 		st.Mode = ModeDocument
 		out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
-	case q.Select.Value != nil:
-		if id, ok := q.Select.Value.(*cosmosql.Ident); ok && t.binds[id.Name].root && st.Joins == 0 && !sc.nonRoot {
-			st.Mode = ModeDocument
-			out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
-			break
-		}
-		v, err := t.val(q.Select.Value)
+	case isRootValue(q, t, st.Joins == 0 && !sc.nonRoot):
+		st.Mode = ModeDocument
+		out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
+	default:
+		cols, v, err := project(q, st, t.val)
 		if err != nil {
 			return nil, err
 		}
-		st.Mode = ModeValue
-		out = []string{"(" + v + ")::text"}
-		where = append(where, "("+v+") IS NOT NULL")
-	default:
-		st.Mode = ModeObject
-		st.Names = q.Select.OutputNames()
-		for _, it := range q.Select.Items {
-			v, err := t.val(it.Expr)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, "("+v+")::text")
+		out = cols
+		if v != "" {
+			where = append(where, "("+v+") IS NOT NULL")
 		}
 	}
 
@@ -476,37 +464,21 @@ func sourcePath(e cosmosql.Expr) (string, []cosmosql.Expr, error) {
 
 // noFrom translates SELECT without FROM: evaluated once.
 func (t *translator) noFrom(q *cosmosql.Query) (*Statement, error) {
-	if q.Where != nil || q.OrderBy != nil || q.Top != nil || q.Offset != nil || hasAggregates(q) {
-		// A WHERE without FROM filters the single row; keep it simple.
-		if hasAggregates(q) {
-			return nil, unsupported("aggregates without FROM")
-		}
+	if hasAggregates(q) {
+		return nil, unsupported("aggregates without FROM")
+	}
+	if q.Select.Star {
+		return nil, unsupported("SELECT * without FROM")
 	}
 	st := &Statement{Single: true, Limit: 1}
-	var cols []string
-	switch {
-	case q.Select.Star:
-		return nil, unsupported("SELECT * without FROM")
-	case q.Select.Value != nil:
-		v, err := t.val(q.Select.Value)
-		if err != nil {
-			return nil, err
-		}
-		st.Mode = ModeValue
-		cols = []string{"(" + v + ")::text"}
-		t.extraWhere = append(t.extraWhere, "("+v+") IS NOT NULL")
-	default:
-		st.Mode = ModeObject
-		st.Names = q.Select.OutputNames()
-		for _, it := range q.Select.Items {
-			v, err := t.val(it.Expr)
-			if err != nil {
-				return nil, err
-			}
-			cols = append(cols, "("+v+")::text")
-		}
+	cols, v, err := project(q, st, t.val)
+	if err != nil {
+		return nil, err
 	}
-	where := append([]string{"TRUE"}, t.extraWhere...)
+	where := []string{"TRUE"}
+	if v != "" {
+		where = append(where, "("+v+") IS NOT NULL")
+	}
 	if q.Where != nil {
 		w, err := t.val(q.Where)
 		if err != nil {
@@ -517,4 +489,36 @@ func (t *translator) noFrom(q *cosmosql.Query) (*Statement, error) {
 	st.SQL = "SELECT 0::bigint, " + strings.Join(cols, ", ") + " WHERE " + strings.Join(where, " AND ")
 	st.Args = t.args
 	return st, nil
+}
+
+// isRootValue reports SELECT VALUE c for the container's own alias, which
+// renders stored documents (ModeDocument) when plain is true.
+func isRootValue(q *cosmosql.Query, t *translator, plain bool) bool {
+	id, ok := q.Select.Value.(*cosmosql.Ident)
+	return ok && plain && t.binds[id.Name].root
+}
+
+// project translates a SELECT VALUE or SELECT list with val into output
+// columns and sets st's mode and names: SELECT VALUE is one column
+// (ModeValue; value is its SQL, for callers that drop undefined results),
+// a list one column per item (ModeObject). SELECT * is the caller's.
+func project(q *cosmosql.Query, st *Statement, val func(cosmosql.Expr) (string, error)) (cols []string, value string, err error) {
+	if q.Select.Value != nil {
+		v, err := val(q.Select.Value)
+		if err != nil {
+			return nil, "", err
+		}
+		st.Mode = ModeValue
+		return []string{"(" + v + ")::text"}, v, nil
+	}
+	st.Mode = ModeObject
+	st.Names = q.Select.OutputNames()
+	for _, it := range q.Select.Items {
+		v, err := val(it.Expr)
+		if err != nil {
+			return nil, "", err
+		}
+		cols = append(cols, "("+v+")::text")
+	}
+	return cols, "", nil
 }
