@@ -490,15 +490,11 @@ func (s *Service) ReplaceItem(ctx context.Context, r ItemRequest) (ItemResult, e
 // ReadItem reads a live document (200; 404 when missing or expired; 304
 // when If-None-Match equals its etag).
 func (s *Service) ReadItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
-	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
-	if err != nil {
-		return ItemResult{}, err
-	}
-	pk, err := checkPKHeader(c, r.PartitionKey)
+	c, key, err := s.pointRequest(ctx, r)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
-	it, err := s.store.ReadItem(ctx, ItemKey{Container: c, PK: pk, ID: r.ID, Expiry: s.expiry(c)})
+	it, err := s.store.ReadItem(ctx, key)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
@@ -511,16 +507,26 @@ func (s *Service) ReadItem(ctx context.Context, r ItemRequest) (ItemResult, erro
 
 // DeleteItem deletes a live document (204; 404; 412).
 func (s *Service) DeleteItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
-	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
-	if err != nil {
-		return ItemResult{}, err
-	}
-	pk, err := checkPKHeader(c, r.PartitionKey)
+	c, key, err := s.pointRequest(ctx, r)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
-	lsn, err := s.store.DeleteItem(ctx, ItemKey{Container: c, PK: pk, ID: r.ID, Expiry: s.expiry(c)}, r.IfMatch)
-	return ItemResult{Container: c, Item: Item{ID: r.ID, PK: pk, LSN: lsn}}, err
+	lsn, err := s.store.DeleteItem(ctx, key, r.IfMatch)
+	return ItemResult{Container: c, Item: Item{ID: r.ID, PK: key.PK, LSN: lsn}}, err
+}
+
+// pointRequest resolves the container and the key of a point operation
+// addressed by URL id and partition key header, as of now.
+func (s *Service) pointRequest(ctx context.Context, r ItemRequest) (Container, ItemKey, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return c, ItemKey{}, err
+	}
+	pk, err := checkPKHeader(c, r.PartitionKey)
+	if err != nil {
+		return c, ItemKey{}, err
+	}
+	return c, ItemKey{Container: c, PK: pk, ID: r.ID, Expiry: s.expiry(c)}, nil
 }
 
 // patchRetries bounds the optimistic read-modify-write loop of PatchItem.
@@ -530,14 +536,11 @@ const patchRetries = 20
 // read, patched in memory and written back conditioned on the etag it was
 // read with, retrying when another writer got in between.
 func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
-	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
-	if err != nil {
-		return ItemResult{}, err
-	}
-	pk, err := checkPKHeader(c, r.PartitionKey)
+	c, key, err := s.pointRequest(ctx, r)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
+	pk := key.PK
 	ops, condition, err := ParsePatch(r.Body)
 	if err != nil {
 		return ItemResult{Container: c}, err
@@ -547,7 +550,8 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 		return ItemResult{Container: c}, err
 	}
 	for attempt := 0; ; attempt++ {
-		cur, err := s.store.ReadItem(ctx, ItemKey{Container: c, PK: pk, ID: r.ID, Expiry: s.expiry(c)})
+		key.Expiry = s.expiry(c)
+		cur, err := s.store.ReadItem(ctx, key)
 		if err != nil {
 			return ItemResult{Container: c}, err
 		}
