@@ -89,12 +89,12 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/_explorer/emulator.pem", h.certificate).Methods(http.MethodGet)
 	h.registerControl(r)
 
-	r.HandleFunc("/dbs", h.listDatabases).Methods(http.MethodGet)
+	r.HandleFunc("/dbs", h.queryDatabases).Methods(http.MethodGet)
 	r.HandleFunc("/dbs", h.postDatabases).Methods(http.MethodPost)
 	r.HandleFunc("/dbs/{db}", h.getDatabase).Methods(http.MethodGet)
 	r.HandleFunc("/dbs/{db}", h.deleteDatabase).Methods(http.MethodDelete)
 
-	r.HandleFunc("/dbs/{db}/colls", h.listContainers).Methods(http.MethodGet)
+	r.HandleFunc("/dbs/{db}/colls", h.queryContainers).Methods(http.MethodGet)
 	r.HandleFunc("/dbs/{db}/colls", h.postContainers).Methods(http.MethodPost)
 	r.HandleFunc("/dbs/{db}/colls/{coll}", h.getContainer).Methods(http.MethodGet)
 	r.HandleFunc("/dbs/{db}/colls/{coll}", h.replaceContainer).Methods(http.MethodPut)
@@ -108,7 +108,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.patchItem).Methods(http.MethodPatch)
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.deleteItem).Methods(http.MethodDelete)
 
-	r.HandleFunc("/offers", h.listOffers).Methods(http.MethodGet)
+	r.HandleFunc("/offers", h.queryOffers).Methods(http.MethodGet)
 	r.HandleFunc("/offers", h.postOffers).Methods(http.MethodPost)
 	r.HandleFunc("/offers/{rid}", h.getOffer).Methods(http.MethodGet)
 	r.HandleFunc("/offers/{rid}", h.replaceOffer).Methods(http.MethodPut)
@@ -434,32 +434,4 @@ func writeFeed(w http.ResponseWriter, ownerRID, name string, docs [][]byte, cont
 	}
 	hd.Set("x-ms-request-charge", charge(false, len(buf)))
 	writeBody(w, http.StatusOK, buf)
-}
-
-// pageOf pages an in-memory list of rendered resources (metadata feeds)
-// with an offset continuation.
-func pageOf(docs [][]byte, p emulator.PageRequest) ([][]byte, string, error) {
-	off := 0
-	if p.Continuation != "" {
-		b, err := base64.RawURLEncoding.DecodeString(p.Continuation)
-		n, err2 := strconv.Atoi(strings.TrimPrefix(string(b), "off:"))
-		if err != nil || err2 != nil || !strings.HasPrefix(string(b), "off:") || n < 0 {
-			return nil, "", emulator.BadRequest("Invalid Continuation Token")
-		}
-		off = n
-	}
-	if off > len(docs) {
-		off = len(docs)
-	}
-	rest := docs[off:]
-	limit := p.Limit()
-	if len(rest) > limit+1 {
-		rest = rest[:limit+1]
-	}
-	page, more := emulator.Paginate(rest, limit, func(d []byte) int { return len(d) })
-	cont := ""
-	if more {
-		cont = base64.RawURLEncoding.EncodeToString([]byte("off:" + strconv.Itoa(off+len(page))))
-	}
-	return page, cont, nil
 }

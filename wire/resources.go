@@ -55,51 +55,42 @@ func (h *handler) certificate(w http.ResponseWriter, r *http.Request) {
 
 // ---- databases
 
-func (h *handler) listDatabases(w http.ResponseWriter, r *http.Request) {
+// readFeedQuery is what a read feed of databases, containers or offers
+// runs: every resource, paged exactly like a query of them.
+var readFeedQuery = emulator.Query{Text: "SELECT * FROM root"}
+
+// resourceQuery returns the query of a resource feed request (the body of
+// a query POST; readFeedQuery for a GET read feed) and its paging.
+func resourceQuery(r *http.Request) (emulator.Query, emulator.PageRequest, error) {
+	q := readFeedQuery
+	if r.Method != http.MethodGet {
+		var err error
+		if q, err = decodeQuery(r); err != nil {
+			return q, emulator.PageRequest{}, err
+		}
+	}
 	p, err := pageRequest(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	dbs, err := h.svc.ListDatabases(r.Context())
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	docs := make([][]byte, len(dbs))
-	for i, d := range dbs {
-		docs[i] = d.JSON()
-	}
-	h.writePagedFeed(w, r, "", "Databases", docs, p)
+	return q, p, err
 }
 
-func (h *handler) writePagedFeed(w http.ResponseWriter, r *http.Request, ownerRID, name string, docs [][]byte, p emulator.PageRequest) {
-	page, cont, err := pageOf(docs, p)
+// queryDatabases serves GET /dbs and database queries.
+func (h *handler) queryDatabases(w http.ResponseWriter, r *http.Request) {
+	q, p, err := resourceQuery(r)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	writeFeed(w, ownerRID, name, page, cont)
+	res, err := h.svc.QueryDatabases(r.Context(), q, p)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeFeed(w, "", "Databases", res.Docs, res.Continuation)
 }
 
 func (h *handler) postDatabases(w http.ResponseWriter, r *http.Request) {
 	if isQuery(r) {
-		q, err := decodeQuery(r)
-		if err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-		p, err := pageRequest(r)
-		if err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-		res, err := h.svc.QueryDatabases(r.Context(), q, p)
-		if err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-		writeFeed(w, "", "Databases", res.Docs, res.Continuation)
+		h.queryDatabases(w, r)
 		return
 	}
 	body, err := readBody(r)
@@ -146,43 +137,24 @@ func (h *handler) deleteDatabase(w http.ResponseWriter, r *http.Request) {
 
 // ---- containers
 
-func (h *handler) listContainers(w http.ResponseWriter, r *http.Request) {
-	p, err := pageRequest(r)
+// queryContainers serves GET /dbs/{db}/colls and container queries.
+func (h *handler) queryContainers(w http.ResponseWriter, r *http.Request) {
+	q, p, err := resourceQuery(r)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	d, cs, err := h.svc.ListContainers(r.Context(), pathVar(r, "db"))
+	d, res, err := h.svc.QueryContainers(r.Context(), pathVar(r, "db"), q, p)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	docs := make([][]byte, len(cs))
-	for i, c := range cs {
-		docs[i] = c.JSON()
-	}
-	h.writePagedFeed(w, r, d.RID, "DocumentCollections", docs, p)
+	writeFeed(w, d.RID, "DocumentCollections", res.Docs, res.Continuation)
 }
 
 func (h *handler) postContainers(w http.ResponseWriter, r *http.Request) {
-	dbRef := pathVar(r, "db")
 	if isQuery(r) {
-		q, err := decodeQuery(r)
-		if err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-		p, err := pageRequest(r)
-		if err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-		d, res, err := h.svc.QueryContainers(r.Context(), dbRef, q, p)
-		if err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-		writeFeed(w, d.RID, "DocumentCollections", res.Docs, res.Continuation)
+		h.queryContainers(w, r)
 		return
 	}
 	body, err := readBody(r)
@@ -195,7 +167,7 @@ func (h *handler) postContainers(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	c, err := h.svc.CreateContainer(r.Context(), dbRef, body, tp)
+	c, err := h.svc.CreateContainer(r.Context(), pathVar(r, "db"), body, tp)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -279,35 +251,9 @@ func (h *handler) partitionKeyRanges(w http.ResponseWriter, r *http.Request) {
 
 // ---- offers
 
-func (h *handler) listOffers(w http.ResponseWriter, r *http.Request) {
-	p, err := pageRequest(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	os, err := h.svc.ListOffers(r.Context())
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	docs := make([][]byte, len(os))
-	for i, o := range os {
-		docs[i] = o.JSON()
-	}
-	h.writePagedFeed(w, r, "", "Offers", docs, p)
-}
-
-func (h *handler) postOffers(w http.ResponseWriter, r *http.Request) {
-	if !isQuery(r) {
-		h.writeError(w, r, emulator.Errorf(emulator.KindMethodNotAllowed, "Offers cannot be created directly; provision throughput when creating a database or container."))
-		return
-	}
-	q, err := decodeQuery(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	p, err := pageRequest(r)
+// queryOffers serves GET /offers and offer queries.
+func (h *handler) queryOffers(w http.ResponseWriter, r *http.Request) {
+	q, p, err := resourceQuery(r)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -318,6 +264,14 @@ func (h *handler) postOffers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeFeed(w, "", "Offers", res.Docs, res.Continuation)
+}
+
+func (h *handler) postOffers(w http.ResponseWriter, r *http.Request) {
+	if !isQuery(r) {
+		h.writeError(w, r, emulator.Errorf(emulator.KindMethodNotAllowed, "Offers cannot be created directly; provision throughput when creating a database or container."))
+		return
+	}
+	h.queryOffers(w, r)
 }
 
 func (h *handler) getOffer(w http.ResponseWriter, r *http.Request) {
