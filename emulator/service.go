@@ -98,11 +98,6 @@ func (s *Service) GetDatabase(ctx context.Context, ref string) (Database, error)
 	return s.store.GetDatabase(ctx, ref)
 }
 
-// ListDatabases lists every database.
-func (s *Service) ListDatabases(ctx context.Context) ([]Database, error) {
-	return s.store.ListDatabases(ctx)
-}
-
 // DeleteDatabase deletes a database with its containers, items and offers.
 func (s *Service) DeleteDatabase(ctx context.Context, ref string) error {
 	return s.store.DeleteDatabase(ctx, ref)
@@ -221,11 +216,6 @@ func (s *Service) GetContainer(ctx context.Context, dbRef, collRef string) (Cont
 	return s.store.GetContainer(ctx, dbRef, collRef)
 }
 
-// ListContainers lists the containers of a database.
-func (s *Service) ListContainers(ctx context.Context, dbRef string) (Database, []Container, error) {
-	return s.store.ListContainers(ctx, dbRef)
-}
-
 // DeleteContainer deletes a container with its items and offer.
 func (s *Service) DeleteContainer(ctx context.Context, dbRef, collRef string) error {
 	return s.store.DeleteContainer(ctx, dbRef, collRef)
@@ -297,9 +287,6 @@ func sameUniqueKeys(a, b *Object) bool {
 }
 
 // ---- offers
-
-// ListOffers lists every offer.
-func (s *Service) ListOffers(ctx context.Context) ([]Offer, error) { return s.store.ListOffers(ctx) }
 
 // GetOffer reads an offer by RID.
 func (s *Service) GetOffer(ctx context.Context, rid string) (Offer, error) {
