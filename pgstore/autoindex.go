@@ -118,7 +118,7 @@ func containerPolicy(c emulator.Container) policy {
 }
 
 // ensureIndexes creates the missing path indexes a query can use.
-func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, paths [][]string) error {
+func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol policy, paths [][]string) error {
 	if len(paths) == 0 {
 		return nil
 	}
@@ -144,7 +144,6 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, paths [
 			return err
 		}
 	}
-	pol := containerPolicy(c)
 	for _, p := range paths {
 		name := indexName(c.Num, p)
 		if known[name] || len(known) >= maxAutoIndexes || !pol.indexed(p) {

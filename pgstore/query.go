@@ -289,10 +289,11 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 	a := args{}
 	live := livePredicate(p.Expiry, "r.", &a)
 	collRID, _ := emulator.DecodeRID(p.Container.RID)
+	pol := containerPolicy(p.Container) // parsed once per page
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
 		Args: a, Live: live, PK: p.PK, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
-		CodePointCollation: s.codePointCollation, CompositeIndexes: containerPolicy(p.Container).composites(),
+		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
 		NowTicks: nowTicks(p.Now),
 	})
 	if err != nil {
@@ -304,7 +305,7 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 		// an index on the partition key path would only cost writes
 		paths = withoutPartitionKeyPaths(paths, p.Container.PartitionKey)
 	}
-	if err := s.ensureIndexes(ctx, p.Container, paths); err != nil {
+	if err := s.ensureIndexes(ctx, p.Container, pol, paths); err != nil {
 		return nil, classify("index", err)
 	}
 	return st, nil
