@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -116,26 +117,22 @@ func (h *handler) readItem(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) replaceItem(w http.ResponseWriter, r *http.Request) {
-	req, err := itemRequest(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	res, err := h.svc.ReplaceItem(r.Context(), req)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	h.writeItem(w, r, http.StatusOK, res, true)
+	h.updateItem(w, r, h.svc.ReplaceItem)
 }
 
 func (h *handler) patchItem(w http.ResponseWriter, r *http.Request) {
+	h.updateItem(w, r, h.svc.PatchItem)
+}
+
+// updateItem serves a write of an existing document (replace, patch): 200
+// with the document.
+func (h *handler) updateItem(w http.ResponseWriter, r *http.Request, op func(context.Context, emulator.ItemRequest) (emulator.ItemResult, error)) {
 	req, err := itemRequest(r)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	res, err := h.svc.PatchItem(r.Context(), req)
+	res, err := op(r.Context(), req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
