@@ -161,6 +161,16 @@ func TestQuerySemantics(t *testing.T) {
 		{"§6.6 scalar subquery with an aggregate", `SELECT c.id, (SELECT VALUE COUNT(1) FROM t IN c.tags) AS n FROM c WHERE c.pk = "a"`, nil, nil, `[{"id":"1","n":2},{"id":"2","n":1}]`, false},
 		{"§6.6 scalar subquery with no value is undefined", `SELECT c.id, (SELECT VALUE t FROM t IN c.tags WHERE t = "none") AS x FROM c WHERE c.id = "1"`, nil, nil, `[{"id":"1"}]`, false},
 		{"§6.6 JOIN with a filter in the subquery's place", `SELECT VALUE c.id FROM c WHERE ARRAY_LENGTH(ARRAY(SELECT VALUE t FROM t IN c.tags WHERE t = "blue")) > 0`, nil, nil, `["1","2"]`, false},
+		{"§6.6 JOIN a correlated subquery filters the joined values", `SELECT c.id, t AS tag FROM c JOIN (SELECT VALUE t FROM t IN c.tags WHERE t = "blue") t`, nil, nil, `[{"id":"1","tag":"blue"},{"id":"2","tag":"blue"}]`, false},
+		{"§6.6 JOIN a subquery without FROM computes a value per item", `SELECT VALUE d FROM c JOIN (SELECT VALUE c.n * 2) d`, nil, nil, `[2,5]`, false},
+		{"§6.6 JOIN subqueries multiply like array joins", `SELECT VALUE [c.id, t, u] FROM c JOIN (SELECT VALUE t FROM t IN c.tags) t JOIN (SELECT VALUE u FROM u IN c.tags WHERE u != t) u`, nil, nil, `[["1","red","blue"],["1","blue","red"]]`, false},
+		{"§6.6 JOIN a subquery with an aggregate", `SELECT c.id, n FROM c JOIN (SELECT VALUE COUNT(1) FROM t IN c.tags) n WHERE n > 0`, nil, nil, `[{"id":"1","n":2},{"id":"2","n":1}]`, false},
+		{"§6.6 JOIN a subquery with DISTINCT, ORDER BY and TOP", `SELECT VALUE x FROM c JOIN (SELECT DISTINCT TOP 1 VALUE t FROM t IN c.tags ORDER BY t DESC) x WHERE c.id = "1"`, nil, nil, `["red"]`, false},
+		{"§6.6 FROM a subquery over the container", `SELECT VALUE s.id FROM (SELECT c.id, c.n FROM c WHERE c.pk = "a") s WHERE s.n > 1`, nil, nil, `["2"]`, false},
+		{"§6.6 COUNT of DISTINCT values through a FROM subquery", `SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE t FROM c JOIN t IN c.tags)`, &pkA, nil, `[2]`, false},
+		{"§6.6 FROM subquery keeps its ORDER BY and TOP", `SELECT * FROM (SELECT TOP 2 VALUE c.id FROM c ORDER BY c.id DESC) x`, &pkA, nil, `["2","1"]`, true},
+		{"§6.6 FROM subquery of whole documents keeps system properties", `SELECT VALUE IS_NUMBER(d._ts) AND d.id = "1" FROM (SELECT * FROM c WHERE c.id = "1") d`, nil, nil, `[true]`, false},
+		{"§6.6 GROUP BY over a FROM subquery", `SELECT g.pk, COUNT(1) AS n FROM (SELECT c.pk FROM c) g GROUP BY g.pk`, &pkA, nil, `[{"pk":"a","n":2}]`, false},
 		{"unicode compares by code point", `SELECT VALUE c.id FROM c WHERE c.s > "z"`, nil, nil, `["4","5"]`, false},
 	}
 	for _, tt := range tests {
@@ -212,6 +222,9 @@ func TestQueryGatewayRules(t *testing.T) {
 		{"VALUE aggregate cross-partition is refused with 1004", `SELECT VALUE COUNT(1) FROM c`, 400, "1004", "cross partition query can not be directly served by the gateway"},
 		{"non-VALUE aggregate cross-partition", `SELECT COUNT(1) AS n FROM c`, 400, "", "Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates"},
 		{"a WHERE pinning the partition key makes it single-partition", `SELECT * FROM c WHERE c.pk = 'a' ORDER BY c.id`, 200, "", ""},
+		{"a FROM subquery that needs a pipeline is refused with 1004", `SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE c.s FROM c)`, 400, "1004", "cross partition query can not be directly served by the gateway"},
+		{"a FROM subquery that streams is served", `SELECT VALUE s.id FROM (SELECT c.id FROM c WHERE c.n > 0) s`, 200, "", `"_count":2`},
+		{"a FROM subquery pinning the partition key is single-partition", `SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE c.s FROM c WHERE c.pk = "a")`, 200, "", `"Documents":[2]`},
 		{"syntax error", `SELECT * FROM c WHERE`, 400, "", "SC1001"},
 		{"trailing semicolon", `SELECT * FROM c;`, 400, "", "SC1010"},
 	}
@@ -293,6 +306,20 @@ func TestQueryPaging(t *testing.T) {
 			t.Fatalf("JOIN result %s twice", g)
 		}
 		seen[string(g)] = true
+	}
+	// Subqueries in FROM and JOIN page too, every result once.
+	for _, q := range []string{
+		"SELECT VALUE s.id FROM (SELECT c.id FROM c) s",
+		"SELECT VALUE [c.id, x] FROM c JOIN (SELECT VALUE x FROM x IN c.arr) x",
+	} {
+		got, _, err = env.run(t, q, nil, &azcosmos.QueryOptions{PageSizeHint: 3})
+		seen := map[string]bool{}
+		for _, g := range got {
+			seen[string(g)] = true
+		}
+		if want := map[bool]int{true: 20, false: 40}[strings.HasPrefix(q, "SELECT VALUE s")]; err != nil || len(got) != want || len(seen) != want {
+			t.Fatalf("%s: %d results (%d distinct), want %d; err %v", q, len(got), len(seen), want, err)
+		}
 	}
 	// Writes between pages: new items appear at most once, none repeats.
 	pager := env.c.NewQueryItemsPager("SELECT VALUE c.id FROM c ORDER BY c.id", p0, &azcosmos.QueryOptions{PageSizeHint: 3})

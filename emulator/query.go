@@ -119,11 +119,24 @@ func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage
 	if agg && (q.Select.Value == nil || q.GroupBy != nil) {
 		return BadRequest("%s", MsgCrossPartitionAggregate)
 	}
-	if agg || q.Top != nil || q.OrderBy != nil || q.Offset != nil || q.Distinct || q.GroupBy != nil {
+	if agg || q.Top != nil || q.OrderBy != nil || q.Offset != nil || q.Distinct || q.GroupBy != nil || derivedNeedsPipeline(q) {
 		return &Error{Kind: KindBadRequest, SubStatus: SubStatusCrossPartitionQuery, Message: MsgCrossPartitionNotServable,
 			AdditionalErrorInfo: string(buildQueryPlan(q, params))}
 	}
 	return nil
+}
+
+// derivedNeedsPipeline reports a FROM (subquery) whose subquery, at any
+// depth, needs state across partitions: the gateway cannot serve it
+// directly either. (Its plan describes the outer query only; SDK pipelines
+// then send the query whole to range "0", which answers it.)
+func derivedNeedsPipeline(q *cosmosql.Query) bool {
+	if q.From == nil || q.From.Source.Subquery == nil {
+		return false
+	}
+	in := q.From.Source.Subquery
+	return in.HasAggregates() || in.Top != nil || in.OrderBy != nil || in.Offset != nil || in.Distinct || in.GroupBy != nil ||
+		derivedNeedsPipeline(in)
 }
 
 // QueryPlan answers a query plan request (x-ms-cosmos-is-query-plan-request)
@@ -147,7 +160,11 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query)
 // fixes every partition key path to a literal or parameter (c.pk = 'a'),
 // which makes the query single-partition, as the gateway does.
 func pinnedPartitionKey(q *cosmosql.Query, def PartitionKeyDefinition, params map[string]json.RawMessage) (string, bool) {
-	if q.From == nil || q.Where == nil || q.From.Source.In || q.From.Source.Subquery != nil {
+	if q.From != nil && q.From.Source.Subquery != nil {
+		// FROM (SELECT ... FROM c WHERE c.pk = 'a') s reads one partition
+		return pinnedPartitionKey(q.From.Source.Subquery, def, params)
+	}
+	if q.From == nil || q.Where == nil || q.From.Source.In {
 		return "", false
 	}
 	root, ok := q.From.Source.Expr.(*cosmosql.Ident)

@@ -309,6 +309,13 @@ async function main() {
       assert.deepEqual(byTeamStats, { red: [5, 9], blue: [5, 8] });
       const nonValue = await qc.items.query("SELECT COUNT(1) AS n, SUM(c.n) AS total FROM c").fetchAll();
       assert.deepEqual(nonValue.resources, [{ n: 9, total: 45 }]);
+      // the count of distinct values, through a FROM subquery
+      const dcount = await qc.items.query("SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE c.team FROM c)").fetchAll();
+      assert.deepEqual(dcount.resources, [2]);
+      const joined = await qc.items
+        .query("SELECT VALUE c.id FROM c JOIN (SELECT VALUE c.n * 10) m WHERE m > 80")
+        .fetchAll();
+      assert.deepEqual(joined.resources, ["q0"]);
       const all = await qc.items.readAll().fetchAll();
       assert.equal(all.resources.length, 9);
       await qc.delete();

@@ -159,15 +159,26 @@ type scope struct {
 
 // scopeOf translates FROM, JOIN and WHERE, binding the aliases.
 func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
+	src := q.From.Source
+	if src.Subquery != nil {
+		// FROM (query) s: the inner query's results, numbered in its order,
+		// stand in for the container's rows (see derivedTable); it applies
+		// the partition and expiry filters itself.
+		inner, err := t.derivedTable(src.Subquery)
+		if err != nil {
+			return nil, err
+		}
+		sc := &scope{from: []string{"(" + inner + ") AS r"}, where: []string{"TRUE"}, nonRoot: true}
+		if src.Alias != "" {
+			t.binds[src.Alias] = binding{expr: "r.v"}
+		}
+		return t.joinsAndWhere(q, sc)
+	}
 	sc := &scope{from: []string{t.in.Table + " AS r"}, where: []string{t.in.Live}}
 	if t.in.PK != nil {
 		sc.where = append(sc.where, "r.pk = "+t.bind(*t.in.PK))
 	}
 	rootDoc := "r.doc"
-	src := q.From.Source
-	if src.Subquery != nil {
-		return nil, unsupported("a subquery in FROM")
-	}
 	// The first source: the container itself (c, root r), a path inside it
 	// (c.children ch), or the elements of an array (x IN c.arr).
 	rootName, path, err := sourcePath(src.Expr)
@@ -194,9 +205,27 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 	} else if src.Alias != "" && src.Alias != rootName {
 		t.binds[src.Alias] = binding{expr: rootDoc, root: true}
 	}
+	return t.joinsAndWhere(q, sc)
+}
+
+// joinsAndWhere translates the JOIN sources and the WHERE clause of q into
+// sc, after its first source.
+func (t *translator) joinsAndWhere(q *cosmosql.Query, sc *scope) (*scope, error) {
 	for i, j := range q.From.Joins {
+		name := fmt.Sprintf("j%d", i+1)
 		if j.Subquery != nil {
-			return nil, unsupported("a subquery in JOIN")
+			// JOIN (query) a: one tuple per (defined) value of the
+			// correlated subquery, in its order.
+			sub, err := t.subselect(j.Subquery)
+			if err != nil {
+				return nil, err
+			}
+			sc.from = append(sc.from, "CROSS JOIN LATERAL (SELECT s.v, row_number() OVER () AS o FROM ("+sub+") AS s WHERE s.v IS NOT NULL) AS "+name)
+			if j.Alias != "" {
+				t.binds[j.Alias] = binding{expr: name + ".v"}
+			}
+			sc.ords = append(sc.ords, name+".o")
+			continue
 		}
 		base, err := t.val(j.Expr)
 		if err != nil {
@@ -209,7 +238,6 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 			t.binds[j.Alias] = binding{expr: base}
 			continue
 		}
-		name := fmt.Sprintf("j%d", i+1)
 		sc.from = append(sc.from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS "+name+"(v, o)")
 		t.binds[j.Alias] = binding{expr: name + ".v"}
 		sc.ords = append(sc.ords, name+".o")

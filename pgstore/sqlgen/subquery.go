@@ -2,6 +2,8 @@ package sqlgen
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -30,8 +32,8 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 		t.binds = saved
 		t.depth--
 	}()
-	if q.GroupBy != nil || q.Distinct || q.Offset != nil {
-		return "", unsupported("GROUP BY, DISTINCT or OFFSET inside a subquery")
+	if q.GroupBy != nil {
+		return "", unsupported("GROUP BY inside a correlated subquery")
 	}
 	var from, where, ords []string
 	if q.From != nil {
@@ -124,23 +126,30 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 		order = append(order, "cosmos.type_rank("+x+")"+dir, "("+x+")"+dir)
 	}
 	order = append(order, ords...)
-	if len(order) > 0 {
-		sql += " ORDER BY " + strings.Join(order, ", ")
+	sql += orderClause(order)
+	if q.Distinct {
+		// the first occurrence of each value, in the subquery's order
+		sql = "SELECT v FROM (SELECT d.v, row_number() OVER () AS o FROM (" + sql + ") AS d) AS d GROUP BY v ORDER BY min(o)"
 	}
-	if q.Top != nil {
-		n, err := t.intArg(q.Top, "TOP")
-		if err != nil {
-			return "", err
-		}
-		sql += " LIMIT " + t.bind(n)
-	} else if q.Limit != nil {
-		n, err := t.intArg(q.Limit, "LIMIT")
-		if err != nil {
-			return "", err
-		}
-		sql += " LIMIT " + t.bind(n)
+	total, offset, err := t.limits(q)
+	if err != nil {
+		return "", err
+	}
+	if total >= 0 {
+		sql += " LIMIT " + t.bind(total)
+	}
+	if offset > 0 {
+		sql += " OFFSET " + t.bind(offset)
 	}
 	return sql, nil
+}
+
+// orderClause is " ORDER BY terms", or "" without terms.
+func orderClause(terms []string) string {
+	if len(terms) == 0 {
+		return ""
+	}
+	return " ORDER BY " + strings.Join(terms, ", ")
 }
 
 // subquery translates a subquery expression.
@@ -157,4 +166,62 @@ func (t *translator) subquery(x *cosmosql.Subquery) (string, error) {
 	default:
 		return "(SELECT s.v FROM (" + sql + ") AS s LIMIT 1)", nil
 	}
+}
+
+// derivedTable translates the subquery of FROM (query) alias: a complete
+// query over the container (partition, expiry, DISTINCT, GROUP BY,
+// aggregates, ORDER BY, TOP and OFFSET/LIMIT included), evaluated whole,
+// whose results become rows (seq, v) numbered in the inner query's order.
+// The outer query pages over seq, so pages of such a query continue by
+// position within the inner results.
+func (t *translator) derivedTable(q *cosmosql.Query) (string, error) {
+	t.depth++
+	if t.depth > 8 {
+		return "", unsupported("subqueries nested more than 8 deep")
+	}
+	savedBinds, savedIn := t.binds, t.in
+	t.binds = map[string]binding{}
+	t.in.Cursor = nil
+	t.in.PageSize = math.MaxInt32 - 1
+	defer func() {
+		t.binds, t.in = savedBinds, savedIn
+		t.depth--
+	}()
+	st, err := t.query(q)
+	if err != nil {
+		return "", err
+	}
+	// The inner statement's columns: seq, the join ordinals, a (rank,
+	// value) pair per sort key, then the output columns of its mode.
+	first := 1 + st.Joins + 2*st.SortKeys
+	outs := 1
+	switch st.Mode {
+	case ModeDocument:
+		outs = 5 // pk, id, body, ts, etag
+	case ModeObject:
+		outs = len(st.Names)
+	}
+	cols := make([]string, first+outs)
+	for i := range cols {
+		cols[i] = "c" + strconv.Itoa(i)
+	}
+	col := func(i int) string { return "q.c" + strconv.Itoa(first+i) }
+	var v string
+	switch st.Mode {
+	case ModeDocument:
+		v = col(2) + "::jsonb"
+		if !t.in.RawDocuments {
+			rid := "cosmos.doc_rid(" + t.bind(t.in.CollRID) + "::bytea, q.c0)"
+			v = "(" + v + " || jsonb_build_object('_rid', " + rid + ", '_self', " + t.bind(t.in.SelfPrefix) + "::text || " + rid +
+				" || '/', '_etag', " + col(4) + ", '_attachments', 'attachments/', '_ts', " + col(3) + "))"
+		}
+	case ModeValue:
+		v = col(0) + "::jsonb"
+	default:
+		v = "'{}'::jsonb"
+		for i, name := range st.Names {
+			v = "cosmos.obj_put(" + v + ", " + t.bind(name) + "::text, " + col(i) + "::jsonb)"
+		}
+	}
+	return "SELECT row_number() OVER () AS seq, " + v + " AS v FROM (" + st.SQL + ") AS q(" + strings.Join(cols, ", ") + ") WHERE " + v + " IS NOT NULL", nil
 }
