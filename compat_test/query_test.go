@@ -568,3 +568,30 @@ func TestQueryPlans(t *testing.T) {
 		t.Fatalf("rewritten GROUP BY result %v", g)
 	}
 }
+
+// TestQueryKeyOrder: projected objects keep the statement's member order,
+// and objects read from documents keep their stored order (reference
+// §6.5), byte for byte.
+func TestQueryKeyOrder(t *testing.T) {
+	t.Parallel()
+	env := newQueryEnv(t, nil)
+	body := `{"id":"1","pk":"a","zeta":1,"alpha":{"bb":1,"a":[{"yy":1,"x":2.5}]}}`
+	if _, err := env.c.CreateItem(env.ctx, azcosmos.NewPartitionKeyString("a"), []byte(body), nil); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ query, want string }{
+		{`SELECT VALUE {"zz": c.zeta, "a": 1, "m": c.missing} FROM c`, `{"zz":1,"a":1}`},
+		{`SELECT c.alpha, {"qq": 1, "b": [{"dd": 1, "c": c.missing}]} AS k FROM c`, `{"alpha":{"bb":1,"a":[{"yy":1,"x":2.5}]},"k":{"qq":1,"b":[{"dd":1}]}}`},
+		{`SELECT VALUE c.alpha FROM c`, `{"bb":1,"a":[{"yy":1,"x":2.5}]}`},
+		{`SELECT VALUE [c.alpha.a[0], {"zz": 1, "a": 2}] FROM c`, `[{"yy":1,"x":2.5},{"zz":1,"a":2}]`},
+	}
+	for _, tt := range tests {
+		got, _, err := env.run(t, tt.query, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.query, err)
+		}
+		if len(got) != 1 || string(got[0]) != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.query, got, tt.want)
+		}
+	}
+}

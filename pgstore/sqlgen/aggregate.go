@@ -34,7 +34,7 @@ func (t *translator) aggregate(q *cosmosql.Query, from, where []string) (*Statem
 		return nil, unsupported("ORDER BY with aggregates")
 	}
 	st := &Statement{Single: true, Limit: 1}
-	cols, _, err := project(q, st, (&aggTranslator{t: t}).val)
+	cols, _, err := t.project(q, st, (&aggTranslator{t: t}).val, false)
 	if err != nil {
 		return nil, err
 	}

@@ -188,7 +188,7 @@ func (t *translator) orderedJSON(e cosmosql.Expr) string {
 			}
 			// A body with a \u0000 escape is not read (its keys could not
 			// be extracted as text).
-			return "(CASE WHEN strpos(r.body, '\\u0000') = 0 THEN r.body::json #> " + t.bind(path) + "::text[] END)"
+			return "(CASE WHEN strpos(r.body, chr(92) || 'u0000') = 0 THEN r.body::json #> " + t.bind(path) + "::text[] END)"
 		case *cosmosql.Member:
 			path = append(path, x.Name)
 			e = x.X

@@ -61,7 +61,7 @@ func (t *translator) groupBy(q *cosmosql.Query, sc *scope) (*Statement, error) {
 		return nil, unsupported("SELECT * with GROUP BY")
 	}
 	st := &Statement{Peek: true}
-	cols, _, err := project(q, st, gt.val)
+	cols, _, err := t.project(q, st, gt.val, false)
 	if err != nil {
 		return nil, err
 	}

@@ -300,7 +300,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		st.Mode = ModeDocument
 		out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
 	default:
-		cols, v, err := project(q, st, t.val)
+		cols, v, err := t.project(q, st, t.val, true)
 		if err != nil {
 			return nil, err
 		}
@@ -499,7 +499,7 @@ func (t *translator) noFrom(q *cosmosql.Query) (*Statement, error) {
 		return nil, unsupported("SELECT * without FROM")
 	}
 	st := &Statement{Single: true, Limit: 1}
-	cols, v, err := project(q, st, t.val)
+	cols, v, err := t.project(q, st, t.val, true)
 	if err != nil {
 		return nil, err
 	}
@@ -528,25 +528,98 @@ func isRootValue(q *cosmosql.Query, t *translator, plain bool) bool {
 
 // project translates a SELECT VALUE or SELECT list with val into output
 // columns and sets st's mode and names: SELECT VALUE is one column
-// (ModeValue; value is its SQL, for callers that drop undefined results),
-// a list one column per item (ModeObject). SELECT * is the caller's.
-func project(q *cosmosql.Query, st *Statement, val func(cosmosql.Expr) (string, error)) (cols []string, value string, err error) {
+// (ModeValue; value is its SQL, for callers that drop undefined results,
+// "" when it cannot be undefined), a list one column per item
+// (ModeObject). SELECT * is the caller's.
+//
+// With stored true, val translates over the container's rows (not over
+// groups or aggregates), and objects read from stored documents keep
+// their stored member order.
+func (t *translator) project(q *cosmosql.Query, st *Statement, val func(cosmosql.Expr) (string, error), stored bool) (cols []string, value string, err error) {
 	if q.Select.Value != nil {
+		st.Mode = ModeValue
+		if isConstructor(q.Select.Value) {
+			s, err := t.render(q.Select.Value, val, stored)
+			return []string{s}, "", err
+		}
 		v, err := val(q.Select.Value)
 		if err != nil {
 			return nil, "", err
 		}
-		st.Mode = ModeValue
-		return []string{"(" + v + ")::text"}, v, nil
+		return []string{t.text(q.Select.Value, v, stored)}, v, nil
 	}
 	st.Mode = ModeObject
 	st.Names = q.Select.OutputNames()
 	for _, it := range q.Select.Items {
-		v, err := val(it.Expr)
+		s, err := t.render(it.Expr, val, stored)
 		if err != nil {
 			return nil, "", err
 		}
-		cols = append(cols, "("+v+")::text")
+		cols = append(cols, s)
 	}
 	return cols, "", nil
+}
+
+func isConstructor(e cosmosql.Expr) bool {
+	switch e.(type) {
+	case *cosmosql.ObjectLit, *cosmosql.ArrayLit:
+		return true
+	}
+	return false
+}
+
+// render translates a projected expression into the JSON text of its value
+// (NULL when undefined). Object and array constructors are rendered member
+// by member, so that their members keep the statement's order, as the
+// service returns them (jsonb would reorder keys); anything else is its
+// jsonb value as text (see text).
+func (t *translator) render(e cosmosql.Expr, val func(cosmosql.Expr) (string, error), stored bool) (string, error) {
+	switch x := e.(type) {
+	case *cosmosql.ObjectLit:
+		parts := make([]string, 0, len(x.Fields))
+		for _, f := range x.Fields {
+			v, err := t.render(f.Value, val, stored)
+			if err != nil {
+				return "", err
+			}
+			key, _ := json.Marshal(f.Key)
+			// concat_ws skips the NULL of an undefined member
+			parts = append(parts, t.bind(string(key)+":")+"::text || "+v)
+		}
+		if len(parts) == 0 {
+			return "'{}'::text", nil
+		}
+		return "('{' || concat_ws(',', " + strings.Join(parts, ", ") + ") || '}')", nil
+	case *cosmosql.ArrayLit:
+		if len(x.Elems) == 0 {
+			return "'[]'::text", nil
+		}
+		parts := make([]string, len(x.Elems))
+		for i, el := range x.Elems {
+			v, err := t.render(el, val, stored)
+			if err != nil {
+				return "", err
+			}
+			// undefined elements become null (see constructor)
+			parts[i] = "coalesce(" + v + ", 'null')"
+		}
+		return "('[' || " + strings.Join(parts, " || ',' || ") + " || ']')", nil
+	}
+	v, err := val(e)
+	if err != nil {
+		return "", err
+	}
+	return t.text(e, v, stored), nil
+}
+
+// text is the JSON text of e, translated as v: an object or array read
+// from the stored document (stored, e a path into it) is serialised with
+// the members in their stored order; anything else is v as text.
+func (t *translator) text(e cosmosql.Expr, v string, stored bool) string {
+	if stored {
+		if ord := t.orderedJSON(e); ord != "NULL::json" {
+			return "(CASE WHEN jsonb_typeof(" + v + ") IN ('object', 'array') THEN cosmos.json_text(" + v + ", " + ord + ") ELSE (" + v + ")::text END)"
+		}
+	}
+	return "(" + v + ")::text"
 }
