@@ -595,3 +595,61 @@ func TestQueryKeyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryHierarchicalPrefix: on a container with a hierarchical
+// partition key, a query may carry a prefix of the key (the service routes
+// it to the partitions under that prefix); a full key reads one partition.
+func TestQueryHierarchicalPrefix(t *testing.T) {
+	t.Parallel()
+	e := emulatortest.Start(t)
+	ctx := context.Background()
+	cl := e.Client(t)
+	if _, err := cl.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "h"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := cl.NewDatabase("h")
+	def := azcosmos.PartitionKeyDefinition{Paths: []string{"/tenant", "/user"}, Kind: azcosmos.PartitionKeyKindMultiHash, Version: 2}
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: def}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := db.NewContainer("c")
+	for _, d := range [][3]string{{"1", "x", "u1"}, {"2", "x", "u2"}, {"3", "xy", "u1"}, {"4", "y", "u1"}} {
+		b, _ := json.Marshal(map[string]string{"id": d[0], "tenant": d[1], "user": d[2]})
+		pk := azcosmos.NewPartitionKeyString(d[1]).AppendString(d[2])
+		if _, err := c.CreateItem(ctx, pk, b, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		pk   azcosmos.PartitionKey
+		want []string
+	}{
+		{"prefix", azcosmos.NewPartitionKeyString("x"), []string{"1", "2"}},
+		{"full key", azcosmos.NewPartitionKeyString("x").AppendString("u1"), []string{"1"}},
+		{"prefix matching nothing", azcosmos.NewPartitionKeyString("z"), nil},
+	}
+	for _, tt := range tests {
+		pager := c.NewQueryItemsPager("SELECT VALUE c.id FROM c ORDER BY c.id", tt.pk, nil)
+		var got []string
+		for pager.More() {
+			resp, err := pager.NextPage(ctx)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			for _, it := range resp.Items {
+				var id string
+				_ = json.Unmarshal(it, &id)
+				got = append(got, id)
+			}
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// More components than the definition: refused.
+	pager := c.NewQueryItemsPager("SELECT * FROM c", azcosmos.NewPartitionKeyString("x").AppendString("u1").AppendString("z"), nil)
+	if _, err := pager.NextPage(ctx); err == nil || !strings.Contains(err.Error(), "more components") {
+		t.Fatalf("three components on a two-level key: %v", err)
+	}
+}

@@ -25,6 +25,15 @@ var Undefined = undefinedValue{}
 // string or Undefined.
 type PartitionKey []any
 
+// CanonicalPrefix returns the beginning that the storage encodings of all
+// keys starting with pk's components share, and only they: their
+// canonical form up to and including the comma after the last of pk's
+// components (a hierarchical key's prefix).
+func (pk PartitionKey) CanonicalPrefix() string {
+	c := pk.Canonical()
+	return c[:len(c)-1] + ","
+}
+
 // Canonical returns the storage encoding of the key: a JSON array in which
 // numbers are doubles in their shortest form and Undefined is {}. Two keys
 // are the same logical partition exactly when their encodings are equal, so

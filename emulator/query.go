@@ -78,7 +78,13 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		params[p.Name] = p.Value
 	}
 	var pk *string
+	prefix := false
 	switch {
+	case r.PartitionKey != nil && len(r.PartitionKey) > 0 && len(r.PartitionKey) < len(c.PartitionKey.Paths):
+		// A prefix of a hierarchical key: the partitions under it (the
+		// service routes such queries to the ranges that hold them).
+		k := r.PartitionKey.CanonicalPrefix()
+		pk, prefix = &k, true
 	case r.PartitionKey != nil:
 		k, err := checkPKHeader(c, r.PartitionKey)
 		if err != nil {
@@ -102,7 +108,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		}
 	}
 	page, err := s.store.QueryItems(ctx, QueryItemsParams{
-		Container: c, Expiry: s.expiry(c), PK: pk, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
+		Container: c, Expiry: s.expiry(c), PK: pk, PKPrefix: prefix, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
 		Now: s.clock.Now(),
 	})
 	if err != nil {

@@ -182,6 +182,10 @@ type QueryItemsParams struct {
 	// PK restricts the query to one logical partition (canonical key);
 	// nil runs it over the whole container.
 	PK *string
+	// PKPrefix says that PK is a hierarchical key's prefix
+	// (PartitionKey.CanonicalPrefix): the query reads every partition
+	// whose key starts with it.
+	PKPrefix bool
 	// Query is the parsed query and Text its source (continuation tokens
 	// are bound to it).
 	Query *cosmosql.Query

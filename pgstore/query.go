@@ -42,6 +42,9 @@ func queryHash(p emulator.QueryItemsParams) uint64 {
 	}
 	if p.PK != nil {
 		h.Write([]byte{1})
+		if p.PKPrefix {
+			h.Write([]byte{2})
+		}
 		h.Write([]byte(*p.PK))
 	}
 	return h.Sum64()
@@ -292,7 +295,7 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 	pol := containerPolicy(p.Container) // parsed once per page
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
-		Args: a, Live: live, PK: p.PK, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
+		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
 		NowTicks: nowTicks(p.Now),
 	})
@@ -300,7 +303,7 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 		return nil, translationError(err)
 	}
 	paths := st.IndexPaths
-	if p.PK != nil {
+	if p.PK != nil && !p.PKPrefix {
 		// a single-partition query is served by the pk column's index;
 		// an index on the partition key path would only cost writes
 		paths = withoutPartitionKeyPaths(paths, p.Container.PartitionKey)

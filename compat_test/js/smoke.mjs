@@ -321,6 +321,14 @@ async function main() {
       await qc.delete();
     });
 
+    await step("hierarchical partition key: a query with a key prefix", async () => {
+      const hc = (await database.containers.create({ id: `${containerId}-h`, partitionKey: { paths: ["/a", "/b"], kind: "MultiHash", version: 2 } })).container;
+      for (const [a, b] of [["x", "1"], ["x", "2"], ["xy", "1"], ["y", "1"]]) await hc.items.create({ id: a + b, a, b });
+      const r = await hc.items.query("SELECT VALUE c.id FROM c ORDER BY c.id", { partitionKey: ["x"] }).fetchAll();
+      assert.deepEqual(r.resources, ["x1", "x2"]);
+      await hc.delete();
+    });
+
     await step("read container", async () => {
       const r = await container.read();
       assert.equal(r.statusCode, 200);

@@ -53,6 +53,10 @@ type Input struct {
 	Live string
 	// PK restricts the query to one logical partition (canonical key).
 	PK *string
+	// PKPrefix says that PK is the canonical prefix of a hierarchical key
+	// (emulator.PartitionKey.CanonicalPrefix): the query reads the
+	// partitions whose keys start with it.
+	PKPrefix bool
 	// Params are the query parameters by name (with '@'); an absent name
 	// or a nil value is undefined.
 	Params map[string]json.RawMessage
@@ -175,7 +179,10 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 		return t.joinsAndWhere(q, sc)
 	}
 	sc := &scope{from: []string{t.in.Table + " AS r"}, where: []string{t.in.Live}}
-	if t.in.PK != nil {
+	switch {
+	case t.in.PK != nil && t.in.PKPrefix:
+		sc.where = append(sc.where, "starts_with(r.pk, "+t.bind(*t.in.PK)+"::text)")
+	case t.in.PK != nil:
 		sc.where = append(sc.where, "r.pk = "+t.bind(*t.in.PK))
 	}
 	rootDoc := "r.doc"
