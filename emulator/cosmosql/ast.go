@@ -18,6 +18,9 @@ type Query struct {
 	Where   Expr // nil if absent
 	GroupBy []Expr
 	OrderBy []OrderItem
+	// Rank is the scoring expression of ORDER BY RANK <expr> (full-text
+	// and hybrid search); nil if absent. OrderBy is empty when it is set.
+	Rank Expr
 	// Offset and Limit are *Literal numbers or *Param; both nil or both set.
 	Offset, Limit Expr
 }

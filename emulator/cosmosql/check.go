@@ -110,6 +110,9 @@ func (c *checker) query(q *Query, outer *scope, containerLevel bool) {
 	if len(q.OrderBy) > 0 && len(q.GroupBy) > 0 {
 		c.fail(errorAt(CodeGroupByOrderBy, info.orderBy, "ORDER BY is not supported in combination with GROUP BY."))
 	}
+	if q.Rank != nil {
+		q.Rank = c.expr(q.Rank, s)
+	}
 	for i := range q.OrderBy {
 		q.OrderBy[i].Expr = c.expr(q.OrderBy[i].Expr, s)
 		c.noAggregates(q.OrderBy[i].Expr, "ORDER BY")

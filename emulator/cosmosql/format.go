@@ -152,6 +152,10 @@ func writeQuery(b *strings.Builder, q *Query, w func(*strings.Builder, Expr)) {
 		}
 		w(b, e)
 	}
+	if q.Rank != nil {
+		b.WriteString(" ORDER BY RANK ")
+		w(b, q.Rank)
+	}
 	for i, o := range q.OrderBy {
 		if i == 0 {
 			b.WriteString(" ORDER BY ")

@@ -341,7 +341,12 @@ func (p *parser) parseQuery() *Query {
 	if p.isKw("ORDER") {
 		info.orderBy = p.next().span()
 		p.expectKw("BY")
-		q.OrderBy = p.parseOrderItems()
+		if t := p.tok(); t.kind == tkWord && t.kw == "" && strings.EqualFold(t.text, "RANK") && p.peek().kind == tkWord {
+			p.next()
+			q.Rank = p.parseExpr()
+		} else {
+			q.OrderBy = p.parseOrderItems()
+		}
 	}
 	if p.acceptKw("OFFSET") {
 		q.Offset = p.parseCount()

@@ -84,6 +84,7 @@ func WalkQuery(q *Query, fn func(Expr) bool) {
 	for _, o := range q.OrderBy {
 		Walk(o.Expr, fn)
 	}
+	Walk(q.Rank, fn)
 	Walk(q.Offset, fn)
 	Walk(q.Limit, fn)
 }

@@ -261,6 +261,9 @@ func (t *translator) joinsAndWhere(q *cosmosql.Query, sc *scope) (*scope, error)
 }
 
 func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
+	if q.Rank != nil {
+		return nil, errRank
+	}
 	if q.From == nil {
 		return t.noFrom(q)
 	}
@@ -443,6 +446,10 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	st.SQL, st.Args, st.IndexPaths = sql, t.args, t.indexPaths
 	return st, nil
 }
+
+// errRank refuses ORDER BY RANK: full-text scoring (FullTextScore, RRF)
+// needs the service's full-text index statistics.
+var errRank = &UnsupportedError{What: "ORDER BY RANK (full-text and hybrid search scoring)"}
 
 var errBadCursor = &UnsupportedError{What: "this continuation token"}
 

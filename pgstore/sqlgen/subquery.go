@@ -35,6 +35,9 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 	if q.GroupBy != nil {
 		return "", unsupported("GROUP BY inside a correlated subquery")
 	}
+	if q.Rank != nil {
+		return "", errRank
+	}
 	var from, where, ords []string
 	if q.From != nil {
 		for i, src := range q.From.Sources() {
