@@ -66,14 +66,15 @@ func trim(sqlFn, whitespace string) func(t *translator, a []string) string {
 	}
 }
 
-// ignoreCase applies lower() to both operands when the optional third
+// ignoreCase applies cosmos.fold (lower case, non-ASCII letters included
+// where the server has ICU) to both operands when the optional third
 // argument is true.
 func ignoreCase(a []string, i int, x, y string) (string, string) {
 	if len(a) <= i {
 		return x, y
 	}
 	ic := "(" + a[i] + ") = 'true'::jsonb"
-	return "(CASE WHEN " + ic + " THEN lower(" + x + ") ELSE " + x + " END)", "(CASE WHEN " + ic + " THEN lower(" + y + ") ELSE " + y + " END)"
+	return "(CASE WHEN " + ic + " THEN cosmos.fold(" + x + ") ELSE " + x + " END)", "(CASE WHEN " + ic + " THEN cosmos.fold(" + y + ") ELSE " + y + " END)"
 }
 
 var functions = map[string]fn{
@@ -187,9 +188,10 @@ var functions = map[string]fn{
 		return "(CASE WHEN (" + a[0] + ") = 'true'::jsonb THEN " + a[1] + " ELSE " + a[2] + " END)"
 	}},
 	// FULLTEXTCONTAINS: without a full-text index, a case-insensitive
-	// substring match (what the SDK's test needs).
+	// substring match (what the SDK's test needs); FULLTEXTCONTAINSALL and
+	// FULLTEXTCONTAINSANY are in functions_vector.go.
 	"FULLTEXTCONTAINS": {2, 2, func(t *translator, a []string) string {
-		return "to_jsonb(strpos(lower(cosmos.str(" + a[0] + ")), lower(cosmos.str(" + a[1] + "))) > 0)"
+		return "to_jsonb(strpos(cosmos.fold(cosmos.str(" + a[0] + ")), cosmos.fold(cosmos.str(" + a[1] + "))) > 0)"
 	}},
 }
 

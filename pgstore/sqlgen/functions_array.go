@@ -54,6 +54,34 @@ func init() {
 		"SETUNION": {2, 2, func(t *translator, a []string) string {
 			return "cosmos.set_union(" + a[0] + ", " + a[1] + ")"
 		}},
+		// ARRAY_SUM, ARRAY_AVG and ARRAY_MEDIAN take an array of numbers
+		// (a non-array, or any element that is not a number within the
+		// range of a double, is undefined) and yield a double: ARRAY_SUM adds the elements in
+		// order as doubles (so [0.1, 0.2] gives 0.30000000000000004) and
+		// is 0 for []; ARRAY_AVG is that sum divided by the count;
+		// ARRAY_MEDIAN is the middle element in numeric order, or the mean
+		// of the two middle ones, (x + y) / 2, for an even count. AVG and
+		// MEDIAN of [] are undefined, as is a result that is not finite.
+		// (See cosmos.array_sum and its neighbours in migration 0005.)
+		"ARRAY_SUM": {1, 1, func(t *translator, a []string) string {
+			return "cosmos.array_sum(" + a[0] + ")"
+		}},
+		"ARRAY_AVG": {1, 1, func(t *translator, a []string) string {
+			return "cosmos.array_avg(" + a[0] + ")"
+		}},
+		"ARRAY_MEDIAN": {1, 1, func(t *translator, a []string) string {
+			return "cosmos.array_median(" + a[0] + ")"
+		}},
+		// ARRAY_MIN and ARRAY_MAX follow the MIN and MAX aggregates: the
+		// type order null < false < true < numbers < strings (strings by
+		// code point), undefined for [], a non-array, or an array with an
+		// array or object element.
+		"ARRAY_MIN": {1, 1, func(t *translator, a []string) string {
+			return "cosmos.array_min(" + a[0] + ")"
+		}},
+		"ARRAY_MAX": {1, 1, func(t *translator, a []string) string {
+			return "cosmos.array_max(" + a[0] + ")"
+		}},
 		// CHOOSE(i, v1, v2, ...): 1-based; out of range is undefined.
 		"CHOOSE": {2, -1, func(t *translator, a []string) string {
 			s := "(CASE cosmos.numx(" + a[0] + ")"

@@ -15,6 +15,12 @@ func dtUnit(a string) string { return "cosmos.dt_unit(cosmos.str(" + a + "))" }
 // dtString is the canonical date/time string of ticks.
 func dtString(ticks string) string { return "to_jsonb(cosmos.dt_fmt(" + ticks + "))" }
 
+// dtPart is DATETIMEPART of a canonical part (a trusted SQL text
+// expression) and a date/time argument.
+func dtPart(unit, a string) string {
+	return "to_jsonb(cosmos.dt_part(" + unit + ", " + dtTicks(a) + "))"
+}
+
 // nowTicks is the current time in ticks. The STATIC variants use the
 // statement's start (now(): constant for the whole query), the others the
 // time of each evaluation.
@@ -73,7 +79,22 @@ func init() {
 			return dtString(s + ")")
 		}},
 		"DATETIMEPART": {2, 2, func(t *translator, a []string) string {
-			return "to_jsonb(cosmos.dt_part(" + dtUnit(a[0]) + ", " + dtTicks(a[1]) + "))"
+			return dtPart(dtUnit(a[0]), a[1])
+		}},
+		// YEAR(dt), MONTH(dt), DAY(dt), HOUR(dt), MINUTE(dt) and SECOND(dt)
+		// are DATETIMEPART of that part.
+		"YEAR":   {1, 1, func(t *translator, a []string) string { return dtPart("'yyyy'", a[0]) }},
+		"MONTH":  {1, 1, func(t *translator, a []string) string { return dtPart("'mm'", a[0]) }},
+		"DAY":    {1, 1, func(t *translator, a []string) string { return dtPart("'dd'", a[0]) }},
+		"HOUR":   {1, 1, func(t *translator, a []string) string { return dtPart("'hh'", a[0]) }},
+		"MINUTE": {1, 1, func(t *translator, a []string) string { return dtPart("'mi'", a[0]) }},
+		"SECOND": {1, 1, func(t *translator, a []string) string { return dtPart("'ss'", a[0]) }},
+		// IS_DATETIME(v): whether v is a string the date/time functions
+		// accept (YYYY-MM-DDThh:mm:ss, optionally .f to .fffffff, optionally
+		// Z, a valid date and time in years 1 to 9999), i.e. exactly when
+		// DATETIMETOTICKS(v) is defined; never undefined.
+		"IS_DATETIME": {1, 1, func(t *translator, a []string) string {
+			return "to_jsonb(" + dtTicks(a[0]) + " IS NOT NULL)"
 		}},
 		"DATETIMETOTICKS": {1, 1, func(t *translator, a []string) string {
 			return "to_jsonb(" + dtTicks(a[0]) + ")"

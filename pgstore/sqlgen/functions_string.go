@@ -2,6 +2,7 @@ package sqlgen
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -17,8 +18,29 @@ func parseJSON(ty string) func(t *translator, a []string) string {
 	}
 }
 
+// containsSubs translates CONTAINS_ALL_* / CONTAINS_ANY_* and
+// FULLTEXTCONTAINSALL/ANY: whether the string a[0] contains all (sqlFn
+// cosmos.contains_all) or any (cosmos.contains_any) of the strings a[1:],
+// case-insensitively when ci (cosmos.fold). A non-string argument makes
+// the result undefined; the empty string is contained in every string.
+func containsSubs(sqlFn string, ci bool) func(t *translator, a []string) string {
+	return func(t *translator, a []string) string {
+		subs := make([]string, len(a)-1)
+		for i, x := range a[1:] {
+			subs[i] = "cosmos.str(" + x + ")"
+		}
+		return sqlFn + "(cosmos.str(" + a[0] + "), ARRAY[" + strings.Join(subs, ", ") + "]::text[], " + strconv.FormatBool(ci) + ")"
+	}
+}
+
 func init() {
 	register(map[string]fn{
+		// CONTAINS_ALL_CS(s, sub1, sub2, ...) and its _CI (case-insensitive)
+		// and CONTAINS_ANY_ variants: see containsSubs.
+		"CONTAINS_ALL_CS": {2, -1, containsSubs("cosmos.contains_all", false)},
+		"CONTAINS_ALL_CI": {2, -1, containsSubs("cosmos.contains_all", true)},
+		"CONTAINS_ANY_CS": {2, -1, containsSubs("cosmos.contains_any", false)},
+		"CONTAINS_ANY_CI": {2, -1, containsSubs("cosmos.contains_any", true)},
 		"REPLICATE": {2, 2, func(t *translator, a []string) string {
 			return "to_jsonb(cosmos.replicate(cosmos.str(" + a[0] + "), cosmos.numx(" + a[1] + ")))"
 		}},
