@@ -136,12 +136,28 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 CREATE TABLE IF NOT EXISTS cosmos.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return fmt.Errorf("pgstore: migrate: bootstrap: %w", err)
 	}
-	var current int
-	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM cosmos.schema_migrations`).Scan(&current); err != nil {
+	// Every migration not yet recorded is applied, in version order: a
+	// database that saw a later version first (two branches landing in
+	// either order) still gets the earlier one.
+	rows, err := tx.Query(ctx, `SELECT version FROM cosmos.schema_migrations`)
+	if err != nil {
+		return fmt.Errorf("pgstore: migrate: %w", err)
+	}
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return fmt.Errorf("pgstore: migrate: %w", err)
+		}
+		applied[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return fmt.Errorf("pgstore: migrate: %w", err)
 	}
 	for _, m := range ms {
-		if m.version <= current {
+		if applied[m.version] {
 			continue
 		}
 		if _, err := tx.Exec(ctx, m.sql); err != nil {

@@ -122,8 +122,16 @@ func (t *translator) constructor(e cosmosql.Expr, val func(cosmosql.Expr) (strin
 			parts[i] = v
 		}
 		// Undefined elements become null, as the hosted service returned
-		// (reference §6.2; the older docs said they are dropped).
-		return "jsonb_build_array(" + strings.Join(parts, ", ") + ")", true, nil
+		// (reference §6.2; the older docs said they are dropped). A SQL
+		// function takes at most 100 arguments: longer literals are built
+		// in chunks and concatenated.
+		var chunks []string
+		for len(parts) > 0 {
+			n := min(len(parts), 100)
+			chunks = append(chunks, "jsonb_build_array("+strings.Join(parts[:n], ", ")+")")
+			parts = parts[n:]
+		}
+		return "(" + strings.Join(chunks, " || ") + ")", true, nil
 	}
 	return "", false, nil
 }

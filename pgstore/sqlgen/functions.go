@@ -125,8 +125,8 @@ var functions = map[string]fn{
 		return "cosmos.f8(cosmos.num(" + a[0] + ") ^ cosmos.num(" + a[1] + "))"
 	}},
 	"LENGTH":  {1, 1, str1("char_length")},
-	"LOWER":   {1, 1, str1("lower")},
-	"UPPER":   {1, 1, str1("upper")},
+	"LOWER":   {1, 1, str1("cosmos.lower_text")},
+	"UPPER":   {1, 1, str1("cosmos.upper_text")},
 	"LTRIM":   {1, 2, trim("ltrim", "^[[:space:]]+")},
 	"RTRIM":   {1, 2, trim("rtrim", "[[:space:]]+$")},
 	"TRIM":    {1, 2, trim("btrim", "^[[:space:]]+|[[:space:]]+$")},

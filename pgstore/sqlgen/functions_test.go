@@ -8,6 +8,8 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -506,4 +508,35 @@ func TestInvalidRegex(t *testing.T) {
 			t.Errorf("%s: %v, want an error of class 22", q, err)
 		}
 	}
+}
+
+// TestLongArrayLiterals: array literals longer than PostgreSQL's 100
+// function arguments (a polygon, an id list) are built in chunks, inside
+// expressions and as projected values.
+func TestLongArrayLiterals(t *testing.T) {
+	pool := fnDB(t)
+	elems := make([]string, 250)
+	for i := range elems {
+		elems[i] = strconv.Itoa(i)
+	}
+	lit := "[" + strings.Join(elems, ", ") + "]"
+	runCases(t, pool, []fnCase{
+		{`SELECT VALUE ARRAY_LENGTH(` + lit + `) FROM c`, `250`},
+		{`SELECT VALUE ARRAY_CONTAINS(` + lit + `, 249) FROM c`, `true`},
+		{`SELECT VALUE ` + lit + `[200] FROM c`, `200`},
+		{`SELECT VALUE ` + lit + ` FROM c`, "[" + strings.Join(elems, ",") + "]"},
+	})
+}
+
+// TestCaseMappingIsNotASCIIOnly: LOWER, UPPER and case-insensitive
+// matching map every letter, as the service (.NET invariant culture) does,
+// also under the managed cluster's "C" collation.
+func TestCaseMappingIsNotASCIIOnly(t *testing.T) {
+	pool := fnDB(t)
+	runCases(t, pool, []fnCase{
+		{`SELECT VALUE LOWER("ÉCOLE Ω") FROM c`, `"école ω"`},
+		{`SELECT VALUE CONTAINS("ÉCOLE", "éc", true) FROM c`, `true`},
+		{`SELECT VALUE STRINGEQUALS("Ωmega", "ωMEGA", true) FROM c`, `true`},
+		{`SELECT VALUE UPPER("straße é ǆ") FROM c`, `"STRAßE É Ǆ"`}, // per character, as .NET ToUpperInvariant
+	})
 }
