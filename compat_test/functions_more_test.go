@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"reflect"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -145,34 +144,10 @@ func queryAll(t *testing.T, c *azcosmos.ContainerClient, query string, pk azcosm
 	return out
 }
 
-// closeJSON compares decoded JSON, numbers within 1e-12 relative.
+// closeJSON compares decoded JSON, numbers within 1e-12 relative (and
+// 1e-12 absolute near zero).
 func closeJSON(a, b any) bool {
-	switch x := a.(type) {
-	case float64:
-		y, ok := b.(float64)
-		return ok && math.Abs(x-y) <= 1e-12*math.Max(1, math.Max(math.Abs(x), math.Abs(y)))
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !closeJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			if w, ok := y[k]; !ok || !closeJSON(v, w) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(a, b)
+	return jsonNear(a, b, func(x, y float64) bool {
+		return math.Abs(x-y) <= 1e-12*math.Max(1, math.Max(math.Abs(x), math.Abs(y)))
+	})
 }

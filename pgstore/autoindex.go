@@ -109,12 +109,30 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func containerPolicy(c emulator.Container) policy {
+// queryProperties parses, in one pass, the container properties a query
+// page needs: the indexing policy, and the distance function of each path
+// of the vectorEmbeddingPolicy (nil without one).
+func queryProperties(c emulator.Container) (policy, map[string]string) {
 	var props struct {
 		IndexingPolicy policy `json:"indexingPolicy"`
+		Vectors        struct {
+			Embeddings []struct {
+				Path             string `json:"path"`
+				DistanceFunction string `json:"distanceFunction"`
+			} `json:"vectorEmbeddings"`
+		} `json:"vectorEmbeddingPolicy"`
 	}
 	_ = json.Unmarshal(c.Properties, &props)
-	return props.IndexingPolicy
+	var fns map[string]string
+	for _, e := range props.Vectors.Embeddings {
+		if e.Path != "" && e.DistanceFunction != "" {
+			if fns == nil {
+				fns = map[string]string{}
+			}
+			fns[e.Path] = e.DistanceFunction
+		}
+	}
+	return props.IndexingPolicy, fns
 }
 
 // ensureIndexes creates the missing path indexes a query can use.

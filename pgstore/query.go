@@ -292,8 +292,8 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 	a := args{}
 	live := livePredicate(p.Expiry, "r.", &a)
 	collRID, _ := emulator.DecodeRID(p.Container.RID)
-	pol := containerPolicy(p.Container) // parsed once per page
-	sqlgen.ApplyVectorEmbeddingPolicy(p.Query, vectorDistanceFunctions(p.Container))
+	pol, vectorFns := queryProperties(p.Container) // parsed once per page
+	sqlgen.ApplyVectorEmbeddingPolicy(p.Query, vectorFns)
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
 		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
@@ -313,30 +313,6 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 		return nil, classify("index", err)
 	}
 	return st, nil
-}
-
-// vectorDistanceFunctions maps the paths of the container's
-// vectorEmbeddingPolicy to their distance functions (nil without one).
-func vectorDistanceFunctions(c emulator.Container) map[string]string {
-	if !strings.Contains(string(c.Properties), `"vectorEmbeddingPolicy"`) {
-		return nil
-	}
-	var props struct {
-		Policy struct {
-			Embeddings []struct {
-				Path             string `json:"path"`
-				DistanceFunction string `json:"distanceFunction"`
-			} `json:"vectorEmbeddings"`
-		} `json:"vectorEmbeddingPolicy"`
-	}
-	_ = json.Unmarshal(c.Properties, &props)
-	m := map[string]string{}
-	for _, e := range props.Policy.Embeddings {
-		if e.Path != "" && e.DistanceFunction != "" {
-			m[e.Path] = e.DistanceFunction
-		}
-	}
-	return m
 }
 
 // classifyQuery maps errors of a translated query: runtime errors of the

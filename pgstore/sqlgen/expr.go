@@ -31,9 +31,15 @@ func (t *translator) systemProperty(name string) (string, bool) {
 // fullDocument is the container's document as a value, system properties
 // included (SELECT VALUE c inside expressions, c passed to a function...).
 func (t *translator) fullDocument() string {
-	rid := "cosmos.doc_rid(" + t.bind(t.in.CollRID) + "::bytea, r.seq)"
-	return "(r.doc || jsonb_build_object('_rid', " + rid + ", '_self', " + t.bind(t.in.SelfPrefix) + "::text || " + rid +
-		" || '/', '_etag', r.etag, '_attachments', 'attachments/', '_ts', r.ts))"
+	return t.withSystemProperties("r.doc", "r.seq", "r.etag", "r.ts")
+}
+
+// withSystemProperties adds the system properties of the stored document
+// whose seq, etag and ts columns are given to its body doc (all SQL).
+func (t *translator) withSystemProperties(doc, seq, etag, ts string) string {
+	rid := "cosmos.doc_rid(" + t.bind(t.in.CollRID) + "::bytea, " + seq + ")"
+	return "(" + doc + " || jsonb_build_object('_rid', " + rid + ", '_self', " + t.bind(t.in.SelfPrefix) + "::text || " + rid +
+		" || '/', '_etag', " + etag + ", '_attachments', 'attachments/', '_ts', " + ts + "))"
 }
 
 // val translates an expression into a jsonb SQL expression (NULL =

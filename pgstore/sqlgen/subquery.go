@@ -214,9 +214,7 @@ func (t *translator) derivedTable(q *cosmosql.Query) (string, error) {
 	case ModeDocument:
 		v = col(2) + "::jsonb"
 		if !t.in.RawDocuments {
-			rid := "cosmos.doc_rid(" + t.bind(t.in.CollRID) + "::bytea, q.c0)"
-			v = "(" + v + " || jsonb_build_object('_rid', " + rid + ", '_self', " + t.bind(t.in.SelfPrefix) + "::text || " + rid +
-				" || '/', '_etag', " + col(4) + ", '_attachments', 'attachments/', '_ts', " + col(3) + "))"
+			v = t.withSystemProperties(v, "q.c0", col(4), col(3))
 		}
 	case ModeValue:
 		v = col(0) + "::jsonb"
