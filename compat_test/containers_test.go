@@ -234,7 +234,7 @@ func TestContainers(t *testing.T) {
 			"computedProperties":     `[{"name":"lowerName","query":"SELECT VALUE LOWER(c.name) FROM c"}]`,
 			"analyticalStorageTtl":   `-1`,
 			"clientEncryptionPolicy": `{"includedPaths":[],"policyFormatVersion":2}`,
-			"indexingPolicy":         `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/a/?","indexes":[{"kind":"Range","dataType":"String","precision":-1}]}],"excludedPaths":[{"path":"/*"}]}`,
+			"indexingPolicy":         `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/a/?","indexes":[{"kind":"Range","dataType":"String","precision":-1}]}],"excludedPaths":[{"path":"/*"},{"path":"/\"_etag\"/?"}]}`,
 			"partitionKey":           `{"paths":["/pk"],"kind":"Hash","version":2}`,
 		} {
 			if compactJSON(t, m[k]) != v {
@@ -322,7 +322,7 @@ func TestContainers(t *testing.T) {
 			t.Errorf("defaultTtl after replace = %v", got.DefaultTimeToLive)
 		}
 		if ip := got.IndexingPolicy; ip == nil || len(ip.IncludedPaths) != 1 || ip.IncludedPaths[0].Path != "/name/?" ||
-			len(ip.ExcludedPaths) != 1 || ip.ExcludedPaths[0].Path != "/*" {
+			len(ip.ExcludedPaths) != 2 || ip.ExcludedPaths[0].Path != "/*" || ip.ExcludedPaths[1].Path != `/"_etag"/?` {
 			t.Errorf("indexing policy after replace = %+v", got.IndexingPolicy)
 		}
 		if got.ResourceID != props.ResourceID {
@@ -541,10 +541,70 @@ func TestContainers(t *testing.T) {
 		if v, _ := tr.ThroughputProperties.AutoscaleMaxThroughput(); v != 10000 {
 			t.Errorf("replaced autoscale = %d", v)
 		}
-		// a container without its own throughput
+		// a container created without throughput, in a database without
+		// shared throughput, gets the service's 400 RU/s: readable,
+		// replaceable and listed
 		ccn := mustContainer(t, db, "tpnone")
-		_, err = ccn.ReadThroughput(bg, nil)
+		tr, err = ccn.ReadThroughput(bg, nil)
+		if err != nil {
+			t.Fatalf("read the default throughput: %v", err)
+		}
+		if v, ok := tr.ThroughputProperties.ManualThroughput(); !ok || v != 400 {
+			t.Errorf("default throughput = %d %v, want manual 400", v, ok)
+		}
+		nr, err := ccn.Read(bg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rid := nr.ContainerProperties.ResourceID
+		raw := f.rawFor(t)
+		var offerID string
+		for _, o := range object(t, raw.do(http.MethodGet, "/offers", nil).Body)["Offers"].([]any) {
+			if om := o.(map[string]any); om["offerResourceId"] == rid {
+				offerID, _ = om["id"].(string)
+				if om["resource"] != nr.ContainerProperties.SelfLink {
+					t.Errorf("offer resource = %v, want %s", om["resource"], nr.ContainerProperties.SelfLink)
+				}
+			}
+		}
+		if offerID == "" {
+			t.Fatalf("GET /offers does not list the container's offer")
+		}
+		resp := raw.do(http.MethodGet, "/offers/"+offerID, nil)
+		wantStatus(t, resp, http.StatusOK)
+		if got := compactJSON(t, rawMembers(t, resp.Body)["content"]); !strings.HasPrefix(got, `{"offerThroughput":400,`) {
+			t.Errorf("offer content = %s", got)
+		}
+		if tr, err = ccn.ReplaceThroughput(bg, azcosmos.NewManualThroughputProperties(600), nil); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := tr.ThroughputProperties.ManualThroughput(); v != 600 {
+			t.Errorf("replaced default throughput = %d", v)
+		}
+
+		// in a database with shared throughput, a container without its
+		// own has no offer (the SDK turns the empty offer query into 404);
+		// one with its own has it
+		shared := azcosmos.NewManualThroughputProperties(400)
+		if _, err := f.c.CreateDatabase(bg, azcosmos.DatabaseProperties{ID: "shareddb"}, &azcosmos.CreateDatabaseOptions{ThroughputProperties: &shared}); err != nil {
+			t.Fatal(err)
+		}
+		sdb, _ := f.c.NewDatabase("shareddb")
+		_, err = mustContainer(t, sdb, "inshared").ReadThroughput(bg, nil)
 		sdkErr(t, err, http.StatusNotFound)
+		own := azcosmos.NewManualThroughputProperties(700)
+		if _, err := sdb.CreateContainer(bg, azcosmos.ContainerProperties{ID: "own", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}},
+			&azcosmos.CreateContainerOptions{ThroughputProperties: &own}); err != nil {
+			t.Fatal(err)
+		}
+		cco, _ := sdb.NewContainer("own")
+		tr, err = cco.ReadThroughput(bg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := tr.ThroughputProperties.ManualThroughput(); v != 700 {
+			t.Errorf("own throughput in a shared database = %d, want 700", v)
+		}
 	})
 }
 

@@ -373,18 +373,32 @@ func TestDatabases(t *testing.T) {
 		wantError(t, raw.do(http.MethodPost, "/dbs", []byte(`{"id":"dblow"}`), "x-ms-offer-throughput", "abc"), http.StatusBadRequest, "BadRequest")
 		wantError(t, raw.do(http.MethodGet, "/dbs/dblow", nil), http.StatusNotFound, "NotFound")
 
-		// deleting the database deletes its offer
+		// deleting the database deletes its offer (counted among the two
+		// databases' offers: containers created by parallel subtests get
+		// offers of their own)
+		dbmr, err := dbm.Read(bg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := dbm.Delete(bg, nil); err != nil {
 			t.Fatal(err)
 		}
 		resp = raw.do(http.MethodGet, "/offers", nil)
+		left := 0
 		for _, o := range object(t, resp.Body)["Offers"].([]any) {
-			if o.(map[string]any)["resource"] == nil {
+			om := o.(map[string]any)
+			if om["resource"] == nil {
 				t.Errorf("offer without resource: %v", o)
 			}
+			if om["offerResourceId"] == dbmr.DatabaseProperties.ResourceID {
+				t.Errorf("the deleted database's offer is still listed: %v", om)
+			}
+			if rids[om["offerResourceId"].(string)] {
+				left++
+			}
 		}
-		if n := len(object(t, resp.Body)["Offers"].([]any)); n != len(offers)-1 {
-			t.Errorf("offers after delete = %d, want %d", n, len(offers)-1)
+		if left != 1 {
+			t.Errorf("offers of the two databases after deleting one = %d, want 1", left)
 		}
 	})
 }

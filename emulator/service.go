@@ -32,6 +32,11 @@ func (s *Service) Clock() *Clock { return s.clock }
 
 func (s *Service) now() int64 { return s.clock.Now().Unix() }
 
+// MinThroughput is the least manual throughput, in RU/s, and what a
+// container without throughput of its own gets in a database without shared
+// throughput (reference §4).
+const MinThroughput = 400
+
 // Throughput is provisioned throughput requested when creating a database or
 // container (x-ms-offer-throughput or x-ms-cosmos-offer-autopilot-settings).
 type Throughput struct {
@@ -65,8 +70,8 @@ func (t *Throughput) content() ([]byte, error) {
 		settings += "}"
 		return []byte(fmt.Sprintf(`{"offerThroughput":%d,"offerAutopilotSettings":%s,"offerMinimumThroughputParameters":{"maxThroughputEverProvisioned":%d,"maxConsumedStorageEverInKB":0}}`, t.AutoscaleMax/10, settings, t.AutoscaleMax)), nil
 	default:
-		if t.Manual < 400 {
-			return nil, BadRequest("The offer throughput value %d is invalid. The minimum throughput is 400 RU/s.", t.Manual)
+		if t.Manual < MinThroughput {
+			return nil, BadRequest("The offer throughput value %d is invalid. The minimum throughput is %d RU/s.", t.Manual, MinThroughput)
 		}
 		return []byte(fmt.Sprintf(`{"offerThroughput":%d,"offerIsRUPerMinuteThroughputEnabled":false,"offerMinimumThroughputParameters":{"maxThroughputEverProvisioned":%d,"maxConsumedStorageEverInKB":0}}`, t.Manual, t.Manual)), nil
 	}
@@ -108,51 +113,16 @@ func (s *Service) DeleteDatabase(ctx context.Context, ref string) error {
 // containerSystemProperties are dropped from container bodies on write.
 var containerSystemProperties = []string{"_rid", "_ts", "_self", "_etag", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"}
 
-// defaultIndexingPolicy is what the service fills in when a container is
-// created without one (reference §1.5.3).
-func defaultIndexingPolicy() *Object {
-	return &Object{Members: []Member{
-		{"indexingMode", "consistent"},
-		{"automatic", true},
-		{"includedPaths", []any{&Object{Members: []Member{{"path", "/*"}}}}},
-		{"excludedPaths", []any{&Object{Members: []Member{{"path", `/"_etag"/?`}}}}},
-	}}
-}
-
 // normalizeContainer validates a container body and fills in the service's
-// defaults. It returns the properties to store.
+// defaults (indexing, conflict resolution and geospatial policies). It
+// returns the partition key definition and the defaultTtl (nil: off).
 func normalizeContainer(obj *Object) (PartitionKeyDefinition, *int32, error) {
 	for _, p := range containerSystemProperties {
 		obj.Delete(p)
 	}
-	var def PartitionKeyDefinition
-	pkv, ok := obj.Get("partitionKey")
-	if !ok || pkv == nil {
-		return def, nil, BadRequest("The partition key definition is missing. Containers must be created with a partitionKey, e.g. {\"paths\":[\"/pk\"],\"kind\":\"Hash\"}.")
-	}
-	if err := json.Unmarshal(EncodeJSON(pkv), &def); err != nil {
-		return def, nil, BadRequest("The partition key definition is invalid: %v", err)
-	}
-	if def.Kind == "" {
-		def.Kind = "Hash"
-		if len(def.Paths) > 1 {
-			def.Kind = "MultiHash"
-		}
-	}
-	switch {
-	case def.Kind != "Hash" && def.Kind != "MultiHash":
-		return def, nil, BadRequest("The 'kind' value '%s' specified in the partition key definition is invalid. Supported values are 'Hash' and 'MultiHash'.", def.Kind)
-	case len(def.Paths) == 0:
-		return def, nil, BadRequest("The partition key definition must have at least one path.")
-	case def.Kind == "Hash" && len(def.Paths) != 1:
-		return def, nil, BadRequest("A partition key definition of kind 'Hash' must have exactly one path; use 'MultiHash' for hierarchical partition keys.")
-	case len(def.Paths) > 3:
-		return def, nil, BadRequest("A hierarchical partition key may have at most 3 paths.")
-	}
-	for _, p := range def.Paths {
-		if !strings.HasPrefix(p, "/") || len(SplitPath(p)) == 0 {
-			return def, nil, BadRequest("The partition key path '%s' is invalid. Paths must start with '/'.", p)
-		}
+	def, err := parsePartitionKey(obj)
+	if err != nil {
+		return def, nil, err
 	}
 	ttl, err := ValidateDefaultTTL(obj)
 	if err != nil {
@@ -161,26 +131,24 @@ func normalizeContainer(obj *Object) (PartitionKeyDefinition, *int32, error) {
 	if v, ok := obj.Get("defaultTtl"); ok && v == nil {
 		obj.Delete("defaultTtl")
 	}
-	if ip, ok := obj.Get("indexingPolicy"); !ok || ip == nil {
-		obj.Set("indexingPolicy", defaultIndexingPolicy())
-	} else if ipo, ok := ip.(*Object); ok {
-		if mode, ok := ipo.Get("indexingMode"); ok {
-			if ms, ok := mode.(string); ok {
-				ipo.Set("indexingMode", strings.ToLower(ms))
-			}
-		} else {
-			ipo.Set("indexingMode", "consistent")
-		}
-	} else {
-		return def, nil, BadRequest("The indexingPolicy must be a JSON object.")
+	ip, err := normalizeIndexingPolicy(obj, ttl != nil)
+	if err != nil {
+		return def, nil, err
+	}
+	if err := checkContainerPolicies(obj, ip); err != nil {
+		return def, nil, err
 	}
 	if v, ok := obj.Get("conflictResolutionPolicy"); !ok || v == nil {
-		obj.Set("conflictResolutionPolicy", &Object{Members: []Member{
-			{"mode", "LastWriterWins"}, {"conflictResolutionPath", "/_ts"}, {"conflictResolutionProcedure", ""},
-		}})
+		crp := &Object{}
+		crp.Set("mode", "LastWriterWins")
+		crp.Set("conflictResolutionPath", "/_ts")
+		crp.Set("conflictResolutionProcedure", "")
+		obj.Set("conflictResolutionPolicy", crp)
 	}
 	if v, ok := obj.Get("geospatialConfig"); !ok || v == nil {
-		obj.Set("geospatialConfig", &Object{Members: []Member{{"type", "Geography"}}})
+		geo := &Object{}
+		geo.Set("type", "Geography")
+		obj.Set("geospatialConfig", geo)
 	}
 	return def, ttl, nil
 }
@@ -204,10 +172,16 @@ func (s *Service) CreateContainer(ctx context.Context, dbRef string, body []byte
 	if err != nil {
 		return Container{}, err
 	}
+	// without throughput of its own, a container in a database without
+	// shared throughput gets the service's minimum (the store decides)
+	dflt, err := (&Throughput{Manual: MinThroughput}).offer()
+	if err != nil {
+		return Container{}, err
+	}
 	ts := s.now()
 	return s.store.CreateContainer(ctx, CreateContainerParams{
 		DatabaseRef: dbRef, ID: id, Properties: EncodeJSON(obj), PartitionKey: def,
-		DefaultTTL: ttl, TS: ts, ETag: NewETag(ts), Offer: offer,
+		DefaultTTL: ttl, TS: ts, ETag: NewETag(ts), Offer: offer, DefaultOffer: dflt,
 	})
 }
 
@@ -257,33 +231,12 @@ func (s *Service) ReplaceContainer(ctx context.Context, dbRef, collRef string, b
 			if err != nil {
 				return fmt.Errorf("stored container properties: %w", err)
 			}
-			if !sameUniqueKeys(curObj.(*Object), obj) {
+			if !sameMember(curObj.(*Object), obj, "uniqueKeyPolicy", "uniqueKeys") {
 				return Errorf(KindForbidden, "The unique index cannot be modified. To change the unique index, remove the collection and re-create a new one.")
 			}
-			return nil
+			return checkVectorPoliciesUnchanged(curObj.(*Object), obj)
 		},
 	})
-}
-
-// sameUniqueKeys compares the uniqueKeyPolicy of two container bodies,
-// treating an absent policy like one without keys.
-func sameUniqueKeys(a, b *Object) bool {
-	keys := func(o *Object) string {
-		v, ok := o.Get("uniqueKeyPolicy")
-		if !ok || v == nil {
-			return "[]"
-		}
-		p, ok := v.(*Object)
-		if !ok {
-			return string(EncodeJSON(v))
-		}
-		k, ok := p.Get("uniqueKeys")
-		if !ok || k == nil {
-			return "[]"
-		}
-		return string(EncodeJSON(k))
-	}
-	return keys(a) == keys(b)
 }
 
 // ---- offers

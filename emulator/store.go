@@ -114,7 +114,12 @@ type CreateContainerParams struct {
 	DefaultTTL   *int32
 	TS           int64
 	ETag         string
-	Offer        *NewOffer
+	// Offer is the container's own throughput; nil when none was asked for.
+	Offer *NewOffer
+	// DefaultOffer is provisioned instead when Offer is nil and the
+	// database has no shared throughput (the service gives every such
+	// container 400 RU/s); nil provisions nothing.
+	DefaultOffer *NewOffer
 }
 
 // ReplaceContainerParams are the inputs of Store.ReplaceContainer. Check is

@@ -202,8 +202,18 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 		}
 		c = emulator.Container{Num: num, DatabaseNum: d.Num, DatabaseID: d.ID, DatabaseRID: d.RID, ID: p.ID, RID: rid,
 			Properties: p.Properties, PartitionKey: p.PartitionKey, DefaultTTL: p.DefaultTTL, TS: p.TS, ETag: p.ETag}
-		if p.Offer != nil {
-			return insertOffer(ctx, tx, nil, &num, rid, c.Self(), p.Offer.Content, p.TS, p.ETag)
+		offer := p.Offer
+		if offer == nil && p.DefaultOffer != nil {
+			var shared bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM cosmos.offers WHERE db_num = $1 AND coll_num IS NULL)`, d.Num).Scan(&shared); err != nil {
+				return err
+			}
+			if !shared {
+				offer = p.DefaultOffer
+			}
+		}
+		if offer != nil {
+			return insertOffer(ctx, tx, nil, &num, rid, c.Self(), offer.Content, p.TS, p.ETag)
 		}
 		return nil
 	})

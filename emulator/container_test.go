@@ -1,0 +1,336 @@
+package emulator
+
+import (
+	"strings"
+	"testing"
+)
+
+// normalizeBody runs normalizeContainer on a container body and returns the
+// normalized body.
+func normalizeBody(t *testing.T, body string) (*Object, error) {
+	t.Helper()
+	v, err := DecodeJSON([]byte(body))
+	if err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	obj := v.(*Object)
+	_, _, err = normalizeContainer(obj)
+	return obj, err
+}
+
+// wantBadRequest checks that err is a 400 whose message contains msg.
+func wantBadRequest(t *testing.T, err error, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("accepted, want 400 %q", msg)
+	}
+	if KindOf(err) != KindBadRequest {
+		t.Fatalf("kind %v (%v), want BadRequest", KindOf(err), err)
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Fatalf("message %q does not contain %q", err, msg)
+	}
+}
+
+const etagPath = `{"path":"/\"_etag\"/?"}`
+
+func TestNormalizeContainerIndexingPolicy(t *testing.T) {
+	const pk = `"partitionKey":{"paths":["/pk"]}`
+	tests := []struct {
+		name string
+		rest string // members after the partition key
+		want string // the stored indexingPolicy; "" when refused
+		err  string // part of the refusal message
+	}{
+		{"absent", ``, `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`, ""},
+		{"null", `,"indexingPolicy":null`, `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`, ""},
+		{"empty", `,"indexingPolicy":{}`, `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`, ""},
+		{"partial", `,"indexingPolicy":{"automatic":true,"indexingMode":"Consistent"}`, `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`, ""},
+		{"etag appended to the client's exclusions", `,"indexingPolicy":{"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/big/*"}]}`,
+			`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/big/*"},` + etagPath + `]}`, ""},
+		{"root excluded: nothing included by default", `,"indexingPolicy":{"excludedPaths":[{"path":"/*"}]}`,
+			`{"indexingMode":"consistent","automatic":true,"includedPaths":[],"excludedPaths":[{"path":"/*"},` + etagPath + `]}`, ""},
+		{"other members kept after the path lists", `,"indexingPolicy":{"compositeIndexes":[[{"path":"/a","order":"ascending"},{"path":"/b","order":"descending"}]],"indexingMode":"lazy"}`,
+			`{"indexingMode":"lazy","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `],"compositeIndexes":[[{"path":"/a","order":"ascending"},{"path":"/b","order":"descending"}]]}`, ""},
+		{"none without paths", `,"indexingPolicy":{"indexingMode":"none","automatic":false}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
+		{"None is none", `,"indexingPolicy":{"indexingMode":"None","automatic":false}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
+		{"none, automatic absent", `,"indexingPolicy":{"indexingMode":"none"}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
+		{"none with automatic true", `,"indexingPolicy":{"indexingMode":"none","automatic":true}`, "",
+			"Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'."},
+		{"NONE with automatic true", `,"indexingPolicy":{"indexingMode":"NONE","automatic":true}`, "",
+			"Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'."},
+		{"none with defaultTtl", `,"defaultTtl":-1,"indexingPolicy":{"indexingMode":"none","automatic":false}`, "",
+			"Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection"},
+		{"None with defaultTtl", `,"defaultTtl":3600,"indexingPolicy":{"indexingMode":"None","automatic":false}`, "",
+			"Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection"},
+		{"none with null defaultTtl", `,"defaultTtl":null,"indexingPolicy":{"indexingMode":"none","automatic":false}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
+		{"unknown mode", `,"indexingPolicy":{"indexingMode":"eager"}`, "", "indexing mode"},
+		{"mode not a string", `,"indexingPolicy":{"indexingMode":1}`, "", "indexing mode"},
+		{"automatic not a bool", `,"indexingPolicy":{"automatic":"yes"}`, "", "automatic"},
+		{"not an object", `,"indexingPolicy":"consistent"`, "", "indexingPolicy"},
+		{"includedPaths not an array", `,"indexingPolicy":{"includedPaths":{"path":"/*"}}`, "", "includedPaths"},
+		{"path not a string", `,"indexingPolicy":{"includedPaths":[{"path":1}]}`, "", "path"},
+		{"path missing", `,"indexingPolicy":{"excludedPaths":[{}]}`, "", "path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj, err := normalizeBody(t, `{"id":"c",`+pk+tt.rest+`}`)
+			if tt.want == "" {
+				wantBadRequest(t, err, tt.err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ip, _ := obj.Get("indexingPolicy")
+			if got := string(EncodeJSON(ip)); got != tt.want {
+				t.Fatalf("indexingPolicy\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNormalizeContainerPartitionKey(t *testing.T) {
+	const pkMsg = "Partition key paths must contain only valid characters and not contain a trailing slash or wildcard character."
+	tests := []struct {
+		pk  string
+		err string // "" when accepted
+	}{
+		{`{"paths":["/pk"],"kind":"Hash"}`, ""},
+		{`{"paths":["/pk"],"kind":"Hash","version":2}`, ""},
+		{`{"paths":["/pk"],"kind":"Hash","version":1}`, ""},
+		{`{"paths":["/pk"]}`, ""},
+		{`{"paths":["/a/b/c"]}`, ""},
+		{`{"paths":["/_ts"]}`, ""},
+		{`{"paths":["/userId_2"]}`, ""},
+		{`{"paths":["/nämé"]}`, ""},
+		{`{"paths":["/\"odd name\""]}`, ""},
+		{`{"paths":["/\"a-b\"/c"]}`, ""},
+		{`{"paths":["/tenant","/user","/session"],"kind":"MultiHash","version":2}`, ""},
+		{`{"paths":["/tenant"],"kind":"MultiHash","version":2}`, ""},
+		{`{"paths":["/id ds"]}`, "The partition key component definition path '/id ds' could not be accepted, failed near position '3'. " + pkMsg},
+		{`{"paths":["/user-id"]}`, "failed near position '5'"},
+		{`{"paths":["/tenant","user"],"kind":"MultiHash"}`, "The partition key component definition path 'user' could not be accepted, failed near position '0'."},
+		{`{"paths":["/a","/b c"],"kind":"MultiHash"}`, "path '/b c'"},
+		{`{"paths":["a"]}`, pkMsg},
+		{`{"paths":["/"]}`, pkMsg},
+		{`{"paths":[""]}`, pkMsg},
+		{`{"paths":["/pk/"]}`, pkMsg},
+		{`{"paths":["/pk/*"]}`, pkMsg},
+		{`{"paths":["/pk/?"]}`, pkMsg},
+		{`{"paths":["/*"]}`, pkMsg},
+		{`{"paths":["/a//b"]}`, pkMsg},
+		{`{"paths":["/a[]"]}`, pkMsg},
+		{`{"paths":["/a;b"]}`, pkMsg},
+		{`{"paths":["/a'b"]}`, pkMsg},
+		{`{"paths":["/a\"b"]}`, pkMsg},
+		{`{"paths":["/\"unterminated"]}`, pkMsg},
+		{`{"paths":["/\"\""]}`, pkMsg},
+		{`{"paths":["/\"a\\\\b\""]}`, pkMsg},
+		{`{"paths":["/a\u0000b"]}`, pkMsg},
+		{`{"paths":["/a\tb"]}`, pkMsg},
+		{`{"paths":["/` + strings.Repeat("a", 2000) + `"]}`, pkMsg},
+		{`{"paths":["` + strings.Repeat("/a", 200) + `"]}`, pkMsg},
+		{`{"paths":[1]}`, "partition key"},
+		{`{"paths":"/pk"}`, "partition key"},
+		{`{"paths":[]}`, "at least one path"},
+		{`{"paths":["/a","/b"],"kind":"Hash"}`, "exactly one path"},
+		{`{"paths":["/a","/b","/c","/d"],"kind":"MultiHash"}`, "at most 3 paths"},
+		{`{"paths":["/a"],"kind":"Range"}`, "'kind' value 'Range'"},
+		{`{"paths":["/a"],"kind":"hash"}`, "'kind' value 'hash'"},
+		{`{"paths":["/a"],"version":3}`, "version"},
+		{`{"paths":["/a"],"version":0}`, "version"},
+		{`{"paths":["/a"],"version":"2"}`, "version"},
+		{`{"paths":["/a"],"version":2.5}`, "version"},
+		{`"/pk"`, "partition key"},
+		{`null`, "partition key definition is missing"},
+	}
+	for _, tt := range tests {
+		t.Run(shortName(tt.pk), func(t *testing.T) {
+			_, err := normalizeBody(t, `{"id":"c","partitionKey":`+tt.pk+`}`)
+			if tt.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantBadRequest(t, err, tt.err)
+		})
+	}
+}
+
+// TestContainerPolicyPaths checks the paths of every container policy: the
+// forms the service documents and the SDKs send are accepted, hostile or
+// malformed paths are a 400 before anything is stored.
+func TestContainerPolicyPaths(t *testing.T) {
+	// where puts a path into a container body's members.
+	where := map[string]func(p string) string{
+		"included": func(p string) string {
+			return `"indexingPolicy":{"includedPaths":[{"path":` + p + `}],"excludedPaths":[{"path":"/*"}]}`
+		},
+		"excluded": func(p string) string { return `"indexingPolicy":{"excludedPaths":[{"path":` + p + `}]}` },
+		"spatial": func(p string) string {
+			return `"indexingPolicy":{"spatialIndexes":[{"path":` + p + `,"types":["Point","Polygon","MultiPolygon","LineString"]}]}`
+		},
+		"composite": func(p string) string {
+			return `"indexingPolicy":{"compositeIndexes":[[{"path":` + p + `,"order":"ascending"},{"path":"/b","order":"descending"}]]}`
+		},
+		"unique": func(p string) string { return `"uniqueKeyPolicy":{"uniqueKeys":[{"paths":["/a",` + p + `]}]}` },
+		"full text": func(p string) string {
+			return `"fullTextPolicy":{"defaultLanguage":"en-US","fullTextPaths":[{"path":` + p + `,"language":"en-US"}]}`
+		},
+		"full text index": func(p string) string {
+			return `"indexingPolicy":{"fullTextIndexes":[{"path":` + p + `}]}`
+		},
+		"vector": func(p string) string {
+			return `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":` + p + `,"dataType":"float32","distanceFunction":"cosine","dimensions":8}]},` +
+				`"indexingPolicy":{"vectorIndexes":[{"path":` + p + `,"type":"flat"}]}`
+		},
+		"conflict": func(p string) string {
+			return `"conflictResolutionPolicy":{"mode":"LastWriterWins","conflictResolutionPath":` + p + `}`
+		},
+	}
+	index := []string{"included", "excluded", "spatial"}
+	property := []string{"composite", "unique", "full text", "full text index", "vector", "conflict"}
+	all := append(append([]string{}, index...), property...)
+	tests := []struct {
+		path string   // JSON string
+		ok   []string // the places where it is valid; everywhere else it is refused
+	}{
+		// index paths (docs: index-policy): /? a scalar, /* everything below, quoted labels, [] arrays
+		{`"/*"`, index},
+		{`"/name/?"`, index},
+		{`"/name/*"`, index},
+		{`"/a/b/c/?"`, index},
+		{`"/tags/[]/?"`, index},
+		{`"/tags/[]/name/?"`, index},
+		{`"/tags/[]/*"`, index},
+		{`"/\"_etag\"/?"`, index},
+		{`"/\"path-abc\"/?"`, index},
+		{`"/\"a b\"/*"`, index},
+		{`"/location/*"`, index},
+		{`"/_ts/?"`, index},
+		{`"/nämé/?"`, index},
+		// property paths
+		{`"/name"`, property},
+		{`"/a/b"`, property},
+		{`"/_ts"`, property},
+		{`"/\"odd-name\""`, property},
+		{`"/\"odd-name\"/inner"`, property},
+		// refused everywhere (an empty or null conflict resolution path
+		// goes with the Custom mode)
+		{`""`, []string{"conflict"}},
+		{`null`, []string{"conflict"}},
+		{`"/"`, nil},
+		{`"name/?"`, nil},
+		{`"name"`, nil},
+		{`"//?"`, nil},
+		{`"/a//b/?"`, nil},
+		{`"/path-abc/?"`, nil},
+		{`"/a b/?"`, nil},
+		{`"/a;b/?"`, nil},
+		{`"/a;DROP TABLE x/?"`, nil},
+		{`"/a'b/?"`, nil},
+		{`"/a'); SELECT 1; --"`, nil},
+		{`"/a\"b/?"`, nil},
+		{`"/\"a/?"`, nil},
+		{`"/\"a\"b/?"`, nil},
+		{`"/\"\"/?"`, nil},
+		{`"/\"a\\\"b\"/?"`, nil},
+		{`"/a\\b/?"`, nil},
+		{`"/\"a\\\\b\"/?"`, nil},
+		{`"/a\u0000/?"`, nil},
+		{`"/\"a\u0000\"/?"`, nil},
+		{`"/\"a\nb\"/?"`, nil},
+		{`"/a/*/b/?"`, nil},
+		{`"/a/?/b"`, nil},
+		{`"/a/??"`, nil},
+		{`"/a?"`, nil},
+		{`"/a*"`, nil},
+		{`"/[]"`, nil},
+		{`"/a[]/?"`, nil},
+		{`"/[x]/?"`, nil},
+		{`"/a/"`, nil},
+		{`"/` + strings.Repeat("a", 5000) + `/?"`, nil},
+		{`"` + strings.Repeat("/a", 300) + `/?"`, nil},
+		{`1`, nil},
+	}
+	for _, tt := range tests {
+		ok := map[string]bool{}
+		for _, w := range tt.ok {
+			ok[w] = true
+		}
+		for _, w := range all {
+			t.Run(shortName(w+" "+tt.path), func(t *testing.T) {
+				body := `{"id":"c","partitionKey":{"paths":["/pk"]},` + where[w](tt.path) + `}`
+				_, err := normalizeBody(t, body)
+				if ok[w] {
+					if err != nil {
+						t.Fatalf("%s: %v", body, err)
+					}
+					return
+				}
+				wantBadRequest(t, err, "")
+			})
+		}
+	}
+}
+
+// TestContainerPolicyShapes checks the members around the paths: counts,
+// types and the vector index rules.
+func TestContainerPolicyShapes(t *testing.T) {
+	many := func(n int, item string) string {
+		return strings.TrimSuffix(strings.Repeat(item+",", n), ",")
+	}
+	tests := []struct {
+		name string
+		rest string
+		err  string // "" when accepted
+	}{
+		{"vector index with its embedding", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"cosine","dimensions":3}]},"indexingPolicy":{"vectorIndexes":[{"path":"/v","type":"quantizedFlat"}]}`, ""},
+		{"vector index without embedding policy", `"indexingPolicy":{"vectorIndexes":[{"path":"/vector1","type":"flat"}]}`,
+			"The Vector Indexing Policy's path::/vector1 not matching in Embedding's path."},
+		{"vector index on another path", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"cosine","dimensions":3}]},"indexingPolicy":{"vectorIndexes":[{"path":"/w","type":"flat"}]}`,
+			"The Vector Indexing Policy's path::/w not matching in Embedding's path."},
+		{"embedding without index", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"dotproduct","dimensions":3}]}`, ""},
+		{"embedding dimensions zero", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"cosine","dimensions":0}]}`, "dimensions"},
+		{"embedding distance unknown", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"manhattan","dimensions":3}]}`, "distanceFunction"},
+		{"vectorEmbeddings not an array", `"vectorEmbeddingPolicy":{"vectorEmbeddings":{}}`, "vectorEmbeddings"},
+		{"composite of 8 paths", `"indexingPolicy":{"compositeIndexes":[[` + many(8, `{"path":"/a"}`) + `]]}`, ""},
+		{"composite of 9 paths", `"indexingPolicy":{"compositeIndexes":[[` + many(9, `{"path":"/a"}`) + `]]}`, "composite"},
+		{"composite order unknown", `"indexingPolicy":{"compositeIndexes":[[{"path":"/a","order":"up"},{"path":"/b"}]]}`, "order"},
+		{"composite order any case", `"indexingPolicy":{"compositeIndexes":[[{"path":"/a","order":"Ascending"},{"path":"/b","order":"DESCENDING"}]]}`, ""},
+		{"composite not nested", `"indexingPolicy":{"compositeIndexes":[{"path":"/a"}]}`, "compositeIndexes"},
+		{"1500 excluded paths", `"indexingPolicy":{"excludedPaths":[` + many(1500, `{"path":"/a/?"}`) + `]}`, ""},
+		{"1501 excluded paths", `"indexingPolicy":{"excludedPaths":[` + many(1501, `{"path":"/a/?"}`) + `]}`, "excludedPaths"},
+		{"1501 included paths", `"indexingPolicy":{"includedPaths":[` + many(1501, `{"path":"/a/?"}`) + `]}`, "includedPaths"},
+		{"10 unique keys", `"uniqueKeyPolicy":{"uniqueKeys":[` + many(10, `{"paths":["/a"]}`) + `]}`, ""},
+		{"11 unique keys", `"uniqueKeyPolicy":{"uniqueKeys":[` + many(11, `{"paths":["/a"]}`) + `]}`, "unique"},
+		{"16 paths in a unique key", `"uniqueKeyPolicy":{"uniqueKeys":[{"paths":[` + many(16, `"/a"`) + `]}]}`, ""},
+		{"17 paths in a unique key", `"uniqueKeyPolicy":{"uniqueKeys":[{"paths":[` + many(17, `"/a"`) + `]}]}`, "unique"},
+		{"unique key without paths", `"uniqueKeyPolicy":{"uniqueKeys":[{}]}`, "paths"},
+		{"empty unique key policy", `"uniqueKeyPolicy":{"uniqueKeys":[]}`, ""},
+		{"spatial types not an array", `"indexingPolicy":{"spatialIndexes":[{"path":"/l/*","types":"Point"}]}`, "types"},
+		{"conflict path empty (custom mode)", `"conflictResolutionPolicy":{"mode":"Custom","conflictResolutionPath":"","conflictResolutionProcedure":"dbs/d/colls/c/sprocs/p"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := normalizeBody(t, `{"id":"c","partitionKey":{"paths":["/pk"]},`+tt.rest+`}`)
+			if tt.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantBadRequest(t, err, tt.err)
+		})
+	}
+}
+
+// shortName bounds a subtest name built from its input.
+func shortName(s string) string {
+	if len(s) > 60 {
+		return s[:60]
+	}
+	return s
+}
