@@ -37,8 +37,9 @@ var knownConformanceGaps = map[string]string{
 // system properties ignored.
 func TestConformance(t *testing.T) {
 	dirs, err := os.ReadDir(conformanceDir)
-	if os.IsNotExist(err) {
-		t.Skipf("%s is absent", conformanceDir)
+	if os.IsNotExist(err) || err == nil && len(dirs) == 0 {
+		missingSharedData(t, "%s is absent or empty", conformanceDir)
+		return
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +77,41 @@ func TestConformance(t *testing.T) {
 		})
 	}
 	t.Logf("%d of %d conformance cases pass", passed, len(dirs))
+}
+
+// missingSharedData skips a test whose data in ../shared is absent, except
+// on CI (CI set), where shared/ is always checked out beside the repository:
+// there its absence fails the test instead of passing it silently.
+func missingSharedData(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	if os.Getenv("CI") != "" {
+		tb.Fatalf("CI must not skip: "+format, args...)
+		return
+	}
+	tb.Skipf(format, args...)
+}
+
+// skipRecorder records what missingSharedData did instead of doing it.
+type skipRecorder struct {
+	testing.TB
+	skipped, failed bool
+}
+
+func (r *skipRecorder) Helper()               {}
+func (r *skipRecorder) Skipf(string, ...any)  { r.skipped = true }
+func (r *skipRecorder) Fatalf(string, ...any) { r.failed = true }
+
+// TestMissingSharedDataFailsOnCI checks that absent conformance data is a
+// skip on a developer's machine and a failure on CI.
+func TestMissingSharedDataFailsOnCI(t *testing.T) {
+	for _, ci := range []string{"", "true"} {
+		t.Setenv("CI", ci)
+		r := &skipRecorder{TB: t}
+		missingSharedData(r, "%s is absent", "shared")
+		if r.failed != (ci != "") || r.skipped != (ci == "") {
+			t.Errorf("CI=%q: failed %v, skipped %v", ci, r.failed, r.skipped)
+		}
+	}
 }
 
 type conformanceError string
