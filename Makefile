@@ -28,6 +28,7 @@ bench: build
 	$(GO) run ./cmd/cosmos-bench $(BENCHARGS)
 
 fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzNormalizeContainer -fuzztime 30s -fuzzminimizetime 2s ./emulator/
 	$(GO) test -run '^$$' -fuzz FuzzParsePartitionKeyHeader -fuzztime 30s ./wire/
 	$(GO) test -run '^$$' -fuzz FuzzParseAuthorization -fuzztime 30s ./wire/
 
