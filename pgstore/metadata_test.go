@@ -91,3 +91,52 @@ func TestContainerCacheSeesOtherProcessesChanges(t *testing.T) {
 		return emulator.IsKind(err, emulator.KindNotFound)
 	})
 }
+
+// TestContainerDefaultOffer: a container created without an offer of its
+// own gets its DefaultOffer only in a database without shared throughput;
+// an offer of its own always wins.
+func TestContainerDefaultOffer(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	dflt := &emulator.NewOffer{Content: []byte(`{"offerThroughput":400}`)}
+	own := &emulator.NewOffer{Content: []byte(`{"offerThroughput":700}`)}
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "plain", TS: 1, ETag: `"e"`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "shared", TS: 1, ETag: `"e"`, Offer: &emulator.NewOffer{Content: []byte(`{"offerThroughput":1000}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		db, id string
+		offer  *emulator.NewOffer
+		want   string // the container's offer content; "" for none
+	}{
+		{"plain", "dflt", nil, `{"offerThroughput":400}`},
+		{"plain", "own", own, `{"offerThroughput":700}`},
+		{"shared", "dflt", nil, ""},
+		{"shared", "own", own, `{"offerThroughput":700}`},
+	}
+	for _, tt := range tests {
+		c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: tt.db, ID: tt.id, Properties: []byte(`{}`),
+			PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`, Offer: tt.offer, DefaultOffer: dflt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		offers, err := s.ListOffers(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, o := range offers {
+			if o.ResourceRID == c.RID {
+				got = string(o.Content)
+				if o.Resource != c.Self() {
+					t.Errorf("%s/%s: offer resource %s, want %s", tt.db, tt.id, o.Resource, c.Self())
+				}
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s/%s: offer %q, want %q", tt.db, tt.id, got, tt.want)
+		}
+	}
+}
