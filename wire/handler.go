@@ -41,6 +41,29 @@ type Config struct {
 	Sweep func(ctx context.Context) (int, error)
 	// SweeperStats returns the sweeper's counters for GET /_emulator/stats.
 	SweeperStats func() any
+	// Consistency is the account's default consistency level advertised in
+	// GET / (userConsistencyPolicy), one of ConsistencyLevels, matched
+	// case-insensitively (default "Session").
+	Consistency string
+}
+
+// ConsistencyLevels are the default consistency levels an account can
+// have, as the service spells them.
+var ConsistencyLevels = []string{"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}
+
+// ParseConsistency returns the service's spelling of a consistency level
+// named case-insensitively ("" is "Session"), or an error naming the valid
+// levels.
+func ParseConsistency(s string) (string, error) {
+	if s == "" {
+		return "Session", nil
+	}
+	for _, l := range ConsistencyLevels {
+		if strings.EqualFold(s, l) {
+			return l, nil
+		}
+	}
+	return "", fmt.Errorf("wire: unknown consistency level %q: use one of %s", s, strings.Join(ConsistencyLevels, ", "))
 }
 
 type handler struct {
@@ -51,6 +74,8 @@ type handler struct {
 	log       *slog.Logger
 	ready     func() bool
 	now       func() time.Time
+	// consistency is the account's default consistency level.
+	consistency string
 
 	sweepFn      func(ctx context.Context) (int, error)
 	sweeperStats func() any
@@ -69,8 +94,12 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wire: the master key is not valid base64: %w", err)
 	}
+	consistency, err := ParseConsistency(cfg.Consistency)
+	if err != nil {
+		return nil, err
+	}
 	h := &handler{svc: cfg.Service, key: key, keyString: keyString, certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
-		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats}
+		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -224,37 +253,34 @@ func (h *handler) authenticate(r *http.Request) error {
 	}
 }
 
-// linkCandidates returns the links a client may have signed: the decoded
-// link (Go, JS, .NET for names), the still-escaped link, and the lower-cased
-// link (RID-based addressing: offers, .NET's pkranges by RID).
-func linkCandidates(escapedPath, decoded string) []string {
-	_, rawLink := resourceTypeAndRawLink(escapedPath)
-	out := []string{decoded}
-	if rawLink != decoded {
-		out = append(out, rawLink)
-	}
-	if l := strings.ToLower(decoded); l != decoded {
-		out = append(out, l)
-	}
-	// RID-based requests sign the lower-cased RID alone: the Go SDK signs
-	// lower(offerRid) for /offers/{rid}, .NET lower(collRid) for
-	// /dbs/{dbRid}/colls/{collRid}/pkranges (reference §2.2).
-	if i := strings.LastIndexByte(decoded, '/'); i >= 0 && i+1 < len(decoded) {
-		out = append(out, strings.ToLower(decoded[i+1:]))
+// linkCandidates returns the links a signature may cover for a request
+// whose decoded link is link: that link exactly (Go, JS and .NET sign the
+// decoded, case-preserved link; reference §2.2), plus, for the two
+// RID-addressed requests the SDKs sign by the lower-cased RID alone, that
+// lower-cased RID: GET/PUT /offers/{rid} (Go, JS) and
+// /dbs/{dbRid}/colls/{collRid}/pkranges (.NET), the latter only when both
+// segments are well-formed RIDs of their kind. A lower-cased RID names no
+// resource by name, and RIDs differing only in case are distinct values
+// the service itself cannot tell apart in a signature, so nothing else is
+// case-folded: a signature over docs/secret does not read docs/Secret, and
+// neither the still-escaped link nor a bare last segment is accepted.
+func linkCandidates(escapedPath, link string) []string {
+	out := []string{link}
+	segs := splitPath(escapedPath)
+	switch {
+	case len(segs) == 2 && segs[0] == "offers":
+		out = append(out, strings.ToLower(segs[1]))
+	case len(segs) == 5 && segs[0] == "dbs" && segs[2] == "colls" && segs[4] == "pkranges" &&
+		isRID(segs[1], 4) && isRID(segs[3], 8):
+		out = append(out, strings.ToLower(segs[3]))
 	}
 	return out
 }
 
-func resourceTypeAndRawLink(escapedPath string) (string, string) {
-	p := strings.Trim(escapedPath, "/")
-	if p == "" {
-		return "", ""
-	}
-	segs := strings.Split(p, "/")
-	if len(segs)%2 == 1 {
-		return segs[len(segs)-1], strings.Join(segs[:len(segs)-1], "/")
-	}
-	return segs[len(segs)-2], strings.Join(segs, "/")
+// isRID reports whether s is a well-formed RID of n bytes.
+func isRID(s string, n int) bool {
+	b, ok := emulator.DecodeRID(s)
+	return ok && len(b) == n
 }
 
 func newUUID() string {
