@@ -9,9 +9,16 @@ import (
 
 // ---- account, health, certificate
 
+// AccountID is the id (and _rid) of the database account document. It is
+// the id Microsoft's Linux emulator answers: the JS SDK ignores the
+// advertised locations of an account whose id is "localhost" (the classic
+// emulator's) and then re-reads GET / before every request.
+const AccountID = "cosmosdev"
+
 // getAccount answers GET / with the database account, advertising the
 // endpoint the client used (scheme://Host/) as the only region, so the SDKs
-// keep talking to this server (sdk-notes §2.3).
+// keep talking to this server (sdk-notes §2.3), and the configured default
+// consistency level.
 func (h *handler) getAccount(w http.ResponseWriter, r *http.Request) {
 	scheme := "http"
 	if r.TLS != nil {
@@ -19,11 +26,11 @@ func (h *handler) getAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	endpoint := scheme + "://" + r.Host + "/"
 	region := `{"name":"South Central US","databaseAccountEndpoint":` + string(emulator.AppendJSONString(nil, endpoint)) + `}`
-	body := `{"_self":"","id":"localhost","_rid":"localhost","media":"//media/","addresses":"//addresses/","_dbs":"//dbs/",` +
+	body := `{"_self":"","id":"` + AccountID + `","_rid":"` + AccountID + `.documents.azure.com","media":"//media/","addresses":"//addresses/","_dbs":"//dbs/",` +
 		`"writableLocations":[` + region + `],"readableLocations":[` + region + `],` +
 		`"enableMultipleWriteLocations":false,"continuousBackupEnabled":false,"enableNRegionSynchronousCommit":false,` +
 		`"userReplicationPolicy":{"asyncReplication":false,"minReplicaSetSize":1,"maxReplicasetSize":4},` +
-		`"userConsistencyPolicy":{"defaultConsistencyLevel":"Session"},` +
+		`"userConsistencyPolicy":{"defaultConsistencyLevel":"` + h.consistency + `"},` +
 		`"systemReplicationPolicy":{"minReplicaSetSize":1,"maxReplicasetSize":4},` +
 		`"readPolicy":{"primaryReadCoefficient":1,"secondaryReadCoefficient":1},` +
 		`"queryEngineConfiguration":"{\"allowNewKeywords\":true,\"maxJoinsPerSqlQuery\":10,\"maxQueryRequestTimeoutFraction\":0.9,\"maxSqlQueryInputLength\":524288,\"maxUdfRefPerSqlQuery\":10,\"queryMaxInMemorySortDocumentCount\":-1000,\"spatialMaxGeometryPointCount\":256,\"sqlAllowNonFiniteNumbers\":false,\"sqlDisableOptimizationFlags\":0,\"enableSpatialIndexing\":true,\"maxInExpressionItemsCount\":2147483647,\"maxLogicalAndPerSqlQuery\":2147483647,\"maxLogicalOrPerSqlQuery\":2147483647,\"maxSpatialQueryCells\":2147483647,\"sqlAllowAggregateFunctions\":true,\"sqlAllowGroupByClause\":true,\"sqlAllowLike\":true,\"sqlAllowSubQuery\":true,\"sqlAllowScalarSubQuery\":true,\"sqlAllowTop\":true}"}`
