@@ -76,7 +76,7 @@ func (t *Throughput) content() ([]byte, error) {
 
 // CreateDatabase creates a database from a body such as {"id":"db1"}.
 func (s *Service) CreateDatabase(ctx context.Context, body []byte, tp *Throughput) (Database, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(ctx, body)
 	if err != nil {
 		return Database{}, err
 	}
@@ -187,7 +187,7 @@ func normalizeContainer(obj *Object) (PartitionKeyDefinition, *int32, error) {
 
 // CreateContainer creates a container in database dbRef from its JSON body.
 func (s *Service) CreateContainer(ctx context.Context, dbRef string, body []byte, tp *Throughput) (Container, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(ctx, body)
 	if err != nil {
 		return Container{}, err
 	}
@@ -226,7 +226,7 @@ func (s *Service) DeleteContainer(ctx context.Context, dbRef, collRef string) er
 // the service); the items are kept. Replace is a full PUT: a body without
 // defaultTtl turns TTL off.
 func (s *Service) ReplaceContainer(ctx context.Context, dbRef, collRef string, body []byte, ifMatch string) (Container, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(ctx, body)
 	if err != nil {
 		return Container{}, err
 	}
@@ -375,12 +375,12 @@ type preparedItem struct {
 
 // prepareItem validates a document body against container c and checks that
 // its partition key matches the header's.
-func prepareItem(c Container, body []byte, hdr PartitionKey) (preparedItem, error) {
+func prepareItem(ctx context.Context, c Container, body []byte, hdr PartitionKey) (preparedItem, error) {
 	want, err := checkPKHeader(c, hdr)
 	if err != nil {
 		return preparedItem{}, err
 	}
-	doc, err := decodeObject(body)
+	doc, err := decodeObject(ctx, body)
 	if err != nil {
 		return preparedItem{}, err
 	}
@@ -435,7 +435,7 @@ func (s *Service) writeRequest(ctx context.Context, r ItemRequest) (Container, p
 	if err != nil {
 		return c, preparedItem{}, err
 	}
-	p, err := prepareItem(c, r.Body, r.PartitionKey)
+	p, err := prepareItem(ctx, c, r.Body, r.PartitionKey)
 	return c, p, err
 }
 
@@ -528,7 +528,7 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 		return ItemResult{Container: c}, err
 	}
 	pk := key.PK
-	ops, condition, err := ParsePatch(r.Body)
+	ops, condition, err := ParsePatch(ctx, r.Body)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}

@@ -1,7 +1,9 @@
 package emulator
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -126,18 +128,70 @@ func ValidateDefaultTTL(props *Object) (*int32, error) {
 	return &t, nil
 }
 
-// decodeObject decodes a request body that must be a JSON object.
-func decodeObject(body []byte) (*Object, error) {
+// decodeBody decodes a request body (at most MaxItemSize bytes) with
+// DecodeJSONContext; a client's mistake is a 400 whose message names it.
+func decodeBody(ctx context.Context, body []byte) (any, error) {
 	if len(body) > MaxItemSize {
 		return nil, ErrTooLarge
 	}
-	v, err := DecodeJSON(body)
-	if err != nil {
+	v, err := DecodeJSONContext(ctx, body)
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return nil, err
+	case errors.Is(err, ErrJSONInvalidUTF8), errors.Is(err, ErrJSONTooDeep), errors.Is(err, ErrJSONNul):
+		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload + " The request body is invalid: " + err.Error() + ".", Err: err}
+	default:
 		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload, Err: err}
+	}
+}
+
+// decodeObject decodes a request body that must be a JSON object.
+func decodeObject(ctx context.Context, body []byte) (*Object, error) {
+	v, err := decodeBody(ctx, body)
+	if err != nil {
+		return nil, err
 	}
 	obj, ok := v.(*Object)
 	if !ok {
 		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload, Err: fmt.Errorf("body is not a JSON object")}
 	}
 	return obj, nil
+}
+
+// checkDepth reports ErrJSONTooDeep (as a 400) when v nests arrays and
+// objects more than MaxJSONDepth levels deep: a patch can build such a
+// document from a shallow one.
+func checkDepth(v any) error {
+	if jsonDepth(v, 0) > MaxJSONDepth {
+		return &Error{Kind: KindBadRequest, Message: MsgInvalidPayload + " The resulting document is invalid: " + ErrJSONTooDeep.Error() + ".", Err: ErrJSONTooDeep}
+	}
+	return nil
+}
+
+// jsonDepth returns the nesting depth of v, stopping once it passes
+// MaxJSONDepth.
+func jsonDepth(v any, depth int) int {
+	if depth > MaxJSONDepth {
+		return depth
+	}
+	max := depth
+	switch t := v.(type) {
+	case *Object:
+		max = depth + 1
+		for _, m := range t.Members {
+			if d := jsonDepth(m.Value, depth+1); d > max {
+				max = d
+			}
+		}
+	case []any:
+		max = depth + 1
+		for _, e := range t {
+			if d := jsonDepth(e, depth+1); d > max {
+				max = d
+			}
+		}
+	}
+	return max
 }
