@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -75,17 +74,16 @@ var (
 	ErrJSONInvalidUTF8 = errors.New("the JSON text is not valid UTF-8")
 	// ErrJSONTooDeep reports nesting beyond MaxJSONDepth.
 	ErrJSONTooDeep = fmt.Errorf("arrays and objects nest more than %d levels deep", MaxJSONDepth)
-	// ErrJSONNul reports a string or member name holding U+0000, which
-	// PostgreSQL's jsonb cannot store.
-	ErrJSONNul = errors.New(`a string holds the character U+0000 ("\u0000"), which cannot be stored`)
 )
 
 // DecodeJSON parses exactly one JSON value from data, keeping object member
 // order, in time linear in the size of data. Numbers must be finite
 // IEEE-754 doubles (Cosmos DB rejects 1e400 with 400). A duplicate member
 // name keeps the last value at the position of the first. The text must be
-// valid UTF-8, nest at most MaxJSONDepth levels and hold no U+0000 in a
-// string.
+// valid UTF-8 and nest at most MaxJSONDepth levels. U+0000 ("\u0000") is
+// accepted in strings: documents are stored as text (their jsonb column
+// maps it to U+FFFD), and names that reach PostgreSQL as text (ids,
+// partition key paths) refuse it in their validators.
 func DecodeJSON(data []byte) (any, error) {
 	return DecodeJSONContext(context.Background(), data)
 }
@@ -320,9 +318,6 @@ func (d *jsonDecoder) str() (string, error) {
 			var s string
 			if err := json.Unmarshal(lit, &s); err != nil {
 				return "", fmt.Errorf("invalid string literal at offset %d: %w", start, err)
-			}
-			if strings.IndexByte(s, 0) >= 0 {
-				return "", ErrJSONNul
 			}
 			return s, nil
 		case c == '\\':

@@ -150,7 +150,7 @@ func normalizeContainer(obj *Object) (PartitionKeyDefinition, *int32, error) {
 		return def, nil, BadRequest("A hierarchical partition key may have at most 3 paths.")
 	}
 	for _, p := range def.Paths {
-		if !strings.HasPrefix(p, "/") || len(SplitPath(p)) == 0 {
+		if !strings.HasPrefix(p, "/") || len(SplitPath(p)) == 0 || strings.IndexByte(p, 0) >= 0 {
 			return def, nil, BadRequest("The partition key path '%s' is invalid. Paths must start with '/'.", p)
 		}
 	}
@@ -355,7 +355,12 @@ type ItemResult struct {
 }
 
 // checkPKHeader returns the canonical key of the header for container c.
+// A container with the system key (SystemPartitionKey) takes a missing
+// header as the undefined key, as legacy clients send none.
 func checkPKHeader(c Container, hdr PartitionKey) (string, error) {
+	if hdr == nil && c.PartitionKey.SystemKey {
+		hdr = PartitionKey{Undefined}
+	}
 	if hdr == nil || len(hdr) < len(c.PartitionKey.Paths) {
 		return "", ErrPKTooFew
 	}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -109,7 +110,10 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if h.now == nil {
 		h.now = time.Now
 	}
-	r := mux.NewRouter().UseEncodedPath()
+	// SkipClean: gorilla/mux would answer a path with "." or ".." segments
+	// with a redirect to another resource's path; such ids are refused at
+	// create instead (emulator.ValidateItemID).
+	r := mux.NewRouter().UseEncodedPath().SkipClean(true)
 	r.NotFoundHandler = http.HandlerFunc(h.notFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
 
@@ -152,23 +156,15 @@ func exemptFromAuth(r *http.Request) bool {
 	return (p == "/" && r.Method == http.MethodGet) || strings.HasPrefix(p, "/_explorer/") || p == "/_emulator/health"
 }
 
-// middleware trims trailing slashes, sets the headers every response
-// carries, authenticates and recovers from panics.
+// middleware normalizes and checks the request line and headers
+// (normalizeRequest), sets the headers every response carries,
+// authenticates and recovers from panics.
 func (h *handler) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.EscapedPath(); len(p) > 1 && strings.HasSuffix(p, "/") {
-			trimmed := strings.TrimRight(p, "/")
-			if trimmed == "" {
-				trimmed = "/"
-			}
-			if u, err := url.PathUnescape(trimmed); err == nil {
-				r.URL.Path = u
-				r.URL.RawPath = trimmed
-			}
-		}
+		badRequest := normalizeRequest(r)
 		hd := w.Header()
 		activity := r.Header.Get("x-ms-activity-id")
-		if activity == "" {
+		if activity == "" || badRequest != nil {
 			activity = newUUID()
 		}
 		hd.Set("x-ms-activity-id", activity)
@@ -188,6 +184,10 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 				h.writeError(w, r, fmt.Errorf("panic: %v", v))
 			}
 		}()
+		if badRequest != nil {
+			h.writeError(w, r, badRequest)
+			return
+		}
 		if !exemptFromAuth(r) {
 			if err := h.authenticate(r); err != nil {
 				h.writeError(w, r, err)
@@ -196,6 +196,55 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// normalizeRequest prepares the request for routing and signature checks
+// and returns the 400 of a request no resource can be addressed by:
+//
+//   - trailing slashes are trimmed (the Go SDK's offer paths keep one);
+//   - under /dbs/, a query string is part of the last path segment: the
+//     REST API has no query parameters, and the JS SDK puts ids through
+//     encodeURI, which leaves '?' as is, so id "a?b" arrives as
+//     /docs/a?b, signed over the id "a?b";
+//   - every path segment must unescape to valid UTF-8 without U+0000, and
+//     every header value must be valid UTF-8 (no resource can have such a
+//     name, and PostgreSQL refuses such text).
+func normalizeRequest(r *http.Request) error {
+	p := r.URL.EscapedPath()
+	if (r.URL.RawQuery != "" || r.URL.ForceQuery) && strings.HasPrefix(p, "/dbs/") {
+		p += "%3F" + strings.ReplaceAll(r.URL.RawQuery, "/", "%2F")
+		r.URL.RawQuery, r.URL.ForceQuery = "", false
+	}
+	if len(p) > 1 && strings.HasSuffix(p, "/") {
+		p = strings.TrimRight(p, "/")
+		if p == "" {
+			p = "/"
+		}
+	}
+	if p != r.URL.EscapedPath() {
+		u, err := url.PathUnescape(p)
+		if err != nil {
+			return emulator.BadRequest("Request url is invalid: the path is not validly percent-encoded.")
+		}
+		r.URL.Path, r.URL.RawPath = u, p
+	}
+	for _, seg := range strings.Split(p, "/") {
+		u, err := url.PathUnescape(seg)
+		if err != nil {
+			return emulator.BadRequest("Request url is invalid: the path segment '%s' is not validly percent-encoded.", seg)
+		}
+		if !utf8.ValidString(u) || strings.IndexByte(u, 0) >= 0 {
+			return emulator.BadRequest("Request url is invalid: a path segment is not valid UTF-8 or holds the character U+0000; no resource has such a name.")
+		}
+	}
+	for name, vals := range r.Header {
+		for _, v := range vals {
+			if !utf8.ValidString(v) {
+				return emulator.BadRequest("The value of the header %s is not valid UTF-8.", name)
+			}
+		}
+	}
+	return nil
 }
 
 // authenticate verifies the Authorization header (reference §2). Every
@@ -335,12 +384,17 @@ func isQuery(r *http.Request) bool {
 }
 
 // decodeQuery reads a query body; application/sql bodies are the bare text.
+// Either must be valid UTF-8.
 func decodeQuery(r *http.Request) (emulator.Query, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return emulator.Query{}, err
 	}
 	var q emulator.Query
+	if !utf8.Valid(body) {
+		// encoding/json would replace the bytes with U+FFFD silently
+		return q, &emulator.Error{Kind: emulator.KindBadRequest, Message: emulator.MsgInvalidPayload + " The request body is invalid: " + emulator.ErrJSONInvalidUTF8.Error() + ".", Err: emulator.ErrJSONInvalidUTF8}
+	}
 	if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/sql") {
 		q.Text = string(body)
 		return q, nil
