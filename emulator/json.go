@@ -113,9 +113,40 @@ type jsonDecoder struct {
 	compared int
 }
 
-// memberIndexFrom is the member count from which an object being decoded
-// finds duplicate names through a map rather than by scanning.
+// memberIndexFrom is the member count from which a decoded object's
+// duplicate names are found through a map rather than by scanning.
 const memberIndexFrom = 16
+
+// dedupe keeps the first member of each name, holding the value of the
+// last one, in place: by scanning the earlier members below
+// memberIndexFrom members, through one map sized once above.
+func (d *jsonDecoder) dedupe(ms []Member) []Member {
+	out := ms[:0]
+	if len(ms) < memberIndexFrom {
+	next:
+		for _, m := range ms {
+			d.compared += len(out)
+			for i := range out {
+				if out[i].Key == m.Key {
+					out[i].Value = m.Value
+					continue next
+				}
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	first := make(map[string]int, len(ms))
+	for _, m := range ms {
+		if i, ok := first[m.Key]; ok {
+			out[i].Value = m.Value
+			continue
+		}
+		first[m.Key] = len(out)
+		out = append(out, m)
+	}
+	return out
+}
 
 func (d *jsonDecoder) decode(data []byte) (any, error) {
 	if !utf8.Valid(data) {
@@ -203,7 +234,6 @@ func (d *jsonDecoder) value(depth int) (any, error) {
 func (d *jsonDecoder) object(depth int) (any, error) {
 	d.pos++ // '{'
 	obj := &Object{}
-	var index map[string]int
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
@@ -227,29 +257,7 @@ func (d *jsonDecoder) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		i := -1
-		if index != nil {
-			if j, ok := index[key]; ok {
-				i = j
-			}
-		} else {
-			d.compared += len(obj.Members)
-			i = obj.index(key)
-		}
-		if i >= 0 {
-			obj.Members[i].Value = v
-		} else {
-			obj.Members = append(obj.Members, Member{Key: key, Value: v})
-			switch n := len(obj.Members); {
-			case index != nil:
-				index[key] = n - 1
-			case n == memberIndexFrom:
-				index = make(map[string]int, 2*memberIndexFrom)
-				for j, m := range obj.Members {
-					index[m.Key] = j
-				}
-			}
-		}
+		obj.Members = append(obj.Members, Member{Key: key, Value: v})
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.syntaxError("after an object member")
@@ -259,6 +267,7 @@ func (d *jsonDecoder) object(depth int) (any, error) {
 			d.pos++
 		case '}':
 			d.pos++
+			obj.Members = d.dedupe(obj.Members)
 			return obj, nil
 		default:
 			return nil, d.syntaxError("after an object member")
