@@ -1,11 +1,10 @@
 package emulator
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -63,80 +62,325 @@ func (o *Object) index(key string) int {
 	return -1
 }
 
+// MaxJSONDepth is how deeply arrays and objects may nest in a decoded
+// value: the service's documented nesting limit (reference §4: 128). The
+// outermost object or array is depth 1.
+const MaxJSONDepth = 128
+
+// JSON decoding errors a client can cause; DecodeJSON wraps them.
+var (
+	// ErrJSONInvalidUTF8 reports bytes that are not UTF-8 (encoding/json
+	// would silently replace them with U+FFFD).
+	ErrJSONInvalidUTF8 = errors.New("the JSON text is not valid UTF-8")
+	// ErrJSONTooDeep reports nesting beyond MaxJSONDepth.
+	ErrJSONTooDeep = fmt.Errorf("arrays and objects nest more than %d levels deep", MaxJSONDepth)
+)
+
 // DecodeJSON parses exactly one JSON value from data, keeping object member
-// order. Numbers must be finite IEEE-754 doubles (Cosmos DB rejects 1e400
-// with 400). A duplicate member name keeps the last value at the position of
-// the first.
+// order, in time linear in the size of data. Numbers must be finite
+// IEEE-754 doubles (Cosmos DB rejects 1e400 with 400). A duplicate member
+// name keeps the last value at the position of the first. The text must be
+// valid UTF-8 and nest at most MaxJSONDepth levels. U+0000 ("\u0000") is
+// accepted in strings: documents are stored as text (their jsonb column
+// maps it to U+FFFD), and names that reach PostgreSQL as text (ids,
+// partition key paths) refuse it in their validators.
 func DecodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
+	return DecodeJSONContext(context.Background(), data)
+}
+
+// ctxCheckEvery is how many values DecodeJSONContext decodes between two
+// looks at its context.
+const ctxCheckEvery = 4096
+
+// DecodeJSONContext is DecodeJSON that stops with ctx's error once ctx is
+// done (the client went away).
+func DecodeJSONContext(ctx context.Context, data []byte) (any, error) {
+	return (&jsonDecoder{ctx: ctx}).decode(data)
+}
+
+// jsonDecoder is a single-pass recursive-descent JSON parser building
+// decoded values (nil, bool, json.Number, string, []any, *Object).
+type jsonDecoder struct {
+	ctx  context.Context
+	data []byte
+	// text is data as one string: unescaped strings and number literals
+	// are slices of it (one allocation for the whole text).
+	text   string
+	pos    int
+	values int
+	// compared counts the member names compared while looking for
+	// duplicates (tests assert it grows linearly).
+	compared int
+}
+
+// memberIndexFrom is the member count from which a decoded object's
+// duplicate names are found through a map rather than by scanning.
+const memberIndexFrom = 16
+
+// dedupe keeps the first member of each name, holding the value of the
+// last one, in place: by scanning the earlier members below
+// memberIndexFrom members, through one map sized once above.
+func (d *jsonDecoder) dedupe(ms []Member) []Member {
+	out := ms[:0]
+	if len(ms) < memberIndexFrom {
+	next:
+		for _, m := range ms {
+			d.compared += len(out)
+			for i := range out {
+				if out[i].Key == m.Key {
+					out[i].Value = m.Value
+					continue next
+				}
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	first := make(map[string]int, len(ms))
+	for _, m := range ms {
+		if i, ok := first[m.Key]; ok {
+			out[i].Value = m.Value
+			continue
+		}
+		first[m.Key] = len(out)
+		out = append(out, m)
+	}
+	return out
+}
+
+func (d *jsonDecoder) decode(data []byte) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, ErrJSONInvalidUTF8
+	}
+	if err := d.ctx.Err(); err != nil {
+		return nil, err
+	}
+	d.data, d.text, d.pos = data, string(data), 0
+	v, err := d.value(0)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	d.skipSpace()
+	if d.pos != len(d.data) {
 		return nil, errors.New("unexpected data after the JSON value")
 	}
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
+func (d *jsonDecoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
 	}
-	return decodeFrom(dec, tok)
 }
 
-func decodeFrom(dec *json.Decoder, tok json.Token) (any, error) {
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			obj := &Object{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, ok := kt.(string)
-				if !ok {
-					return nil, errors.New("object key is not a string")
-				}
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				obj.Set(key, v)
-			}
-			if _, err := dec.Token(); err != nil { // '}'
-				return nil, err
-			}
-			return obj, nil
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			if _, err := dec.Token(); err != nil { // ']'
-				return nil, err
-			}
-			return arr, nil
-		}
-		return nil, fmt.Errorf("unexpected delimiter %q", t)
-	case json.Number:
-		f, err := strconv.ParseFloat(string(t), 64)
-		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, fmt.Errorf("number %s is not a finite double", t)
-		}
-		return t, nil
-	default: // nil, bool, string
-		return t, nil
+func (d *jsonDecoder) syntaxError(what string) error {
+	if d.pos >= len(d.data) {
+		return fmt.Errorf("unexpected end of JSON input (%s)", what)
 	}
+	return fmt.Errorf("invalid character %q at offset %d (%s)", d.data[d.pos], d.pos, what)
+}
+
+// literal consumes word (true, false, null) at the current position.
+func (d *jsonDecoder) literal(word string) bool {
+	if len(d.data)-d.pos >= len(word) && string(d.data[d.pos:d.pos+len(word)]) == word {
+		d.pos += len(word)
+		return true
+	}
+	return false
+}
+
+func (d *jsonDecoder) value(depth int) (any, error) {
+	d.values++
+	if d.values%ctxCheckEvery == 0 {
+		if err := d.ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	d.skipSpace()
+	if d.pos >= len(d.data) {
+		return nil, d.syntaxError("looking for a value")
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{':
+		if depth++; depth > MaxJSONDepth {
+			return nil, ErrJSONTooDeep
+		}
+		return d.object(depth)
+	case c == '[':
+		if depth++; depth > MaxJSONDepth {
+			return nil, ErrJSONTooDeep
+		}
+		return d.array(depth)
+	case c == '"':
+		return d.str()
+	case c == '-' || c >= '0' && c <= '9':
+		return d.number()
+	case d.literal("true"):
+		return true, nil
+	case d.literal("false"):
+		return false, nil
+	case d.literal("null"):
+		return nil, nil
+	default:
+		return nil, d.syntaxError("looking for a value")
+	}
+}
+
+func (d *jsonDecoder) object(depth int) (any, error) {
+	d.pos++ // '{'
+	obj := &Object{}
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return obj, nil
+	}
+	for {
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, d.syntaxError("looking for a member name")
+		}
+		key, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, d.syntaxError("after a member name")
+		}
+		d.pos++
+		v, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		obj.Members = append(obj.Members, Member{Key: key, Value: v})
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.syntaxError("after an object member")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			obj.Members = d.dedupe(obj.Members)
+			return obj, nil
+		default:
+			return nil, d.syntaxError("after an object member")
+		}
+	}
+}
+
+func (d *jsonDecoder) array(depth int) (any, error) {
+	d.pos++ // '['
+	arr := []any{}
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return arr, nil
+	}
+	for {
+		v, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		arr = append(arr, v)
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.syntaxError("after an array element")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return arr, nil
+		default:
+			return nil, d.syntaxError("after an array element")
+		}
+	}
+}
+
+// str decodes the string literal at the current position. Literals
+// without escapes are sliced; others are unescaped by encoding/json (lone
+// surrogates become U+FFFD, as before).
+func (d *jsonDecoder) str() (string, error) {
+	start := d.pos
+	d.pos++ // '"'
+	escaped := false
+	for {
+		if d.pos >= len(d.data) {
+			return "", d.syntaxError("in a string")
+		}
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			lit := d.data[start:d.pos]
+			if !escaped {
+				return d.text[start+1 : d.pos-1], nil
+			}
+			var s string
+			if err := json.Unmarshal(lit, &s); err != nil {
+				return "", fmt.Errorf("invalid string literal at offset %d: %w", start, err)
+			}
+			return s, nil
+		case c == '\\':
+			escaped = true
+			d.pos += 2
+		case c < 0x20:
+			return "", d.syntaxError("control character in a string")
+		default:
+			d.pos++
+		}
+	}
+}
+
+// number decodes a number literal (JSON grammar) that must be a finite
+// double.
+func (d *jsonDecoder) number() (any, error) {
+	start := d.pos
+	digits := func() int {
+		n := 0
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
+			n++
+		}
+		return n
+	}
+	if d.data[d.pos] == '-' {
+		d.pos++
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '0' {
+		d.pos++
+	} else if digits() == 0 {
+		return nil, d.syntaxError("in a number")
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		d.pos++
+		if digits() == 0 {
+			return nil, d.syntaxError("after a decimal point")
+		}
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		if digits() == 0 {
+			return nil, d.syntaxError("in an exponent")
+		}
+	}
+	lit := d.text[start:d.pos]
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, fmt.Errorf("number %s is not a finite double", lit)
+	}
+	return json.Number(lit), nil
 }
 
 // EncodeJSON returns the compact JSON encoding of v (a value as produced by

@@ -11,7 +11,17 @@ type PartitionKeyDefinition struct {
 	Paths   []string `json:"paths"`
 	Kind    string   `json:"kind,omitempty"`
 	Version int      `json:"version,omitempty"`
+	// SystemKey marks the definition the service gives a container created
+	// without one (API versions before 2018-12-31): SystemPartitionKey.
+	SystemKey bool `json:"systemKey,omitempty"`
 }
+
+// SystemPartitionKey is the partition key definition of a container created
+// without one through an API version that allowed it (before 2018-12-31):
+// the service's system key /_partitionKey. Items without that property are
+// in the undefined partition, which requests without a partition key
+// header address.
+var SystemPartitionKey = PartitionKeyDefinition{Paths: []string{"/_partitionKey"}, Kind: "Hash", SystemKey: true}
 
 // undefinedValue is the type of Undefined.
 type undefinedValue struct{}

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -23,12 +24,15 @@ type PatchOperations []PatchOperation
 // where ..."} (the condition is optional) or a bare array of operations
 // (the JS SDK's form). It returns the operations and the condition ("" for
 // none).
-func ParsePatch(body []byte) (PatchOperations, string, error) {
-	ops, err := parsePatch(body)
+func ParsePatch(ctx context.Context, body []byte) (PatchOperations, string, error) {
+	v, err := decodeBody(ctx, body)
 	if err != nil {
 		return nil, "", err
 	}
-	v, _ := DecodeJSON(body)
+	ops, err := parsePatch(v)
+	if err != nil {
+		return nil, "", err
+	}
 	if o, ok := v.(*Object); ok {
 		if c, ok := o.Get("condition"); ok && c != nil {
 			cs, ok := c.(string)
@@ -41,14 +45,7 @@ func ParsePatch(body []byte) (PatchOperations, string, error) {
 	return ops, "", nil
 }
 
-func parsePatch(body []byte) (PatchOperations, error) {
-	if len(body) > MaxItemSize {
-		return nil, ErrTooLarge
-	}
-	v, err := DecodeJSON(body)
-	if err != nil {
-		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload, Err: err}
-	}
+func parsePatch(v any) (PatchOperations, error) {
 	var list []any
 	switch t := v.(type) {
 	case []any:
@@ -131,7 +128,8 @@ func parsePointer(p string, ok bool) ([]string, bool) {
 }
 
 // Apply applies the operations in order to doc. On error doc may be
-// partially modified; callers discard it.
+// partially modified; callers discard it. A result nesting deeper than
+// MaxJSONDepth is a 400.
 func (ops PatchOperations) Apply(doc *Object) error {
 	for i, op := range ops {
 		if err := op.apply(doc); err != nil {
@@ -141,7 +139,7 @@ func (ops PatchOperations) Apply(doc *Object) error {
 			return BadRequest("Patch operation %d (%s %s) failed: %v", i, op.Op, op.raw, err)
 		}
 	}
-	return nil
+	return checkDepth(doc)
 }
 
 func (op PatchOperation) apply(doc *Object) error {

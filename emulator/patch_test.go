@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -47,7 +48,7 @@ func TestPatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			v, _ := DecodeJSON([]byte(doc))
 			d := v.(*Object)
-			ops, _, err := ParsePatch([]byte(tt.ops))
+			ops, _, err := ParsePatch(context.Background(), []byte(tt.ops))
 			if err == nil {
 				err = ops.Apply(d)
 			}
@@ -67,5 +68,36 @@ func TestPatch(t *testing.T) {
 				t.Fatalf("\n got %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPatchDepthBounded: a patch body nested past MaxJSONDepth is refused
+// while parsing, and so is a patch whose result would nest that deep.
+func TestPatchDepthBounded(t *testing.T) {
+	nest := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	if _, _, err := ParsePatch(context.Background(), []byte(`[{"op":"set","path":"/a","value":`+nest(100000)+`}]`)); KindOf(err) != KindBadRequest {
+		t.Fatalf("100,000-deep patch body: %v, want a 400", err)
+	}
+	// The body nests 2 + n deep, the result 3 + n.
+	ops, _, err := ParsePatch(context.Background(), []byte(`[{"op":"set","path":"/a/b/c","value":`+nest(MaxJSONDepth-3)+`}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := func() *Object {
+		v, err := DecodeJSON([]byte(`{"id":"1","a":{"b":{"c":1}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(*Object)
+	}
+	if err := ops.Apply(doc()); err != nil { // at the limit
+		t.Fatalf("patch to depth %d: %v", MaxJSONDepth, err)
+	}
+	ops, _, err = ParsePatch(context.Background(), []byte(`[{"op":"set","path":"/a/b/c","value":`+nest(MaxJSONDepth-2)+`}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ops.Apply(doc()); KindOf(err) != KindBadRequest {
+		t.Fatalf("patch to depth %d: %v, want a 400", MaxJSONDepth+1, err)
 	}
 }

@@ -81,7 +81,7 @@ func (t *Throughput) content() ([]byte, error) {
 
 // CreateDatabase creates a database from a body such as {"id":"db1"}.
 func (s *Service) CreateDatabase(ctx context.Context, body []byte, tp *Throughput) (Database, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(ctx, body)
 	if err != nil {
 		return Database{}, err
 	}
@@ -155,7 +155,7 @@ func normalizeContainer(obj *Object) (PartitionKeyDefinition, *int32, error) {
 
 // CreateContainer creates a container in database dbRef from its JSON body.
 func (s *Service) CreateContainer(ctx context.Context, dbRef string, body []byte, tp *Throughput) (Container, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(ctx, body)
 	if err != nil {
 		return Container{}, err
 	}
@@ -200,7 +200,7 @@ func (s *Service) DeleteContainer(ctx context.Context, dbRef, collRef string) er
 // the service); the items are kept. Replace is a full PUT: a body without
 // defaultTtl turns TTL off.
 func (s *Service) ReplaceContainer(ctx context.Context, dbRef, collRef string, body []byte, ifMatch string) (Container, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(ctx, body)
 	if err != nil {
 		return Container{}, err
 	}
@@ -308,7 +308,12 @@ type ItemResult struct {
 }
 
 // checkPKHeader returns the canonical key of the header for container c.
+// A container with the system key (SystemPartitionKey) takes a missing
+// header as the undefined key, as legacy clients send none.
 func checkPKHeader(c Container, hdr PartitionKey) (string, error) {
+	if hdr == nil && c.PartitionKey.SystemKey {
+		hdr = PartitionKey{Undefined}
+	}
 	if hdr == nil || len(hdr) < len(c.PartitionKey.Paths) {
 		return "", ErrPKTooFew
 	}
@@ -328,12 +333,12 @@ type preparedItem struct {
 
 // prepareItem validates a document body against container c and checks that
 // its partition key matches the header's.
-func prepareItem(c Container, body []byte, hdr PartitionKey) (preparedItem, error) {
+func prepareItem(ctx context.Context, c Container, body []byte, hdr PartitionKey) (preparedItem, error) {
 	want, err := checkPKHeader(c, hdr)
 	if err != nil {
 		return preparedItem{}, err
 	}
-	doc, err := decodeObject(body)
+	doc, err := decodeObject(ctx, body)
 	if err != nil {
 		return preparedItem{}, err
 	}
@@ -388,7 +393,7 @@ func (s *Service) writeRequest(ctx context.Context, r ItemRequest) (Container, p
 	if err != nil {
 		return c, preparedItem{}, err
 	}
-	p, err := prepareItem(c, r.Body, r.PartitionKey)
+	p, err := prepareItem(ctx, c, r.Body, r.PartitionKey)
 	return c, p, err
 }
 
@@ -481,7 +486,7 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 		return ItemResult{Container: c}, err
 	}
 	pk := key.PK
-	ops, condition, err := ParsePatch(r.Body)
+	ops, condition, err := ParsePatch(ctx, r.Body)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}

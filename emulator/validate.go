@@ -1,7 +1,9 @@
 package emulator
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,10 +30,16 @@ const (
 // client sends for them are dropped on every write.
 var systemProperties = []string{"_rid", "_self", "_etag", "_attachments", "_ts"}
 
-// ValidateItemID checks an item id. The reference (§4) says the service
-// accepts any Unicode except '/' and '\'; '?' and '#' are rejected only by
-// some SDKs before anything reaches the wire, so they are accepted here and
-// round-trip (the Go SDK escapes them in the URL).
+// ValidateItemID checks an item id: 1..MaxIDBytes bytes of UTF-8 (the
+// decoder already refused invalid UTF-8) without U+0000. Ids round-trip as
+// through Microsoft's compute gateway (the Go SDK's
+// TestItemIdEncodingComputeGW): '/', '\', '?', '#', spaces and control
+// characters are accepted and addressable, since every segment of a path
+// is unescaped on its own. The reference (§4) says the hosted service
+// refuses '/' and '\'; its routing gateway then fails such ids on read.
+// Only "." and ".." are refused: URL parsers (the JS SDK's WHATWG URL,
+// .NET's Uri) remove such path segments, so the item could never be
+// addressed.
 func ValidateItemID(v any) (string, error) {
 	id, ok := v.(string)
 	if !ok {
@@ -43,25 +51,39 @@ func ValidateItemID(v any) (string, error) {
 	if len(id) > MaxIDBytes {
 		return "", BadRequest("The input name presented is too long. Ensure to provide a name of at most %d bytes.", MaxIDBytes)
 	}
-	if strings.ContainsAny(id, `/\`) {
-		return "", BadRequest("The input name '%s' is invalid. Ensure to provide a unique non-empty string less than '%d' characters. Ensure to not include the characters '/' or '\\'.", id, MaxIDBytes+1)
+	if isDotSegment(id) {
+		return "", BadRequest("The input name '%s' is invalid: '.' and '..' cannot be addressed in a URL path. Ensure to provide another id.", id)
+	}
+	if strings.IndexByte(id, 0) >= 0 {
+		return "", errNulInName
 	}
 	return id, nil
 }
 
 // ValidateResourceName checks a database or container id: 1..255
-// characters, none of / \ ? #, no trailing space (reference §4).
+// characters, none of / \ ? #, no trailing space (reference §4), and not
+// "." or ".." or holding U+0000 (see ValidateItemID).
 func ValidateResourceName(v any) (string, error) {
 	id, ok := v.(string)
 	if !ok {
 		return "", BadRequest("The input content is invalid because the required properties - 'id; ' - are missing")
 	}
+	if strings.IndexByte(id, 0) >= 0 {
+		return "", errNulInName
+	}
 	n := utf8.RuneCountInString(id)
-	if n == 0 || n > MaxResourceNameLength || strings.ContainsAny(id, `/\?#`) || strings.HasSuffix(id, " ") {
+	if n == 0 || n > MaxResourceNameLength || strings.ContainsAny(id, `/\?#`) || strings.HasSuffix(id, " ") || isDotSegment(id) {
 		return "", BadRequest("The input name '%s' is invalid. Ensure to provide a unique non-empty string less than '%d' characters. Ensure to not include characters: '/', '\\', '?', '#' and to not end with a space.", id, MaxResourceNameLength+1)
 	}
 	return id, nil
 }
+
+// errNulInName refuses a name holding U+0000: names are stored as
+// PostgreSQL text, which cannot hold it.
+var errNulInName = BadRequest("The input name is invalid: it holds the character U+0000 (\"\\u0000\"). Ensure to provide a name without it.")
+
+// isDotSegment reports whether id is a path segment URL parsers remove.
+func isDotSegment(id string) bool { return id == "." || id == ".." }
 
 // parseTTLValue converts a JSON ttl value into an int32 within
 // -1 or 1..2147483647; ok is false for everything else (0, other
@@ -126,18 +148,70 @@ func ValidateDefaultTTL(props *Object) (*int32, error) {
 	return &t, nil
 }
 
-// decodeObject decodes a request body that must be a JSON object.
-func decodeObject(body []byte) (*Object, error) {
+// decodeBody decodes a request body (at most MaxItemSize bytes) with
+// DecodeJSONContext; a client's mistake is a 400 whose message names it.
+func decodeBody(ctx context.Context, body []byte) (any, error) {
 	if len(body) > MaxItemSize {
 		return nil, ErrTooLarge
 	}
-	v, err := DecodeJSON(body)
-	if err != nil {
+	v, err := DecodeJSONContext(ctx, body)
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return nil, err
+	case errors.Is(err, ErrJSONInvalidUTF8), errors.Is(err, ErrJSONTooDeep):
+		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload + " The request body is invalid: " + err.Error() + ".", Err: err}
+	default:
 		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload, Err: err}
+	}
+}
+
+// decodeObject decodes a request body that must be a JSON object.
+func decodeObject(ctx context.Context, body []byte) (*Object, error) {
+	v, err := decodeBody(ctx, body)
+	if err != nil {
+		return nil, err
 	}
 	obj, ok := v.(*Object)
 	if !ok {
 		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload, Err: fmt.Errorf("body is not a JSON object")}
 	}
 	return obj, nil
+}
+
+// checkDepth reports ErrJSONTooDeep (as a 400) when v nests arrays and
+// objects more than MaxJSONDepth levels deep: a patch can build such a
+// document from a shallow one.
+func checkDepth(v any) error {
+	if jsonDepth(v, 0) > MaxJSONDepth {
+		return &Error{Kind: KindBadRequest, Message: MsgInvalidPayload + " The resulting document is invalid: " + ErrJSONTooDeep.Error() + ".", Err: ErrJSONTooDeep}
+	}
+	return nil
+}
+
+// jsonDepth returns the nesting depth of v, stopping once it passes
+// MaxJSONDepth.
+func jsonDepth(v any, depth int) int {
+	if depth > MaxJSONDepth {
+		return depth
+	}
+	max := depth
+	switch t := v.(type) {
+	case *Object:
+		max = depth + 1
+		for _, m := range t.Members {
+			if d := jsonDepth(m.Value, depth+1); d > max {
+				max = d
+			}
+		}
+	case []any:
+		max = depth + 1
+		for _, e := range t {
+			if d := jsonDepth(e, depth+1); d > max {
+				max = d
+			}
+		}
+	}
+	return max
 }

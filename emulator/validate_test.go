@@ -14,14 +14,20 @@ func TestValidateItemID(t *testing.T) {
 	}{
 		{"plain", "a", true},
 		{"spaces and unicode", " This is é鱀 ", true},
-		// reference §4: the service rejects only '/' and '\'; '?' and '#'
-		// are rejected by some SDKs, not by the service.
+		// as Microsoft's compute gateway (TestItemIdEncodingComputeGW):
+		// '/', '\', '?' and '#' round-trip; '?' and '#' are rejected by
+		// some SDKs, not by the service.
 		{"question mark accepted", "a?b", true},
 		{"hash accepted", "a#b", true},
 		{"percent accepted", "a%20b", true},
 		{"control characters accepted", "a\r\n\tb", true},
-		{"slash rejected", "a/b", false},
-		{"backslash rejected", `a\b`, false},
+		{"slash accepted", "a/b", true},
+		{"backslash accepted", `a\b`, true},
+		{"dot rejected (URL parsers drop the segment)", ".", false},
+		{"dot-dot rejected", "..", false},
+		{"dots within accepted", "...", true},
+		{"dot prefix accepted", ".a", true},
+		{"U+0000 rejected (PostgreSQL text cannot hold it)", "a\x00b", false},
 		{"empty rejected", "", false},
 		{"1023 bytes accepted (current docs' limit)", strings.Repeat("x", 1023), true},
 		{"1024 bytes rejected", strings.Repeat("x", 1024), false},
@@ -45,6 +51,7 @@ func TestValidateResourceName(t *testing.T) {
 	for name, ok := range map[string]bool{
 		"db1": true, strings.Repeat("d", 255): true, strings.Repeat("d", 256): false,
 		"a/b": false, `a\b`: false, "a?b": false, "a#b": false, "trailing ": false, "": false,
+		".": false, "..": false, "...": true, "a\x00b": false,
 	} {
 		if _, err := ValidateResourceName(name); (err == nil) != ok {
 			t.Errorf("ValidateResourceName(%q) err = %v, want ok=%v", name, err, ok)

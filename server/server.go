@@ -55,6 +55,10 @@ type Config struct {
 	TTLSweepInterval time.Duration
 	// TTLSweepBatch is the number of rows a sweep batch deletes (default 1000).
 	TTLSweepBatch int
+	// Consistency is the account's default consistency level (Strong,
+	// BoundedStaleness, Session, ConsistentPrefix or Eventual; default
+	// Session), as Microsoft's emulator's consistency option sets it.
+	Consistency string
 }
 
 // Server is a running emulator.
@@ -143,6 +147,7 @@ func Start(ctx context.Context, cfg Config) (s *Server, err error) {
 	handler, err := wire.NewHandler(wire.Config{
 		Service: s.svc, Key: cfg.Key, CertPEM: certPEM, Logger: s.log, Ready: s.ready.Load,
 		Sweep: s.sweeper.SweepOnce, SweeperStats: func() any { return s.sweeper.Stats() },
+		Consistency: cfg.Consistency,
 	})
 	if err != nil {
 		return nil, err

@@ -2,9 +2,14 @@ package wire
 
 import (
 	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
 // TestSignatureKnownVector is the worked example of the REST docs
@@ -95,14 +100,72 @@ func TestResourceTypeAndLink(t *testing.T) {
 	}
 }
 
-func TestLinkCandidatesCoverRIDLowerCasingAndEscapedLinks(t *testing.T) {
-	got := linkCandidates("/offers/AbCd/", "offers/AbCd")
-	if !contains(got, "offers/abcd") || !contains(got, "offers/AbCd") {
-		t.Fatalf("offer link candidates %q lack the lower-cased RID link", got)
+// TestSignatureBoundToTypeLinkAndVerb: a master-key signature serves only
+// the verb, resource type and link it was made for. The only alternative
+// links are the lower-cased RIDs the SDKs sign for RID-addressed requests
+// (offers: Go and JS; pkranges by RID: .NET); names keep their case.
+func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
+	key, err := base64.StdEncoding.DecodeString(WellKnownKey)
+	if err != nil {
+		t.Fatal(err)
 	}
-	got = linkCandidates("/dbs/d/colls/c/docs/a%20b", "dbs/d/colls/c/docs/a b")
-	if !contains(got, "dbs/d/colls/c/docs/a%20b") || !contains(got, "dbs/d/colls/c/docs/a b") {
-		t.Fatalf("doc link candidates %q lack the raw or decoded link", got)
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	h := &handler{key: key, keyString: WellKnownKey, now: func() time.Time { return now }}
+	dbRID, collRID := emulator.DatabaseRID(3), emulator.ContainerRID(3, 7)
+	if strings.ToLower(collRID) == collRID {
+		t.Fatalf("container RID %q has no upper-case letter: the case tests below would prove nothing", collRID)
+	}
+	pkrByRID := "/dbs/" + dbRID + "/colls/" + collRID + "/pkranges"
+	tests := []struct {
+		name             string
+		method, path     string // the request
+		signVerb         string // "" = the request's method
+		signType, signAs string // what the client signed
+		ok               bool
+	}{
+		// what the SDKs sign
+		{"doc by name", "GET", "/dbs/d/colls/c/docs/secret", "", "docs", "dbs/d/colls/c/docs/secret", true},
+		{"doc feed (create, query)", "POST", "/dbs/d/colls/c/docs", "", "docs", "dbs/d/colls/c", true},
+		{"database", "DELETE", "/dbs/MyDb", "", "dbs", "dbs/MyDb", true},
+		{"databases feed", "POST", "/dbs", "", "dbs", "", true},
+		{"escaped id signed decoded (Go, .NET)", "GET", "/dbs/d/colls/c/docs/a%2Fb%20c%2520%C3%A9%3F%23", "", "docs", "dbs/d/colls/c/docs/a/b c%20é?#", true},
+		{"JS encodeURI path, + kept", "GET", "/dbs/d/colls/c/docs/sp%20ace+plus%20(x)", "", "docs", "dbs/d/colls/c/docs/sp ace+plus (x)", true},
+		{"offer by RID lower-cased (Go, JS)", "GET", "/offers/AbCd/", "", "offers", "abcd", true},
+		{"offer replace by RID lower-cased", "PUT", "/offers/AbCd", "", "offers", "abcd", true},
+		{"offer by generic rule", "GET", "/offers/AbCd", "", "offers", "offers/AbCd", true},
+		{"pkranges by RID lower-cased (.NET)", "GET", pkrByRID, "", "pkranges", strings.ToLower(collRID), true},
+		{"pkranges by name", "GET", "/dbs/d/colls/Coll/pkranges", "", "pkranges", "dbs/d/colls/Coll", true},
+		// refused: another resource, verb or type
+		{"id differs in case", "GET", "/dbs/d/colls/c/docs/Secret", "", "docs", "dbs/d/colls/c/docs/secret", false},
+		{"database name differs in case", "GET", "/dbs/D/colls/c/docs/secret", "", "docs", "dbs/d/colls/c/docs/secret", false},
+		{"bare last segment", "GET", "/dbs/d/colls/c/docs/secret", "", "docs", "secret", false},
+		{"bare lower-cased last segment", "GET", "/dbs/d/colls/c/docs/Secret", "", "docs", "secret", false},
+		{"still-escaped link", "GET", "/dbs/d/colls/c/docs/a%20b", "", "docs", "dbs/d/colls/c/docs/a%20b", false},
+		{"other verb", "DELETE", "/dbs/d/colls/c/docs/secret", "GET", "docs", "dbs/d/colls/c/docs/secret", false},
+		{"other type", "GET", "/dbs/d/colls/c/docs/secret", "", "colls", "dbs/d/colls/c/docs/secret", false},
+		{"feed signature for an item", "GET", "/dbs/d/colls/c/docs/secret", "", "docs", "dbs/d/colls/c", false},
+		{"offer RID not lower-cased", "GET", "/offers/AbCd", "", "offers", "AbCd", false},
+		{"offer link lower-cased", "GET", "/offers/AbCd", "", "offers", "offers/abcd", false},
+		{"offer RID of another offer", "GET", "/offers/AbCe", "", "offers", "abcd", false},
+		{"pkranges by name, lower-cased container", "GET", "/dbs/d/colls/Coll/pkranges", "", "pkranges", "coll", false},
+		{"pkranges by RID, lower-cased link", "GET", pkrByRID, "", "pkranges", strings.ToLower("dbs/" + dbRID + "/colls/" + collRID), false},
+		{"container lower-cased RID for a doc", "GET", "/dbs/" + dbRID + "/colls/" + collRID + "/docs/x", "", "docs", strings.ToLower(collRID), false},
+	}
+	date := now.Format(http.TimeFormat)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			verb := tt.signVerb
+			if verb == "" {
+				verb = tt.method
+			}
+			r := httptest.NewRequest(tt.method, tt.path, nil)
+			r.Header.Set("x-ms-date", date)
+			r.Header.Set("Authorization", MasterAuthorization(key, verb, tt.signType, tt.signAs, date))
+			err := h.authenticate(r)
+			if (err == nil) != tt.ok {
+				t.Fatalf("authenticate = %v, want accepted %v", err, tt.ok)
+			}
+		})
 	}
 }
 

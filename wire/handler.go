@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -41,6 +42,29 @@ type Config struct {
 	Sweep func(ctx context.Context) (int, error)
 	// SweeperStats returns the sweeper's counters for GET /_emulator/stats.
 	SweeperStats func() any
+	// Consistency is the account's default consistency level advertised in
+	// GET / (userConsistencyPolicy), one of ConsistencyLevels, matched
+	// case-insensitively (default "Session").
+	Consistency string
+}
+
+// ConsistencyLevels are the default consistency levels an account can
+// have, as the service spells them.
+var ConsistencyLevels = []string{"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}
+
+// ParseConsistency returns the service's spelling of a consistency level
+// named case-insensitively ("" is "Session"), or an error naming the valid
+// levels.
+func ParseConsistency(s string) (string, error) {
+	if s == "" {
+		return "Session", nil
+	}
+	for _, l := range ConsistencyLevels {
+		if strings.EqualFold(s, l) {
+			return l, nil
+		}
+	}
+	return "", fmt.Errorf("wire: unknown consistency level %q: use one of %s", s, strings.Join(ConsistencyLevels, ", "))
 }
 
 type handler struct {
@@ -51,6 +75,8 @@ type handler struct {
 	log       *slog.Logger
 	ready     func() bool
 	now       func() time.Time
+	// consistency is the account's default consistency level.
+	consistency string
 
 	sweepFn      func(ctx context.Context) (int, error)
 	sweeperStats func() any
@@ -69,8 +95,12 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wire: the master key is not valid base64: %w", err)
 	}
+	consistency, err := ParseConsistency(cfg.Consistency)
+	if err != nil {
+		return nil, err
+	}
 	h := &handler{svc: cfg.Service, key: key, keyString: keyString, certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
-		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats}
+		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -80,7 +110,10 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if h.now == nil {
 		h.now = time.Now
 	}
-	r := mux.NewRouter().UseEncodedPath()
+	// SkipClean: gorilla/mux would answer a path with "." or ".." segments
+	// with a redirect to another resource's path; such ids are refused at
+	// create instead (emulator.ValidateItemID).
+	r := mux.NewRouter().UseEncodedPath().SkipClean(true)
 	r.NotFoundHandler = http.HandlerFunc(h.notFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
 
@@ -123,23 +156,15 @@ func exemptFromAuth(r *http.Request) bool {
 	return (p == "/" && r.Method == http.MethodGet) || strings.HasPrefix(p, "/_explorer/") || p == "/_emulator/health"
 }
 
-// middleware trims trailing slashes, sets the headers every response
-// carries, authenticates and recovers from panics.
+// middleware normalizes and checks the request line and headers
+// (normalizeRequest), sets the headers every response carries,
+// authenticates and recovers from panics.
 func (h *handler) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.EscapedPath(); len(p) > 1 && strings.HasSuffix(p, "/") {
-			trimmed := strings.TrimRight(p, "/")
-			if trimmed == "" {
-				trimmed = "/"
-			}
-			if u, err := url.PathUnescape(trimmed); err == nil {
-				r.URL.Path = u
-				r.URL.RawPath = trimmed
-			}
-		}
+		badRequest := normalizeRequest(r)
 		hd := w.Header()
 		activity := r.Header.Get("x-ms-activity-id")
-		if activity == "" {
+		if activity == "" || badRequest != nil {
 			activity = newUUID()
 		}
 		hd.Set("x-ms-activity-id", activity)
@@ -159,6 +184,10 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 				h.writeError(w, r, fmt.Errorf("panic: %v", v))
 			}
 		}()
+		if badRequest != nil {
+			h.writeError(w, r, badRequest)
+			return
+		}
 		if !exemptFromAuth(r) {
 			if err := h.authenticate(r); err != nil {
 				h.writeError(w, r, err)
@@ -167,6 +196,55 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// normalizeRequest prepares the request for routing and signature checks
+// and returns the 400 of a request no resource can be addressed by:
+//
+//   - trailing slashes are trimmed (the Go SDK's offer paths keep one);
+//   - under /dbs/, a query string is part of the last path segment: the
+//     REST API has no query parameters, and the JS SDK puts ids through
+//     encodeURI, which leaves '?' as is, so id "a?b" arrives as
+//     /docs/a?b, signed over the id "a?b";
+//   - every path segment must unescape to valid UTF-8 without U+0000, and
+//     every header value must be valid UTF-8 (no resource can have such a
+//     name, and PostgreSQL refuses such text).
+func normalizeRequest(r *http.Request) error {
+	p := r.URL.EscapedPath()
+	if (r.URL.RawQuery != "" || r.URL.ForceQuery) && strings.HasPrefix(p, "/dbs/") {
+		p += "%3F" + strings.ReplaceAll(r.URL.RawQuery, "/", "%2F")
+		r.URL.RawQuery, r.URL.ForceQuery = "", false
+	}
+	if len(p) > 1 && strings.HasSuffix(p, "/") {
+		p = strings.TrimRight(p, "/")
+		if p == "" {
+			p = "/"
+		}
+	}
+	if p != r.URL.EscapedPath() {
+		u, err := url.PathUnescape(p)
+		if err != nil {
+			return emulator.BadRequest("Request url is invalid: the path is not validly percent-encoded.")
+		}
+		r.URL.Path, r.URL.RawPath = u, p
+	}
+	for _, seg := range strings.Split(p, "/") {
+		u, err := url.PathUnescape(seg)
+		if err != nil {
+			return emulator.BadRequest("Request url is invalid: the path segment '%s' is not validly percent-encoded.", seg)
+		}
+		if !utf8.ValidString(u) || strings.IndexByte(u, 0) >= 0 {
+			return emulator.BadRequest("Request url is invalid: a path segment is not valid UTF-8 or holds the character U+0000; no resource has such a name.")
+		}
+	}
+	for name, vals := range r.Header {
+		for _, v := range vals {
+			if !utf8.ValidString(v) {
+				return emulator.BadRequest("The value of the header %s is not valid UTF-8.", name)
+			}
+		}
+	}
+	return nil
 }
 
 // authenticate verifies the Authorization header (reference §2). Every
@@ -224,37 +302,34 @@ func (h *handler) authenticate(r *http.Request) error {
 	}
 }
 
-// linkCandidates returns the links a client may have signed: the decoded
-// link (Go, JS, .NET for names), the still-escaped link, and the lower-cased
-// link (RID-based addressing: offers, .NET's pkranges by RID).
-func linkCandidates(escapedPath, decoded string) []string {
-	_, rawLink := resourceTypeAndRawLink(escapedPath)
-	out := []string{decoded}
-	if rawLink != decoded {
-		out = append(out, rawLink)
-	}
-	if l := strings.ToLower(decoded); l != decoded {
-		out = append(out, l)
-	}
-	// RID-based requests sign the lower-cased RID alone: the Go SDK signs
-	// lower(offerRid) for /offers/{rid}, .NET lower(collRid) for
-	// /dbs/{dbRid}/colls/{collRid}/pkranges (reference §2.2).
-	if i := strings.LastIndexByte(decoded, '/'); i >= 0 && i+1 < len(decoded) {
-		out = append(out, strings.ToLower(decoded[i+1:]))
+// linkCandidates returns the links a signature may cover for a request
+// whose decoded link is link: that link exactly (Go, JS and .NET sign the
+// decoded, case-preserved link; reference §2.2), plus, for the two
+// RID-addressed requests the SDKs sign by the lower-cased RID alone, that
+// lower-cased RID: GET/PUT /offers/{rid} (Go, JS) and
+// /dbs/{dbRid}/colls/{collRid}/pkranges (.NET), the latter only when both
+// segments are well-formed RIDs of their kind. A lower-cased RID names no
+// resource by name, and RIDs differing only in case are distinct values
+// the service itself cannot tell apart in a signature, so nothing else is
+// case-folded: a signature over docs/secret does not read docs/Secret, and
+// neither the still-escaped link nor a bare last segment is accepted.
+func linkCandidates(escapedPath, link string) []string {
+	out := []string{link}
+	segs := splitPath(escapedPath)
+	switch {
+	case len(segs) == 2 && segs[0] == "offers":
+		out = append(out, strings.ToLower(segs[1]))
+	case len(segs) == 5 && segs[0] == "dbs" && segs[2] == "colls" && segs[4] == "pkranges" &&
+		isRID(segs[1], 4) && isRID(segs[3], 8):
+		out = append(out, strings.ToLower(segs[3]))
 	}
 	return out
 }
 
-func resourceTypeAndRawLink(escapedPath string) (string, string) {
-	p := strings.Trim(escapedPath, "/")
-	if p == "" {
-		return "", ""
-	}
-	segs := strings.Split(p, "/")
-	if len(segs)%2 == 1 {
-		return segs[len(segs)-1], strings.Join(segs[:len(segs)-1], "/")
-	}
-	return segs[len(segs)-2], strings.Join(segs, "/")
+// isRID reports whether s is a well-formed RID of n bytes.
+func isRID(s string, n int) bool {
+	b, ok := emulator.DecodeRID(s)
+	return ok && len(b) == n
 }
 
 func newUUID() string {
@@ -309,12 +384,17 @@ func isQuery(r *http.Request) bool {
 }
 
 // decodeQuery reads a query body; application/sql bodies are the bare text.
+// Either must be valid UTF-8.
 func decodeQuery(r *http.Request) (emulator.Query, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return emulator.Query{}, err
 	}
 	var q emulator.Query
+	if !utf8.Valid(body) {
+		// encoding/json would replace the bytes with U+FFFD silently
+		return q, &emulator.Error{Kind: emulator.KindBadRequest, Message: emulator.MsgInvalidPayload + " The request body is invalid: " + emulator.ErrJSONInvalidUTF8.Error() + ".", Err: emulator.ErrJSONInvalidUTF8}
+	}
 	if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/sql") {
 		q.Text = string(body)
 		return q, nil

@@ -32,6 +32,8 @@ func TestParsePartitionKeyHeader(t *testing.T) {
 		{`["p\u00e9\U0001f600"]`, `["pé😀"]`, false},
 		{`["\a\b\v\f\x7f"]`, `["\u0007\b\u000b\f` + "\x7f" + `"]`, false},
 		{`["\x00"]`, `["\u0000"]`, false},
+		// invalid UTF-8: no document can hold it
+		{"[\"a\xff\"]", "", true},
 		// errors
 		{`"a"`, "", true},
 		{`[[1]]`, "", true},

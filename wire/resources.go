@@ -1,17 +1,26 @@
 package wire
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
 // ---- account, health, certificate
 
+// AccountID is the id (and _rid) of the database account document. It is
+// the id Microsoft's Linux emulator answers: the JS SDK ignores the
+// advertised locations of an account whose id is "localhost" (the classic
+// emulator's) and then re-reads GET / before every request.
+const AccountID = "cosmosdev"
+
 // getAccount answers GET / with the database account, advertising the
 // endpoint the client used (scheme://Host/) as the only region, so the SDKs
-// keep talking to this server (sdk-notes §2.3).
+// keep talking to this server (sdk-notes §2.3), and the configured default
+// consistency level.
 func (h *handler) getAccount(w http.ResponseWriter, r *http.Request) {
 	scheme := "http"
 	if r.TLS != nil {
@@ -19,11 +28,11 @@ func (h *handler) getAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	endpoint := scheme + "://" + r.Host + "/"
 	region := `{"name":"South Central US","databaseAccountEndpoint":` + string(emulator.AppendJSONString(nil, endpoint)) + `}`
-	body := `{"_self":"","id":"localhost","_rid":"localhost","media":"//media/","addresses":"//addresses/","_dbs":"//dbs/",` +
+	body := `{"_self":"","id":"` + AccountID + `","_rid":"` + AccountID + `.documents.azure.com","media":"//media/","addresses":"//addresses/","_dbs":"//dbs/",` +
 		`"writableLocations":[` + region + `],"readableLocations":[` + region + `],` +
 		`"enableMultipleWriteLocations":false,"continuousBackupEnabled":false,"enableNRegionSynchronousCommit":false,` +
 		`"userReplicationPolicy":{"asyncReplication":false,"minReplicaSetSize":1,"maxReplicasetSize":4},` +
-		`"userConsistencyPolicy":{"defaultConsistencyLevel":"Session"},` +
+		`"userConsistencyPolicy":{"defaultConsistencyLevel":"` + h.consistency + `"},` +
 		`"systemReplicationPolicy":{"minReplicaSetSize":1,"maxReplicasetSize":4},` +
 		`"readPolicy":{"primaryReadCoefficient":1,"secondaryReadCoefficient":1},` +
 		`"queryEngineConfiguration":"{\"allowNewKeywords\":true,\"maxJoinsPerSqlQuery\":10,\"maxQueryRequestTimeoutFraction\":0.9,\"maxSqlQueryInputLength\":524288,\"maxUdfRefPerSqlQuery\":10,\"queryMaxInMemorySortDocumentCount\":-1000,\"spatialMaxGeometryPointCount\":256,\"sqlAllowNonFiniteNumbers\":false,\"sqlDisableOptimizationFlags\":0,\"enableSpatialIndexing\":true,\"maxInExpressionItemsCount\":2147483647,\"maxLogicalAndPerSqlQuery\":2147483647,\"maxLogicalOrPerSqlQuery\":2147483647,\"maxSpatialQueryCells\":2147483647,\"sqlAllowAggregateFunctions\":true,\"sqlAllowGroupByClause\":true,\"sqlAllowLike\":true,\"sqlAllowSubQuery\":true,\"sqlAllowScalarSubQuery\":true,\"sqlAllowTop\":true}"}`
@@ -167,6 +176,7 @@ func (h *handler) postContainers(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	body = withLegacyPartitionKey(r, body, emulator.SystemPartitionKey)
 	c, err := h.svc.CreateContainer(r.Context(), pathVar(r, "db"), body, tp)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -174,6 +184,46 @@ func (h *handler) postContainers(w http.ResponseWriter, r *http.Request) {
 	}
 	h.containerHeaders(w, c)
 	writeResource(w, http.StatusCreated, c.JSON(), c.ETag)
+}
+
+// legacyAPIVersion reports an x-ms-version before 2018-12-31: the API
+// versions under which a container may be created without a partition
+// key (the hosted service refuses that at 2018-12-31; reference §1.5.3).
+func legacyAPIVersion(r *http.Request) bool {
+	v := strings.TrimSpace(r.Header.Get("x-ms-version"))
+	return v != "" && v < "2018-12-31"
+}
+
+// withLegacyPartitionKey returns a container body of a legacy API version
+// request (legacyAPIVersion) that has no partitionKey with def filled in:
+// the system key at create (the service's answer to such requests), the
+// container's own definition on replace. Other bodies, and bodies that do
+// not decode (the service reports why), are returned unchanged.
+func withLegacyPartitionKey(r *http.Request, body []byte, def emulator.PartitionKeyDefinition) []byte {
+	if !legacyAPIVersion(r) {
+		return body
+	}
+	v, err := emulator.DecodeJSONContext(r.Context(), body)
+	if err != nil {
+		return body
+	}
+	obj, ok := v.(*emulator.Object)
+	if !ok {
+		return body
+	}
+	if pk, ok := obj.Get("partitionKey"); ok && pk != nil {
+		return body
+	}
+	b, err := json.Marshal(def)
+	if err != nil {
+		return body
+	}
+	pk, err := emulator.DecodeJSON(b)
+	if err != nil {
+		return body
+	}
+	obj.Set("partitionKey", pk)
+	return emulator.EncodeJSON(obj)
 }
 
 func (h *handler) containerHeaders(w http.ResponseWriter, c emulator.Container) {
@@ -213,6 +263,14 @@ func (h *handler) replaceContainer(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.writeError(w, r, err)
 		return
+	}
+	if legacyAPIVersion(r) {
+		cur, err := h.svc.GetContainer(r.Context(), pathVar(r, "db"), pathVar(r, "coll"))
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		body = withLegacyPartitionKey(r, body, cur.PartitionKey)
 	}
 	c, err := h.svc.ReplaceContainer(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), body, r.Header.Get("If-Match"))
 	if err != nil {

@@ -74,6 +74,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&cfg.TTLSweepInterval, "ttl-sweep-interval", time.Second, "pause between TTL sweeps that delete expired items (negative: no background sweeper)")
 	fs.IntVar(&cfg.TTLSweepBatch, "ttl-sweep-batch", 1000, "rows deleted per TTL sweep batch (each batch is one short transaction)")
+	fs.StringVar(&cfg.Consistency, "consistency", "Session", "the account's default consistency level: "+strings.Join(wire.ConsistencyLevels, ", "))
 	// Environment first, so explicit flags override it.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -97,6 +98,11 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		return cfg, fmt.Errorf("--log-level: %w", err)
 	}
+	consistency, err := wire.ParseConsistency(cfg.Consistency)
+	if err != nil {
+		return cfg, fmt.Errorf("--consistency: %w", err)
+	}
+	cfg.Consistency = consistency
 	cfg.TLSHosts = tlsHosts
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	return cfg, nil

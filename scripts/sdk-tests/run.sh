@@ -9,9 +9,10 @@
 #   1. copies the module from the Go module cache (downloading it if needed)
 #      into $SDK_TESTS_DIR/azcosmos (default .sdk-tests/azcosmos), writable;
 #      the cache itself is never modified;
-#   2. patches the few expectations tied to Microsoft's emulator and prints
-#      the diff;
-#   3. starts two ephemeral emulators, 127.0.0.1:8081 (42 tests) and
+#   2. patches the one expectation tied to Microsoft's emulator (the
+#      advertised endpoint) and prints the diff;
+#   3. starts two ephemeral emulators with --consistency Strong (as the
+#      SDK's CI starts Microsoft's), 127.0.0.1:8081 (42 tests) and
 #      127.0.0.1:8903 (TestItemIdEncodingComputeGW's "compute gateway"),
 #      through with-emulator.sh, unless SDK_TESTS_ENDPOINT_RUNNING=1;
 #   4. makes the default TLS transport (used by the AAD tests) trust the
@@ -39,7 +40,8 @@
 #
 # Environment:
 #   SDK_TESTS_ENDPOINT_RUNNING=1  use emulators already running on
-#                                 127.0.0.1:8081 (and :8903)
+#                                 127.0.0.1:8081 (and :8903), started with
+#                                 --consistency Strong
 #   SDK_TESTS_RACE=1              go test -race
 #   SDK_TESTS_TIMEOUT             go test -timeout (default 15m)
 #   SDK_TESTS_DIR                 work directory (default .sdk-tests)
@@ -122,16 +124,14 @@ if [[ $inner -eq 0 ]]; then
 		diff -u "$file.before" "$file" | sed -n '/^[-+][^-+]/s/^/    /p' || true
 		rm -f "$file.before"
 	}
-	# The SDK's CI starts Microsoft's emulator with /consistency=Strong and
-	# dials it as localhost while it advertises 127.0.0.1. cosmos-emulator
-	# advertises the host the client dialled (so the SDK keeps using
-	# https://localhost:8081/) and the default consistency Session.
+	# The SDK's CI dials Microsoft's emulator as localhost while it
+	# advertises 127.0.0.1. cosmos-emulator advertises the host the client
+	# dialled (so the SDK keeps using https://localhost:8081/). The SDK's
+	# CI also starts that emulator with /consistency=Strong: ours get
+	# --consistency Strong below, so that expectation needs no patch.
 	f=emulator_cosmos_global_endpoint_manager_test.go
 	patch_file $f 's{accountRegion\{Name: emulatorRegionName, Endpoint: "https://127\.0\.0\.1:8081/"\}}{accountRegion{Name: emulatorRegionName, Endpoint: "https://localhost:8081/"}}g' \
 		'advertised region endpoint is the dialled host https://localhost:8081/, not 127.0.0.1'
-	# shellcheck disable=SC2016 # $1 is perl's
-	patch_file $f 's{AccountConsistency:(\s+)userConsistencyPolicy\{"Strong"\}}{AccountConsistency:$1userConsistencyPolicy{"Session"}}g' \
-		'account consistency is Session (the SDK CI starts its emulator with /consistency=Strong)'
 
 	list_tests >"$work/tests.txt"
 	echo "run.sh: $(wc -l <"$work/tests.txt") emulator tests in $(find "$copy" -maxdepth 1 -name 'emulator_*_test.go' | wc -l) files"
@@ -146,6 +146,7 @@ if [[ $inner -eq 0 ]]; then
 	args=()
 	[[ $update -eq 1 ]] && args+=(--update-baseline)
 	[[ -n "$filter" ]] && args+=(-run "$filter")
+	export EMULATOR_ARGS="--consistency Strong${EMULATOR_ARGS:+ $EMULATOR_ARGS}"
 	exec "$here/with-emulator.sh" "${ports[@]}" -- bash "$here/run.sh" --inner ${args[@]+"${args[@]}"}
 fi
 

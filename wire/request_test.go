@@ -1,0 +1,61 @@
+package wire
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// TestNormalizeRequest: the request line and headers a resource can be
+// addressed by, and the 400s for those no resource can be.
+func TestNormalizeRequest(t *testing.T) {
+	tests := []struct {
+		name       string
+		target     string
+		header     [2]string
+		wantPath   string // escaped path after normalizing; "" = 400
+		wantLinkOf string // the signed link derived from it
+	}{
+		{"plain", "/dbs/d/colls/c/docs/a", [2]string{}, "/dbs/d/colls/c/docs/a", "dbs/d/colls/c/docs/a"},
+		{"trailing slash", "/offers/AbCd/", [2]string{}, "/offers/AbCd", "offers/AbCd"},
+		{"escaped slash kept in the id", "/dbs/d/colls/c/docs/a%2Fb", [2]string{}, "/dbs/d/colls/c/docs/a%2Fb", "dbs/d/colls/c/docs/a/b"},
+		{"JS id with ?", "/dbs/d/colls/c/docs/Disallowed?Chars", [2]string{}, "/dbs/d/colls/c/docs/Disallowed%3FChars", "dbs/d/colls/c/docs/Disallowed?Chars"},
+		{"JS id ending in ?", "/dbs/d/colls/c/docs/what?", [2]string{}, "/dbs/d/colls/c/docs/what%3F", "dbs/d/colls/c/docs/what?"},
+		{"JS id with ? and /", "/dbs/d/colls/c/docs/a?b/c", [2]string{}, "/dbs/d/colls/c/docs/a%3Fb%2Fc", "dbs/d/colls/c/docs/a?b/c"},
+		{"query string outside /dbs left alone", "/_emulator/health?x=1", [2]string{}, "/_emulator/health", "_emulator/health"},
+		{"dot segment kept", "/dbs/d/colls/c/docs/..", [2]string{}, "/dbs/d/colls/c/docs/..", "dbs/d/colls/c/docs/.."},
+		{"control characters in an id", "/dbs/d/colls/c/docs/a%0D%0A%09b", [2]string{}, "/dbs/d/colls/c/docs/a%0D%0A%09b", "dbs/d/colls/c/docs/a\r\n\tb"},
+		{"%00 in an id", "/dbs/d/colls/c/docs/a%00", [2]string{}, "", ""},
+		{"%00 in a database", "/dbs/%00", [2]string{}, "", ""},
+		{"invalid UTF-8 in a container", "/dbs/d/colls/%C3%28", [2]string{}, "", ""},
+		{"invalid UTF-8 after ?", "/dbs/d/colls/c/docs/a?%FF", [2]string{}, "", ""},
+		{"invalid UTF-8 in a header", "/dbs/d", [2]string{"If-Match", "\"\xff\""}, "", ""},
+		{"invalid UTF-8 in the partition key header", "/dbs/d/colls/c/docs/a", [2]string{"x-ms-documentdb-partitionkey", "[\"\xc3\"]"}, "", ""},
+		{"UTF-8 in a header", "/dbs/d", [2]string{"x-ms-continuation", "é"}, "/dbs/d", "dbs/d"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "http://h"+tt.target, nil)
+			if tt.header[0] != "" {
+				r.Header.Set(tt.header[0], tt.header[1])
+			}
+			err := normalizeRequest(r)
+			if tt.wantPath == "" {
+				if emulator.KindOf(err) != emulator.KindBadRequest {
+					t.Fatalf("normalizeRequest = %v, want a 400", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.URL.EscapedPath(); got != tt.wantPath {
+				t.Fatalf("path %q, want %q", got, tt.wantPath)
+			}
+			if _, link := ResourceTypeAndLink(r.URL.EscapedPath()); link != tt.wantLinkOf {
+				t.Fatalf("link %q, want %q", link, tt.wantLinkOf)
+			}
+		})
+	}
+}
