@@ -41,6 +41,10 @@ type Config struct {
 	Sweep func(ctx context.Context) (int, error)
 	// SweeperStats returns the sweeper's counters for GET /_emulator/stats.
 	SweeperStats func() any
+	// Unavailable, if set, reports whether an unclassified error means the
+	// storage is temporarily unreachable; such errors are sent as 503
+	// instead of 500.
+	Unavailable func(error) bool
 }
 
 type handler struct {
@@ -54,6 +58,7 @@ type handler struct {
 
 	sweepFn      func(ctx context.Context) (int, error)
 	sweeperStats func() any
+	unavailable  func(error) bool
 }
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
@@ -70,7 +75,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		return nil, fmt.Errorf("wire: the master key is not valid base64: %w", err)
 	}
 	h := &handler{svc: cfg.Service, key: key, keyString: keyString, certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
-		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats}
+		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, unavailable: cfg.Unavailable}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
