@@ -313,6 +313,10 @@ func (s *Server) Service() *emulator.Service { return s.svc }
 // Store returns the PostgreSQL store.
 func (s *Server) Store() *pgstore.Store { return s.store }
 
+// ManagedPostgres returns the managed PostgreSQL server, or nil when the
+// emulator uses the server of Config.PG.
+func (s *Server) ManagedPostgres() *pgserver.Server { return s.pg }
+
 // ConnString returns the PostgreSQL connection string in use.
 func (s *Server) ConnString() string {
 	if s.pg != nil {
