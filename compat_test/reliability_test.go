@@ -162,27 +162,21 @@ type emulatorProcess struct {
 	endpoint string
 }
 
-// buildEmulator builds the command once per test run.
-var buildEmulator = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "cosmos-emulator-bin-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "cosmos-emulator")
+// buildEmulator builds the command into a temporary directory of t.
+func buildEmulator(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cosmos-emulator")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/cosmos-emulator/cosmos-emulator/cmd/cosmos-emulator").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return bin, nil
-})
+	return bin
+}
 
-// startProcess runs the emulator on dataDir and waits for its ready line.
-func startProcess(t *testing.T, dataDir string) *emulatorProcess {
+// startProcess runs the emulator bin on dataDir and waits for its ready
+// line.
+func startProcess(t *testing.T, bin, dataDir string) *emulatorProcess {
 	t.Helper()
-	bin, err := buildEmulator()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -230,8 +224,8 @@ func (p *emulatorProcess) client(t *testing.T) *azcosmos.Client {
 // directory: every acknowledged write is there.
 func TestKillEmulatorUnderLoad(t *testing.T) {
 	t.Parallel()
-	dataDir := t.TempDir()
-	p := startProcess(t, dataDir)
+	dataDir, bin := t.TempDir(), buildEmulator(t)
+	p := startProcess(t, bin, dataDir)
 	cc := mustContainer(t, mustDB(t, p.client(t), "db"), "c")
 	stop := make(chan struct{})
 	acked := writeLoad(t, cc, 4, stop)
@@ -243,7 +237,7 @@ func TestKillEmulatorUnderLoad(t *testing.T) {
 	close(stop)
 	ids := acked()
 
-	p2 := startProcess(t, dataDir)
+	p2 := startProcess(t, bin, dataDir)
 	db, _ := p2.client(t).NewDatabase("db")
 	cc2, _ := db.NewContainer("c")
 	wantAllPresent(t, cc2, ids)
