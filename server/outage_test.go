@@ -19,7 +19,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
-	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgserver"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
 )
 
@@ -216,9 +215,6 @@ func TestPostgresOutage(t *testing.T) {
 // supervisor restarts it and writes succeed again by themselves, and every
 // acknowledged write is still there.
 func TestManagedPostmasterKilled(t *testing.T) {
-	if _, err := pgserver.FindBinaries(); err != nil {
-		t.Skip(err)
-	}
 	e := emulatortest.StartManaged(t)
 	c := e.Client(t)
 	if _, err := c.CreateDatabase(bg, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
