@@ -44,10 +44,11 @@ var maxSocketPath = func() int {
 // connections.
 //
 // Cluster. The cluster lives in DataDir/pgdata. The first Start creates it
-// with initdb (superuser "postgres", trust authentication, UTF8, locale C,
-// --no-sync), into DataDir/pgdata.initdb renamed when complete, so an
-// interrupted initdb is simply redone; later Starts detect PG_VERSION and
-// reuse it, so data persists across Stop and Start.
+// with initdb (superuser "postgres", trust authentication, UTF8, locale C;
+// --no-sync only for an Ephemeral or FastUnsafeCommit cluster), into
+// DataDir/pgdata.initdb renamed when complete, so an interrupted initdb is
+// simply redone; later Starts detect PG_VERSION and reuse it, so data
+// persists across Stop and Start.
 //
 // Network. The server listens on no TCP port (listen_addresses is empty),
 // only on a Unix socket in DataDir/run (mode 0700). A Unix socket path is
@@ -416,8 +417,12 @@ func (s *Server) ensureCluster(ctx context.Context) error {
 	if err := s.chown(tmp); err != nil {
 		return err
 	}
-	cmd := s.command(ctx, s.bin.Initdb,
-		"-D", tmp, "-U", Superuser, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	args := []string{"-D", tmp, "-U", Superuser, "-A", "trust", "-E", "UTF8", "--locale=C"}
+	if s.ephemeral || s.fastCommit {
+		// Nothing to keep across a power cut: skip initdb's final sync.
+		args = append(args, "--no-sync")
+	}
+	cmd := s.command(ctx, s.bin.Initdb, args...)
 	cmd.Dir = s.dataDir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(tmp)
