@@ -26,12 +26,15 @@ import (
 // PostgreSQL under write load, and races between writers. Each test is
 // bounded (seconds, not minutes).
 
-// writeLoad runs writers goroutines that create items with unique ids in cc
-// until stop is closed, and returns the ids whose creation was acknowledged
+// writeLoad starts writers goroutines that create items with unique ids in
+// cc; stop ends them and returns the ids whose creation was acknowledged
 // (201). Failed writes are retried with new ids after a short pause; a
-// failure other than 503 or a broken connection fails the test.
-func writeLoad(t *testing.T, cc *azcosmos.ContainerClient, writers int, stop <-chan struct{}) (acked func() []string) {
+// failure other than 503 or a broken connection fails the test. The writers
+// are stopped when the test ends in any case.
+func writeLoad(t *testing.T, cc *azcosmos.ContainerClient, writers int) (stop func() []string) {
 	t.Helper()
+	stopc := make(chan struct{})
+	var once sync.Once
 	var mu sync.Mutex
 	var ids []string
 	var wg sync.WaitGroup
@@ -42,7 +45,7 @@ func writeLoad(t *testing.T, cc *azcosmos.ContainerClient, writers int, stop <-c
 			defer wg.Done()
 			for i := 0; ; i++ {
 				select {
-				case <-stop:
+				case <-stopc:
 					return
 				default:
 				}
@@ -63,12 +66,15 @@ func writeLoad(t *testing.T, cc *azcosmos.ContainerClient, writers int, stop <-c
 			}
 		}()
 	}
-	return func() []string {
+	stop = func() []string {
+		once.Do(func() { close(stopc) })
 		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()
 		return ids
 	}
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // wantAllPresent checks that every acknowledged id is in the container.
@@ -122,15 +128,13 @@ func TestKillPostmasterUnderLoad(t *testing.T) {
 	e := emulatortest.StartManaged(t)
 	c := e.Client(t)
 	cc := mustContainer(t, mustDB(t, c, "db"), "c")
-	stop := make(chan struct{})
-	acked := writeLoad(t, cc, 4, stop)
+	stop := writeLoad(t, cc, 4)
 	waitWrites(t, cc, 100)
 	e.KillPostgres(t)
 	// Writes resume by themselves: more items than before the kill.
 	before := len(snapshotIDs(t, cc))
 	waitWrites(t, cc, before+100)
-	close(stop)
-	wantAllPresent(t, cc, acked())
+	wantAllPresent(t, cc, stop())
 }
 
 func snapshotIDs(t *testing.T, cc *azcosmos.ContainerClient) []string {
@@ -227,15 +231,13 @@ func TestKillEmulatorUnderLoad(t *testing.T) {
 	dataDir, bin := t.TempDir(), buildEmulator(t)
 	p := startProcess(t, bin, dataDir)
 	cc := mustContainer(t, mustDB(t, p.client(t), "db"), "c")
-	stop := make(chan struct{})
-	acked := writeLoad(t, cc, 4, stop)
+	stop := writeLoad(t, cc, 4)
 	waitWrites(t, cc, 200)
 	if err := p.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	p.cmd.Wait() //nolint:errcheck
-	close(stop)
-	ids := acked()
+	ids := stop()
 
 	p2 := startProcess(t, bin, dataDir)
 	db, _ := p2.client(t).NewDatabase("db")
