@@ -5,10 +5,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -177,16 +180,67 @@ CREATE TABLE IF NOT EXISTS cosmos.schema_migrations (version integer PRIMARY KEY
 // container's internal number, never client input.
 func itemsTable(n int64) string { return "cosmos.items_" + strconv.FormatInt(n, 10) }
 
+// Ping checks that PostgreSQL answers (for the health endpoint). A dead
+// pooled connection is discarded and the check retried once on a new one.
+func (s *Store) Ping(ctx context.Context) error {
+	err := s.pool.Ping(ctx)
+	if err != nil && ctx.Err() == nil {
+		err = s.pool.Ping(ctx)
+	}
+	return err
+}
+
+// IsUnavailable reports whether err means that PostgreSQL cannot be reached
+// or is not accepting work right now: a failed connection attempt, a
+// connection lost mid-request, or a server shutting down, starting up or
+// recovering from a crash (SQLSTATE classes 08 and 57P, 53300). Such
+// failures are temporary: the request may be retried.
+func IsUnavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P") || pe.Code == "53300"
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ENOENT) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	// pgx reports a connection it closed after a failure as "conn closed";
+	// pgconn.SafeToRetry marks errors raised before anything was sent.
+	return pgconn.SafeToRetry(err) || strings.Contains(err.Error(), "conn closed")
+}
+
+// msgUnavailable is the message of the 503 sent while PostgreSQL is
+// unreachable (the same words as wire.MsgUnavailable).
+const msgUnavailable = "The emulator's database is unreachable or restarting; retry the request shortly."
+
 // classify maps PostgreSQL errors to emulator error kinds: a missing items
 // table means the container was deleted meanwhile (404), a unique violation
-// is a conflict (409), anything else stays internal (500).
+// is a conflict (409), an unreachable database is 503 (IsUnavailable),
+// anything else stays internal (500).
 func classify(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	var ee *emulator.Error
 	if errors.As(err, &ee) {
+		if ee.Kind == emulator.KindInternal && IsUnavailable(err) {
+			return &emulator.Error{Kind: emulator.KindUnavailable, Message: msgUnavailable, Err: err}
+		}
 		return err
+	}
+	if IsUnavailable(err) {
+		return &emulator.Error{Kind: emulator.KindUnavailable, Message: msgUnavailable, Err: err}
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%s: %w", op, emulator.ErrResourceNotFound)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/net/netutil"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore"
@@ -59,7 +62,43 @@ type Config struct {
 	// BoundedStaleness, Session, ConsistentPrefix or Eventual; default
 	// Session), as Microsoft's emulator's consistency option sets it.
 	Consistency string
+	// PGBin is the directory of the PostgreSQL programs (initdb, pg_ctl,
+	// postgres) for the managed cluster; empty searches PATH, then
+	// /usr/lib/postgresql/*/bin.
+	PGBin string
+	// FastUnsafeCommit runs the managed cluster with synchronous_commit=off:
+	// faster writes, but a crash of PostgreSQL or of the machine may lose
+	// the writes acknowledged in the last ~0.6 s. By default an
+	// acknowledged write is on disk. It has no effect with PG (configure
+	// your own server).
+	FastUnsafeCommit bool
+	// ReadTimeout bounds reading one request, headers and body (default
+	// DefaultReadTimeout); a client that trickles its body is cut off.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds a request from the end of its headers to the end
+	// of its response (default DefaultWriteTimeout).
+	WriteTimeout time.Duration
+	// IdleTimeout is how long a keep-alive connection may wait for its next
+	// request (default DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// MaxConns is the most client connections served at once (default
+	// DefaultMaxConns; negative: no limit). Further connections wait in the
+	// listen queue until one closes.
+	MaxConns int
 }
+
+// Defaults of the HTTP server's limits. The timeouts are far above what a
+// legitimate request needs (a 2 MB item, a query page: the service itself
+// gives a page 5 s), yet they end connections that a client holds open
+// without using them.
+const (
+	DefaultReadTimeout  = 2 * time.Minute
+	DefaultWriteTimeout = 5 * time.Minute
+	DefaultIdleTimeout  = 2 * time.Minute
+	DefaultMaxConns     = 1000
+	// readHeaderTimeout bounds reading a request's headers.
+	readHeaderTimeout = 30 * time.Second
+)
 
 // Server is a running emulator.
 type Server struct {
@@ -80,42 +119,46 @@ type Server struct {
 	bgDone  chan struct{}
 }
 
-// Start brings the emulator up: PostgreSQL, migrations, TLS, listener. It
-// returns once the server accepts requests.
-func Start(ctx context.Context, cfg Config) (s *Server, err error) {
-	if cfg.Addr == "" {
-		cfg.Addr = "127.0.0.1:8081"
+// Start brings the emulator up: listener, PostgreSQL, migrations, TLS. It
+// returns once the server accepts requests. On failure it stops and removes
+// everything it started (the managed PostgreSQL, temporary directories, the
+// listener) and returns a *StartError whose message is one line naming the
+// cause and the fix.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	s, err := start(ctx, cfg)
+	if err != nil {
+		return nil, explain(cfg, err)
 	}
-	if cfg.Protocol == "" {
-		cfg.Protocol = "https"
-	}
+	return s, nil
+}
+
+func start(ctx context.Context, cfg Config) (_ *Server, err error) {
+	cfg = withDefaults(cfg)
 	if cfg.Protocol != "https" && cfg.Protocol != "http" {
-		return nil, fmt.Errorf("server: protocol must be https or http, not %q", cfg.Protocol)
+		return nil, &StartError{Cause: fmt.Sprintf("the protocol must be https or http, not %q", cfg.Protocol), Fix: "set --protocol to https or http"}
 	}
-	if cfg.DataDir == "" {
-		cfg.DataDir = ".cosmos-emulator"
+	if _, err := base64.StdEncoding.DecodeString(cfg.Key); err != nil {
+		return nil, &StartError{Cause: "the master key (--key) is not valid base64", Fix: "give the base64 key clients sign with, or leave --key out for the well-known emulator key", Err: err}
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = emulator.NewClock(nil)
-	}
-	s = &Server{cfg: cfg, log: cfg.Logger, served: make(chan error, 1)}
+	s := &Server{cfg: cfg, log: cfg.Logger, served: make(chan error, 1)}
 	defer func() {
 		if err != nil {
+			if s.ln != nil {
+				s.ln.Close()
+			}
 			s.shutdownBackends()
 		}
 	}()
+	// Listen first: a port in use is the commonest failure and costs
+	// nothing to find out.
+	if s.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+		return nil, &StartError{Cause: fmt.Sprintf("cannot listen on %s: %v", cfg.Addr, innermost(err)),
+			Fix: "stop the program using that address or choose another with --addr (port 0 picks a free one)", Err: err}
+	}
 
 	connString := cfg.PG
 	if connString == "" {
-		opts := pgserver.Options{DataDir: filepath.Join(cfg.DataDir, "postgres"), Ephemeral: cfg.Ephemeral,
-			Logf: func(format string, args ...any) { s.log.Debug(fmt.Sprintf(format, args...)) }}
-		if cfg.Ephemeral {
-			opts.DataDir = ""
-		}
-		if s.pg, err = pgserver.Start(ctx, opts); err != nil {
+		if s.pg, err = s.startManaged(ctx); err != nil {
 			return nil, err
 		}
 		connString = s.pg.ConnString()
@@ -141,28 +184,32 @@ func Start(ctx context.Context, cfg Config) (s *Server, err error) {
 			tlsCert, certPEM, err = tlscert.LoadOrCreate(tlscert.Options{Dir: cfg.DataDir, Hosts: cfg.TLSHosts})
 		}
 		if err != nil {
-			return nil, fmt.Errorf("server: TLS certificate: %w", err)
+			return nil, &StartError{Cause: fmt.Sprintf("cannot load the TLS certificate: %v", err),
+				Fix: "check --cert and --cert-key (PEM files), or leave them out for a generated certificate", Err: err}
 		}
 	}
 	handler, err := wire.NewHandler(wire.Config{
-		Service: s.svc, Key: cfg.Key, CertPEM: certPEM, Logger: s.log, Ready: s.ready.Load,
+		Service: s.svc, Key: cfg.Key, CertPEM: certPEM, Logger: s.log, Ready: s.healthy,
 		Sweep: s.sweeper.SweepOnce, SweeperStats: func() any { return s.sweeper.Stats() },
 		Consistency: cfg.Consistency,
+		Unavailable: pgstore.IsUnavailable,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if s.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
-		return nil, fmt.Errorf("server: listen on %s: %w", cfg.Addr, err)
-	}
-	s.http = &http.Server{Handler: handler, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
+	s.http = &http.Server{Handler: handler, ReadHeaderTimeout: min(readHeaderTimeout, cfg.ReadTimeout),
+		ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	ln := s.ln
+	if cfg.MaxConns > 0 {
+		ln = netutil.LimitListener(ln, cfg.MaxConns)
+	}
 	if cfg.Protocol == "https" {
 		// HTTP/1.1 only: measured with cmd/cosmos-bench, Go's HTTP/2 server
 		// adds ~0.2 ms to every point operation (frame writing, goroutine
 		// hand-offs), a third of a point read; the SDKs work with either.
 		s.http.TLSConfig = &tls.Config{Certificates: []tls.Certificate{tlsCert}, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
-		ln = tls.NewListener(s.ln, s.http.TLSConfig)
+		ln = tls.NewListener(ln, s.http.TLSConfig)
 	}
 	s.url = cfg.Protocol + "://" + advertisedHost(s.ln.Addr().String()) + "/"
 	go func() { s.served <- s.http.Serve(ln) }()
@@ -176,6 +223,74 @@ func Start(ctx context.Context, cfg Config) (s *Server, err error) {
 	}()
 	s.ready.Store(true)
 	return s, nil
+}
+
+// withDefaults fills the zero fields of cfg.
+func withDefaults(cfg Config) Config {
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:8081"
+	}
+	if cfg.Protocol == "" {
+		cfg.Protocol = "https"
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = ".cosmos-emulator"
+	}
+	if cfg.Key == "" {
+		cfg.Key = wire.WellKnownKey
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = emulator.NewClock(nil)
+	}
+	if cfg.ReadTimeout == 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
+	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	return cfg
+}
+
+// startManaged starts the managed PostgreSQL cluster in DataDir/postgres
+// (or a temporary directory when Ephemeral).
+func (s *Server) startManaged(ctx context.Context) (*pgserver.Server, error) {
+	cfg := s.cfg
+	opts := pgserver.Options{DataDir: filepath.Join(cfg.DataDir, "postgres"), Ephemeral: cfg.Ephemeral,
+		FastUnsafeCommit: cfg.FastUnsafeCommit,
+		Logf:             func(format string, args ...any) { s.log.Debug(fmt.Sprintf(format, args...)) },
+		Warnf:            func(format string, args ...any) { s.log.Warn(fmt.Sprintf(format, args...)) },
+	}
+	if cfg.Ephemeral {
+		opts.DataDir = ""
+	}
+	if cfg.PGBin != "" {
+		bin, err := pgserver.BinariesIn(cfg.PGBin)
+		if err != nil {
+			return nil, err
+		}
+		opts.Binaries = &bin
+	}
+	return pgserver.Start(ctx, opts)
+}
+
+// healthy reports readiness for /_emulator/health: started, not closing,
+// and PostgreSQL answers.
+func (s *Server) healthy() bool {
+	if !s.ready.Load() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.store.Ping(ctx) == nil
 }
 
 // advertisedHost turns a listen address into the host:port clients dial
@@ -202,6 +317,10 @@ func (s *Server) Service() *emulator.Service { return s.svc }
 
 // Store returns the PostgreSQL store.
 func (s *Server) Store() *pgstore.Store { return s.store }
+
+// ManagedPostgres returns the managed PostgreSQL server, or nil when the
+// emulator uses the server of Config.PG.
+func (s *Server) ManagedPostgres() *pgserver.Server { return s.pg }
 
 // ConnString returns the PostgreSQL connection string in use.
 func (s *Server) ConnString() string {

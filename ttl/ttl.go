@@ -51,7 +51,9 @@ type statsCounters struct {
 	lastErr                 string
 }
 
-// Stats are the sweeper's counters since start.
+// Stats are the sweeper's counters since start. LastError is the error of
+// the latest sweep when it failed, and empty once a sweep succeeds again;
+// Errors counts every failed sweep.
 type Stats struct {
 	Sweeps    int64  `json:"sweeps"`
 	Deleted   int64  `json:"deleted"`
@@ -110,6 +112,8 @@ func (s *Sweeper) SweepOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		s.stats.errors++
 		s.stats.lastErr = err.Error()
+	} else {
+		s.stats.lastErr = "" // recovered: LastError reports only a current failure
 	}
 	s.stats.mu.Unlock()
 	if err != nil {

@@ -87,7 +87,26 @@ func TestRunKeepsGoingAfterErrors(t *testing.T) {
 	cancel()
 	<-done
 	st := s.Stats()
-	if st.Errors != 1 || st.Deleted != 5 || st.Sweeps < 2 || st.LastError == "" {
-		t.Fatalf("stats %+v: want one error, then the backlog of 5 deleted", st)
+	if st.Errors != 1 || st.Deleted != 5 || st.Sweeps < 2 || st.LastError != "" {
+		t.Fatalf("stats %+v: want one error, then the backlog of 5 deleted and no current error", st)
+	}
+}
+
+// TestLastErrorClearedByRecovery: lastError reports the current failure
+// only; a successful sweep clears it (the error count stays).
+func TestLastErrorClearedByRecovery(t *testing.T) {
+	f := &fakeExpirer{backlog: 3, failAt: 1}
+	s := &Sweeper{Expirer: f, Clock: emulator.NewClock(nil), BatchSize: 10}
+	if _, err := s.SweepOnce(context.Background()); err == nil {
+		t.Fatal("first sweep: want the injected error")
+	}
+	if st := s.Stats(); st.LastError != "database unavailable" || st.Errors != 1 {
+		t.Fatalf("after the failure: %+v", st)
+	}
+	if n, err := s.SweepOnce(context.Background()); err != nil || n != 3 {
+		t.Fatalf("second sweep: %d, %v", n, err)
+	}
+	if st := s.Stats(); st.LastError != "" || st.Errors != 1 || st.Sweeps != 2 {
+		t.Fatalf("after the recovery: %+v, want no lastError and errors still 1", st)
 	}
 }

@@ -8,6 +8,14 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
+// RetryAfterUnavailable is the x-ms-retry-after-ms of a 503: about the time
+// the managed PostgreSQL takes to restart.
+const RetryAfterUnavailable = 1000
+
+// MsgUnavailable is the message of a 503 sent because the storage is
+// unreachable.
+const MsgUnavailable = "The emulator's database is unreachable or restarting; retry the request shortly."
+
 // StatusOf returns the HTTP status for an error kind. This is the only place
 // where error kinds become status codes.
 func StatusOf(k emulator.Kind) int {
@@ -45,6 +53,9 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	if !errors.As(err, &e) {
 		e = &emulator.Error{Kind: emulator.KindInternal, Message: "The emulator failed to process the request.", Err: err}
 	}
+	if e.Kind == emulator.KindInternal && h.unavailable != nil && h.unavailable(err) {
+		e = &emulator.Error{Kind: emulator.KindUnavailable, Message: MsgUnavailable, Err: err}
+	}
 	status := StatusOf(e.Kind)
 	if status >= 500 {
 		h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
@@ -55,6 +66,12 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	hd.Set("x-ms-substatus", strconv.Itoa(e.SubStatus))
 	if hd.Get("x-ms-request-charge") == "" {
 		hd.Set("x-ms-request-charge", "1")
+	}
+	if status == http.StatusServiceUnavailable {
+		// When to try again: the SDKs' throttling retries read
+		// x-ms-retry-after-ms, plain HTTP clients Retry-After.
+		hd.Set("x-ms-retry-after-ms", strconv.Itoa(RetryAfterUnavailable))
+		hd.Set("Retry-After", strconv.Itoa((RetryAfterUnavailable+999)/1000))
 	}
 	body := []byte(`{"code":`)
 	body = emulator.AppendJSONString(body, e.Kind.String())

@@ -46,6 +46,10 @@ type Config struct {
 	// GET / (userConsistencyPolicy), one of ConsistencyLevels, matched
 	// case-insensitively (default "Session").
 	Consistency string
+	// Unavailable, if set, reports whether an unclassified error means the
+	// storage is temporarily unreachable; such errors are sent as 503
+	// instead of 500.
+	Unavailable func(error) bool
 }
 
 // ConsistencyLevels are the default consistency levels an account can
@@ -80,6 +84,7 @@ type handler struct {
 
 	sweepFn      func(ctx context.Context) (int, error)
 	sweeperStats func() any
+	unavailable  func(error) bool
 }
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
@@ -100,7 +105,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		return nil, err
 	}
 	h := &handler{svc: cfg.Service, key: key, keyString: keyString, certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
-		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency}
+		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency, unavailable: cfg.Unavailable}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

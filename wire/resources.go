@@ -47,7 +47,7 @@ func (h *handler) getAccount(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 	if !h.ready() {
-		h.writeError(w, r, emulator.Errorf(emulator.KindUnavailable, "The emulator is starting."))
+		h.writeError(w, r, emulator.Errorf(emulator.KindUnavailable, "The emulator is not ready: it is starting or stopping, or its database is unreachable."))
 		return
 	}
 	writeBody(w, http.StatusOK, []byte(`{"status":"ok"}`))

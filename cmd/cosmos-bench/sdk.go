@@ -185,8 +185,9 @@ func (b *sdkBench) protocol() string {
 }
 
 // health sends GET /_emulator/health with the SDK's http.Client, bypassing
-// the SDK: no signature, no routing to a resource, no SQL. Its latency is the
-// floor of any request: loopback, TLS, HTTP/2 and the emulator's HTTP stack.
+// the SDK: no signature, no routing to a resource, no SQL but a PostgreSQL
+// ping (the health check's). Its latency is the floor of any request:
+// loopback, TLS, HTTP and the emulator's HTTP stack, plus one ping.
 func (b *sdkBench) health() opFunc {
 	url := strings.TrimSuffix(b.endpoint, "/") + "/_emulator/health"
 	return func(ctx context.Context, _ int) (time.Duration, error) {

@@ -35,7 +35,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := Run(ctx, cfg, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "cosmos-emulator:", err)
+		// One line: the cause and the fix (server.StartError).
+		fmt.Fprintln(os.Stderr, "cosmos-emulator: "+strings.Join(strings.Fields(err.Error()), " "))
 		os.Exit(1)
 	}
 }
@@ -75,6 +76,12 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.DurationVar(&cfg.TTLSweepInterval, "ttl-sweep-interval", time.Second, "pause between TTL sweeps that delete expired items (negative: no background sweeper)")
 	fs.IntVar(&cfg.TTLSweepBatch, "ttl-sweep-batch", 1000, "rows deleted per TTL sweep batch (each batch is one short transaction)")
 	fs.StringVar(&cfg.Consistency, "consistency", "Session", "the account's default consistency level: "+strings.Join(wire.ConsistencyLevels, ", "))
+	fs.StringVar(&cfg.PGBin, "pg-bin", "", "directory of the PostgreSQL programs for the managed cluster (default: PATH, then /usr/lib/postgresql/*/bin)")
+	fs.BoolVar(&cfg.FastUnsafeCommit, "fast-unsafe-commit", false, "managed PostgreSQL with synchronous_commit=off: faster writes, but a crash may lose the last ~0.6 s of acknowledged writes")
+	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read one request (headers and body)")
+	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time from the end of a request's headers to the end of its response")
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long an idle keep-alive connection stays open")
+	fs.IntVar(&cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections served at once; more wait to be accepted (negative: no limit)")
 	// Environment first, so explicit flags override it.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
+	"github.com/cosmos-emulator/cosmos-emulator/server"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -98,3 +99,25 @@ func TestRun(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { pgtestMain(m) }
+
+// TestParseFlagsReliability: the durability, PostgreSQL-binaries and HTTP
+// limit flags, their defaults and environment variables.
+func TestParseFlagsReliability(t *testing.T) {
+	cfg, err := ParseFlags(nil, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.FastUnsafeCommit || cfg.PGBin != "" || cfg.ReadTimeout != server.DefaultReadTimeout || cfg.WriteTimeout != server.DefaultWriteTimeout ||
+		cfg.IdleTimeout != server.DefaultIdleTimeout || cfg.MaxConns != server.DefaultMaxConns {
+		t.Errorf("defaults: %+v", cfg)
+	}
+	env := map[string]string{"COSMOS_EMULATOR_FAST_UNSAFE_COMMIT": "true", "COSMOS_EMULATOR_PG_BIN": "/opt/pg/bin", "COSMOS_EMULATOR_READ_TIMEOUT": "10s"}
+	cfg, err = ParseFlags([]string{"--idle-timeout", "3s", "--write-timeout", "1m", "--max-connections", "7"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.FastUnsafeCommit || cfg.PGBin != "/opt/pg/bin" || cfg.ReadTimeout != 10*time.Second || cfg.IdleTimeout != 3*time.Second ||
+		cfg.WriteTimeout != time.Minute || cfg.MaxConns != 7 {
+		t.Errorf("set: %+v", cfg)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgserver"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
 	"github.com/cosmos-emulator/cosmos-emulator/server"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
@@ -80,6 +81,41 @@ func Start(t testing.TB, opts ...Option) *Emulator {
 	return StartOn(t, pgtest.NewDatabase(t), opts...)
 }
 
+// StartManaged starts an emulator on a managed PostgreSQL cluster of its own
+// in a temporary directory (as --ephemeral does), for tests that fault
+// PostgreSQL itself (KillPostgres). Without local PostgreSQL binaries it
+// skips the test, except under CI (CI set), where that is a failure.
+func StartManaged(t testing.TB, opts ...Option) *Emulator {
+	t.Helper()
+	if _, err := pgserver.FindBinaries(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("emulatortest: CI must not skip: %v", err)
+		}
+		t.Skipf("emulatortest: %v", err)
+	}
+	return StartOn(t, "", append([]Option{func(cfg *server.Config) { cfg.Ephemeral = true }}, opts...)...)
+}
+
+// KillPostgres kills the managed postmaster with SIGKILL, as a crash or the
+// OOM killer would, and returns its pid; the emulator's supervisor restarts
+// it. It fails the test for an emulator without a managed cluster.
+func (e *Emulator) KillPostgres(t testing.TB) int {
+	t.Helper()
+	pg := e.ManagedPostgres()
+	if pg == nil {
+		t.Fatal("emulatortest: KillPostgres needs an emulator started with StartManaged")
+	}
+	pid := pg.Pid()
+	proc, err := os.FindProcess(pid)
+	if err == nil {
+		err = proc.Kill()
+	}
+	if err != nil {
+		t.Fatalf("emulatortest: killing postmaster %d: %v", pid, err)
+	}
+	return pid
+}
+
 // StartOn starts an emulator over the database pg (for restart tests and
 // several emulators sharing one database).
 func StartOn(t testing.TB, pg string, opts ...Option) *Emulator {
@@ -101,7 +137,7 @@ func StartOn(t testing.TB, pg string, opts ...Option) *Emulator {
 	if err != nil {
 		t.Fatalf("emulatortest: start: %v", err)
 	}
-	e := &Emulator{Server: s, Endpoint: s.URL(), PG: pg, cfg: cfg}
+	e := &Emulator{Server: s, Endpoint: s.URL(), PG: s.ConnString(), cfg: cfg}
 	t.Cleanup(func() { e.Stop(t) })
 	return e
 }

@@ -2,6 +2,7 @@ package pgserver
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,16 @@ func FindBinaries() (Binaries, error) {
 		}
 	}
 	return Binaries{}, &noBinariesError{root: searchRoot}
+}
+
+// BinariesIn returns the PostgreSQL programs in dir (the directory that
+// holds initdb, pg_ctl and postgres, e.g. /usr/lib/postgresql/16/bin). When
+// one is missing the error wraps ErrNoBinaries and names dir.
+func BinariesIn(dir string) (Binaries, error) {
+	if b, ok := binariesIn(dir); ok {
+		return b, nil
+	}
+	return Binaries{}, fmt.Errorf("%w: %s does not hold the PostgreSQL server programs initdb, pg_ctl and postgres", ErrNoBinaries, dir)
 }
 
 // binariesIn reports whether dir holds all three programs as executable

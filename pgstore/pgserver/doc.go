@@ -9,8 +9,9 @@
 //
 // When the calling process runs as root, the PostgreSQL programs run as the
 // unprivileged "postgres" user (or "nobody"); see Start for the permission
-// changes this implies. The server is tuned for a test emulator
-// (synchronous_commit=off, fsync kept on), also described at Start.
+// changes this implies. Commits are durable by default (synchronous_commit
+// and fsync on; Options.FastUnsafeCommit trades that for speed), and a
+// supervisor restarts a postmaster that dies (see Start).
 //
 // Typical use:
 //

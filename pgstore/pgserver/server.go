@@ -39,8 +39,21 @@ type Options struct {
 
 	// Logf, if not nil, receives progress and log lines (initdb, start,
 	// stop, permission fixes, recovery from a previous run). It may be
-	// called from Start and Stop only.
+	// called from Start, Stop and the supervisor goroutine.
 	Logf func(format string, args ...any)
+
+	// Warnf, if not nil, receives the supervisor's notices: the postmaster
+	// exited on its own, a restart failed, PostgreSQL was restarted. It is
+	// called from the supervisor goroutine. Default: Logf.
+	Warnf func(format string, args ...any)
+
+	// FastUnsafeCommit runs the server with synchronous_commit=off: a
+	// commit is acknowledged before its WAL is flushed, so a crash of
+	// PostgreSQL or of the machine can lose the writes acknowledged in the
+	// last ~0.6 s (three wal_writer_delay periods). The default
+	// (synchronous_commit=on, fsync=on) acknowledges a commit only once its
+	// WAL is on disk: it survives a kill -9 of PostgreSQL and a power cut.
+	FastUnsafeCommit bool
 
 	// Binaries, if not nil, names the PostgreSQL programs to use instead of
 	// the ones FindBinaries finds.
@@ -50,27 +63,61 @@ type Options struct {
 // Server is a running private PostgreSQL server started by Start. Its
 // methods are safe for concurrent use.
 type Server struct {
-	bin       Binaries
-	dataDir   string // absolute
-	pgdata    string // dataDir/pgdata
-	sockDir   string // directory of the Unix socket
-	tmpSock   bool   // sockDir is a fallback temporary directory, removed by Stop
-	ephemeral bool   // dataDir is removed by Stop
-	logPath   string // the server log of this run
-	logf      func(format string, args ...any)
+	bin        Binaries
+	dataDir    string // absolute
+	pgdata     string // dataDir/pgdata
+	sockDir    string // directory of the Unix socket
+	tmpSock    bool   // sockDir is a fallback temporary directory, removed by Stop
+	ephemeral  bool   // dataDir is removed by Stop
+	logPath    string // the server log of this run
+	logf       func(format string, args ...any)
+	warnf      func(format string, args ...any)
+	fastCommit bool
 
 	// The user the PostgreSQL programs run as when this process is root.
 	switchUser bool
 	uid, gid   uint32
 	userName   string
 
-	lock    *os.File      // holds the flock on dataDir/pgserver.lock
-	proc    *os.Process   // the postmaster, a child of this process
-	done    chan struct{} // closed once the postmaster has exited and been reaped
-	waitErr error         // the postmaster's exit status; read after done is closed
+	lock *os.File // holds the flock on dataDir/pgserver.lock
 
-	mu      sync.Mutex
-	stopped bool
+	// cur is the running postmaster, a child of this process. The
+	// supervisor replaces it when it restarts PostgreSQL; guarded by mu.
+	cur *postmaster
+
+	mu       sync.Mutex
+	stopped  bool
+	restarts int
+
+	stopping   chan struct{} // closed by Stop: the supervisor must end
+	stopOnce   sync.Once
+	supervised chan struct{} // closed when the supervisor goroutine has ended
+}
+
+// Pid returns the process id of the running postmaster (for diagnostics
+// and fault-injection tests).
+func (s *Server) Pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur.proc.Pid
+}
+
+// postmaster is one run of the postgres server process.
+type postmaster struct {
+	proc    *os.Process
+	done    chan struct{} // closed once the process has exited and been reaped
+	waitErr error         // its exit status; read after done is closed
+	// adopted: started by someone else (pg_ctl restart), not our child;
+	// done is closed by a watcher when it exits or the supervisor stops.
+	adopted bool
+}
+
+// Restarts returns how many times the supervisor restarted PostgreSQL after
+// its postmaster exited on its own.
+func (s *Server) Restarts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.restarts
 }
 
 // ConnString returns a pgx- and libpq-compatible keyword/value connection

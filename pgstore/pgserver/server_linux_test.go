@@ -28,7 +28,7 @@ func TestOwnerProcess(t *testing.T) {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
 	}
-	fmt.Println("PID", s.proc.Pid)
+	fmt.Println("PID", s.Pid())
 	time.Sleep(time.Minute) // until killed
 	os.Exit(1)
 }

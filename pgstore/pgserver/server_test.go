@@ -5,10 +5,13 @@ package pgserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,8 +110,9 @@ func TestStartStopPersists(t *testing.T) {
 		"listen_addresses":   "",
 		"shared_buffers":     "128MB",
 		"max_connections":    "200",
-		"synchronous_commit": "off",
+		"synchronous_commit": "on",
 		"fsync":              "on",
+		"full_page_writes":   "on",
 		"server_encoding":    "UTF8",
 		"lc_collate":         "C",
 	} {
@@ -204,17 +208,15 @@ func TestRecovery(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := start(t, Options{DataDir: dir})
 	conn := connect(t, s)
-	// The server runs with synchronous_commit=off, so a crash may lose the
-	// last commits; make these durable before the SIGKILL below.
-	exec1(t, conn, "SET synchronous_commit = on")
 	exec1(t, conn, "CREATE TABLE kept (id int)")
 	exec1(t, conn, "INSERT INTO kept VALUES (42)")
 	conn.Close(context.Background())
 	pidFile := filepath.Join(dir, "pgdata", "postmaster.pid")
 
 	t.Run("killed server", func(t *testing.T) {
-		s.proc.Kill() // SIGKILL: postmaster.pid stays behind
-		<-s.done
+		s.stopSupervisor() // as if the owner died with it
+		s.cur.proc.Kill()  // SIGKILL: postmaster.pid stays behind
+		<-s.cur.done
 		if _, err := os.Stat(pidFile); err != nil {
 			t.Fatalf("expected a stale postmaster.pid: %v", err)
 		}
@@ -246,18 +248,19 @@ func TestRecovery(t *testing.T) {
 		// Forget s without stopping it, as a killed owner would: release its
 		// lock and detach the postmaster.
 		conn := connect(t, s)
-		exec1(t, conn, "INSERT INTO kept VALUES (43)") // asynchronous commit
+		exec1(t, conn, "INSERT INTO kept VALUES (43)")
 		conn.Close(context.Background())
-		old := s.proc.Pid
+		old := s.Pid()
+		s.stopSupervisor()
 		s.lock.Close()
 		s2, d := start(t, Options{DataDir: dir})
 		t.Logf("start after stopping a leftover server: %v", d.Round(time.Millisecond))
 		select {
-		case <-s.done:
+		case <-s.cur.done:
 		case <-time.After(10 * time.Second):
 			t.Fatalf("the leftover postmaster (pid %d) still runs", old)
 		}
-		if s2.proc.Pid == old {
+		if s2.Pid() == old {
 			t.Fatal("the new server is the old one")
 		}
 		conn = connect(t, s2)
@@ -371,5 +374,103 @@ func TestEnsureTraversable(t *testing.T) {
 	}
 	if fi, _ := os.Stat(filepath.Join(base, "a")); fi.Mode()&os.ModeSticky == 0 {
 		t.Errorf("sticky bit lost")
+	}
+}
+
+// waitFor polls cond every 50 ms for up to a minute (a generous bound, not a
+// timing assertion).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSupervisor kills the postmaster (SIGKILL, as the OOM killer would) or
+// restarts it behind the server's back with pg_ctl: the supervisor brings
+// PostgreSQL back by itself, crash recovery keeps every committed row, and
+// Stop then leaves nothing running.
+func TestSupervisor(t *testing.T) {
+	requireBinaries(t)
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		fault func(t *testing.T, s *Server)
+	}{
+		{"kill -9", func(t *testing.T, s *Server) {
+			if err := syscall.Kill(s.Pid(), syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"pg_ctl restart", func(t *testing.T, s *Server) {
+			out, err := s.command(context.Background(), s.bin.PgCtl, "restart", "-D", s.pgdata, "-m", "fast", "-w", "-l", filepath.Join(s.pgdata, "pg_ctl.log"),
+				"-o", "-c listen_addresses= -c unix_socket_directories="+quoteDirList(s.sockDir)).CombinedOutput()
+			if err != nil {
+				t.Fatalf("pg_ctl restart: %v\n%s", err, out)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var warnings []string
+			s, _ := start(t, Options{DataDir: t.TempDir(), Warnf: func(f string, a ...any) {
+				mu.Lock()
+				defer mu.Unlock()
+				warnings = append(warnings, fmt.Sprintf(f, a...))
+			}})
+			conn := connect(t, s)
+			exec1(t, conn, "CREATE TABLE kept (id int)")
+			for i := range 100 {
+				exec1(t, conn, "INSERT INTO kept VALUES ($1)", i)
+			}
+			conn.Close(context.Background())
+			old := s.Pid()
+			tc.fault(t, s)
+			waitFor(t, "the supervisor's restart", func() bool { return s.Restarts() >= 1 })
+			if s.Pid() == old {
+				t.Fatal("the postmaster was not replaced")
+			}
+			var got string
+			waitFor(t, "a connection after the restart", func() bool {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				c, err := pgx.Connect(ctx, s.ConnString())
+				if err != nil {
+					return false
+				}
+				defer c.Close(ctx)
+				return c.QueryRow(ctx, "SELECT count(*)::text FROM kept").Scan(&got) == nil
+			})
+			if got != "100" {
+				t.Errorf("rows after the restart = %s, want 100 (every acknowledged commit)", got)
+			}
+			mu.Lock()
+			if len(warnings) == 0 || !strings.Contains(warnings[len(warnings)-1], "restarted") {
+				t.Errorf("supervisor notices = %q", warnings)
+			}
+			mu.Unlock()
+			pid := s.Pid()
+			stop(t, s)
+			if processState(pid) == procRunning {
+				t.Errorf("postmaster %d still runs after Stop", pid)
+			}
+		})
+	}
+}
+
+// TestFastUnsafeCommit: the opt-in relaxes only synchronous_commit.
+func TestFastUnsafeCommit(t *testing.T) {
+	requireBinaries(t)
+	t.Parallel()
+	s, _ := start(t, Options{Ephemeral: true, FastUnsafeCommit: true})
+	conn := connect(t, s)
+	for name, want := range map[string]string{"synchronous_commit": "off", "fsync": "on", "full_page_writes": "on"} {
+		if got := queryString(t, conn, "SELECT current_setting($1)", name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
 	}
 }

@@ -44,10 +44,11 @@ var maxSocketPath = func() int {
 // connections.
 //
 // Cluster. The cluster lives in DataDir/pgdata. The first Start creates it
-// with initdb (superuser "postgres", trust authentication, UTF8, locale C,
-// --no-sync), into DataDir/pgdata.initdb renamed when complete, so an
-// interrupted initdb is simply redone; later Starts detect PG_VERSION and
-// reuse it, so data persists across Stop and Start.
+// with initdb (superuser "postgres", trust authentication, UTF8, locale C;
+// --no-sync only for an Ephemeral or FastUnsafeCommit cluster), into
+// DataDir/pgdata.initdb renamed when complete, so an interrupted initdb is
+// simply redone; later Starts detect PG_VERSION and reuse it, so data
+// persists across Stop and Start.
 //
 // Network. The server listens on no TCP port (listen_addresses is empty),
 // only on a Unix socket in DataDir/run (mode 0700). A Unix socket path is
@@ -57,12 +58,22 @@ var maxSocketPath = func() int {
 // Server.ConnString names the directory chosen.
 //
 // Settings. They are passed as -c options on the postgres command line, not
-// written to postgresql.conf: shared_buffers=128MB, max_connections=200 and
-// synchronous_commit=off. fsync stays on, so the cluster is never corrupted by
-// a crash; synchronous_commit=off only means that a commit is acknowledged
-// before its WAL reaches the disk, so a crash of the machine or of PostgreSQL
-// can lose the last few hundred milliseconds of commits. That suits a test
-// emulator, and a clean Stop loses nothing.
+// written to postgresql.conf: shared_buffers=128MB, max_connections=200,
+// synchronous_commit=on, fsync=on, full_page_writes=on. A commit is
+// acknowledged only once its WAL is flushed to disk, so an acknowledged
+// write survives a kill -9 of PostgreSQL or of this process, and a crash or
+// power cut of the machine. Options.FastUnsafeCommit sets
+// synchronous_commit=off instead: commits are acknowledged before the flush
+// and a crash of PostgreSQL or of the machine may lose the writes of the last
+// ~0.6 s (the cluster itself stays consistent, fsync stays on).
+//
+// Supervision. A goroutine watches the postmaster until Stop. When it exits
+// on its own (killed, crashed), the supervisor starts it again at once (with
+// a growing pause, at most 5 s, while that fails): PostgreSQL replays its
+// WAL, and clients reconnect to the same socket. After a clean shutdown that
+// Stop did not ask for (pg_ctl restart), it waits a few seconds for the
+// server pg_ctl starts and keeps that one, stopping it at Stop. Its notices
+// go to Options.Warnf.
 //
 // Process. Start runs postgres directly (not through pg_ctl start), in its
 // own session, with its output written to DataDir/postgresql.log (the
@@ -95,9 +106,13 @@ var maxSocketPath = func() int {
 // server is ready; cancelling it later has no effect (use Stop).
 func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	t0 := time.Now()
-	s := &Server{logf: opts.Logf, ephemeral: opts.Ephemeral}
+	s := &Server{logf: opts.Logf, warnf: opts.Warnf, ephemeral: opts.Ephemeral, fastCommit: opts.FastUnsafeCommit,
+		stopping: make(chan struct{}), supervised: make(chan struct{})}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
+	}
+	if s.warnf == nil {
+		s.warnf = s.logf
 	}
 	if opts.Binaries != nil {
 		s.bin = *opts.Binaries
@@ -177,7 +192,20 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 		undo = append(undo, func() { os.RemoveAll(s.sockDir) })
 	}
 
-	// Leftovers of a previous run.
+	pm, err := s.launch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.cur = pm
+	s.logf("pgserver: PostgreSQL ready in %v (data %s, socket %s)", time.Since(t0).Round(time.Millisecond), s.dataDir, s.sockDir)
+	go s.supervise()
+	return s, nil
+}
+
+// launch clears what a previous run left (a postmaster still running on the
+// cluster, stale socket files) and starts a postmaster, retrying while the
+// shared memory of a killed one is still in use.
+func (s *Server) launch(ctx context.Context) (*postmaster, error) {
 	if err := s.clearStalePostmaster(ctx); err != nil {
 		return nil, err
 	}
@@ -186,22 +214,128 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 			return nil, fmt.Errorf("pgserver: removing a stale socket file: %w", err)
 		}
 	}
-
 	// Backends of a killed postmaster may still hold its shared memory for
 	// a moment; PostgreSQL then refuses to start, so try again briefly.
 	for attempt := 1; ; attempt++ {
-		err := s.startPostgres(ctx)
+		pm, err := s.startPostgres(ctx)
 		if err == nil {
-			break
+			return pm, nil
 		}
 		if attempt == 25 || ctx.Err() != nil || !strings.Contains(err.Error(), "pre-existing shared memory block") {
 			return nil, err
 		}
 		s.logf("pgserver: the shared memory of a previous server is still in use; retrying")
-		time.Sleep(200 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
-	s.logf("pgserver: PostgreSQL ready in %v (data %s, socket %s)", time.Since(t0).Round(time.Millisecond), s.dataDir, s.sockDir)
-	return s, nil
+}
+
+// supervise restarts PostgreSQL whenever its postmaster exits on its own
+// (killed, crashed, or stopped by someone else's pg_ctl) until Stop: the
+// new postmaster performs crash recovery from the WAL, then serves again on
+// the same socket, so clients only need to reconnect. Failed restarts are
+// retried with a growing pause (at most 5 s).
+func (s *Server) supervise() {
+	defer close(s.supervised)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-s.stopping
+		cancel()
+	}()
+	for {
+		s.mu.Lock()
+		pm := s.cur
+		s.mu.Unlock()
+		select {
+		case <-s.stopping:
+			return
+		case <-pm.done:
+		}
+		t0 := time.Now()
+		if pm.waitErr == nil {
+			// A clean shutdown that Stop did not ask for: someone ran
+			// pg_ctl stop or restart. After a restart, keep the server
+			// pg_ctl started instead of fighting over the data directory.
+			if next := s.adopt(ctx, pm.proc.Pid); next != nil {
+				s.mu.Lock()
+				s.cur = next
+				s.restarts++
+				s.mu.Unlock()
+				s.warnf("pgserver: PostgreSQL was restarted outside the emulator (now pid %d); watching it", next.proc.Pid)
+				continue
+			}
+		}
+		s.warnf("pgserver: PostgreSQL (pid %d) exited unexpectedly (%v); restarting it", pm.proc.Pid, pm.waitErr)
+		pause := 100 * time.Millisecond
+		for {
+			next, err := s.launch(ctx)
+			if err == nil {
+				s.mu.Lock()
+				s.cur = next
+				s.restarts++
+				s.mu.Unlock()
+				s.warnf("pgserver: PostgreSQL restarted (pid %d) after %v", next.proc.Pid, time.Since(t0).Round(time.Millisecond))
+				break
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			s.warnf("pgserver: restarting PostgreSQL failed (retrying in %v): %v", pause, firstLine(err.Error()))
+			select {
+			case <-s.stopping:
+				return
+			case <-time.After(pause):
+			}
+			pause = min(2*pause, 5*time.Second)
+		}
+	}
+}
+
+// adoptGrace is how long the supervisor waits, after a clean shutdown it did
+// not ask for, for a server started by someone else's pg_ctl restart.
+const adoptGrace = 5 * time.Second
+
+// adopt waits up to adoptGrace for a ready PostgreSQL server other than pid
+// on the cluster and returns it, watched by a goroutine that closes its done
+// channel when it exits; nil if none appears.
+func (s *Server) adopt(ctx context.Context, old int) *postmaster {
+	deadline := time.Now().Add(adoptGrace)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		data, err := os.ReadFile(filepath.Join(s.pgdata, "postmaster.pid"))
+		lines := strings.Split(string(data), "\n")
+		if err == nil && len(lines) >= 8 && strings.TrimSpace(lines[7]) == "ready" {
+			pid, err := strconv.Atoi(strings.TrimSpace(lines[0]))
+			if isPG, _ := isPostgresProcess(pid); err == nil && pid != old && isPG {
+				proc, _ := os.FindProcess(pid) // never fails on unix
+				pm := &postmaster{proc: proc, done: make(chan struct{}), adopted: true}
+				go func() {
+					defer close(pm.done)
+					for processState(pid) == procRunning && ctx.Err() == nil {
+						select {
+						case <-ctx.Done():
+						case <-time.After(200 * time.Millisecond):
+						}
+					}
+				}()
+				return pm
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// stopSupervisor ends the supervisor and waits for it; from then on a
+// postmaster that exits stays down. Idempotent.
+func (s *Server) stopSupervisor() {
+	s.stopOnce.Do(func() { close(s.stopping) })
+	<-s.supervised
 }
 
 // pickUser chooses the unprivileged user to run PostgreSQL as, for a process
@@ -283,8 +417,12 @@ func (s *Server) ensureCluster(ctx context.Context) error {
 	if err := s.chown(tmp); err != nil {
 		return err
 	}
-	cmd := s.command(ctx, s.bin.Initdb,
-		"-D", tmp, "-U", Superuser, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	args := []string{"-D", tmp, "-U", Superuser, "-A", "trust", "-E", "UTF8", "--locale=C"}
+	if s.ephemeral || s.fastCommit {
+		// Nothing to keep across a power cut: skip initdb's final sync.
+		args = append(args, "--no-sync")
+	}
+	cmd := s.command(ctx, s.bin.Initdb, args...)
 	cmd.Dir = s.dataDir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(tmp)
@@ -393,20 +531,24 @@ func (s *Server) clearStalePostmaster(ctx context.Context) error {
 }
 
 // startPostgres runs the postmaster and waits until it is ready.
-func (s *Server) startPostgres(ctx context.Context) error {
+func (s *Server) startPostgres(ctx context.Context) (*postmaster, error) {
 	s.logPath = filepath.Join(s.dataDir, "postgresql.log")
 	if err := os.Rename(s.logPath, s.logPath+".1"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("pgserver: rotating the server log: %w", err)
+		return nil, fmt.Errorf("pgserver: rotating the server log: %w", err)
 	}
 	logFile, err := os.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o640)
 	if err != nil {
-		return fmt.Errorf("pgserver: creating the server log: %w", err)
+		return nil, fmt.Errorf("pgserver: creating the server log: %w", err)
 	}
 	defer logFile.Close()
 	if err := s.chown(s.logPath); err != nil {
-		return err
+		return nil, err
 	}
 
+	syncCommit := "on"
+	if s.fastCommit {
+		syncCommit = "off"
+	}
 	cmd := exec.Command(s.bin.Postgres,
 		"-D", s.pgdata,
 		"-c", "listen_addresses=",
@@ -414,7 +556,9 @@ func (s *Server) startPostgres(ctx context.Context) error {
 		"-c", "port="+strconv.Itoa(Port),
 		"-c", "shared_buffers=128MB",
 		"-c", "max_connections=200",
-		"-c", "synchronous_commit=off",
+		"-c", "synchronous_commit="+syncCommit,
+		"-c", "fsync=on",
+		"-c", "full_page_writes=on",
 	)
 	cmd.Dir = s.pgdata
 	cmd.Env = childEnv()
@@ -428,7 +572,7 @@ func (s *Server) startPostgres(ctx context.Context) error {
 	// child exits, not the process. So the child is started from, and waited
 	// for on, a goroutine locked to its own thread, which lives exactly as
 	// long as the postmaster.
-	s.done = make(chan struct{})
+	pm := &postmaster{done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
@@ -436,13 +580,13 @@ func (s *Server) startPostgres(ctx context.Context) error {
 			started <- err
 			return
 		}
-		s.proc = cmd.Process
+		pm.proc = cmd.Process
 		started <- nil
-		s.waitErr = cmd.Wait()
-		close(s.done)
+		pm.waitErr = cmd.Wait()
+		close(pm.done)
 	}()
 	if err := <-started; err != nil {
-		return fmt.Errorf("pgserver: starting postgres: %w", err)
+		return nil, fmt.Errorf("pgserver: starting postgres: %w", err)
 	}
 
 	timer := time.NewTimer(startTimeout)
@@ -450,19 +594,19 @@ func (s *Server) startPostgres(ctx context.Context) error {
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	for {
-		if s.ready() {
-			return nil
+		if s.ready(pm) {
+			return pm, nil
 		}
 		select {
-		case <-s.done:
-			return fmt.Errorf("pgserver: PostgreSQL exited during startup (%v); the end of %s:\n%s",
-				s.waitErr, s.logPath, s.logTail())
+		case <-pm.done:
+			return nil, fmt.Errorf("pgserver: PostgreSQL exited during startup (%v)%s; the end of %s:\n%s",
+				pm.waitErr, s.logFatal(), s.logPath, s.logTail())
 		case <-ctx.Done():
-			s.kill()
-			return fmt.Errorf("pgserver: waiting for PostgreSQL to start: %w", ctx.Err())
+			pm.kill()
+			return nil, fmt.Errorf("pgserver: waiting for PostgreSQL to start: %w", ctx.Err())
 		case <-timer.C:
-			s.kill()
-			return fmt.Errorf("pgserver: PostgreSQL was not ready after %v; the end of %s:\n%s",
+			pm.kill()
+			return nil, fmt.Errorf("pgserver: PostgreSQL was not ready after %v; the end of %s:\n%s",
 				startTimeout, s.logPath, s.logTail())
 		case <-tick.C:
 		}
@@ -471,14 +615,14 @@ func (s *Server) startPostgres(ctx context.Context) error {
 
 // ready reports whether postmaster.pid names our postmaster and says it
 // accepts connections (the check pg_ctl start -w makes).
-func (s *Server) ready() bool {
+func (s *Server) ready(pm *postmaster) bool {
 	data, err := os.ReadFile(filepath.Join(s.pgdata, "postmaster.pid"))
 	if err != nil {
 		return false
 	}
 	lines := strings.Split(string(data), "\n")
 	// Line 1 is the pid, line 8 the status ("ready", "starting", "stopping"...).
-	if len(lines) < 8 || strings.TrimSpace(lines[0]) != strconv.Itoa(s.proc.Pid) {
+	if len(lines) < 8 || strings.TrimSpace(lines[0]) != strconv.Itoa(pm.proc.Pid) {
 		return false
 	}
 	return strings.TrimSpace(lines[7]) == "ready"
@@ -486,13 +630,13 @@ func (s *Server) ready() bool {
 
 // kill shuts a postmaster that failed to become ready down: a fast shutdown
 // first, then SIGKILL.
-func (s *Server) kill() {
-	s.proc.Signal(syscall.SIGINT)
+func (pm *postmaster) kill() {
+	pm.proc.Signal(syscall.SIGINT)
 	select {
-	case <-s.done:
+	case <-pm.done:
 	case <-time.After(10 * time.Second):
-		s.proc.Kill()
-		<-s.done
+		pm.proc.Kill()
+		<-pm.done
 	}
 }
 
@@ -509,6 +653,7 @@ func (s *Server) Stop() error {
 	if s == nil {
 		return nil
 	}
+	s.stopSupervisor()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
@@ -516,14 +661,27 @@ func (s *Server) Stop() error {
 	}
 	s.stopped = true
 	t0 := time.Now()
+	pm := s.cur
 
 	var errs []error
 	ran := true
+	if pm.adopted { // ours to stop, though not our child
+		if err := s.clearStalePostmaster(context.Background()); err != nil {
+			errs = append(errs, err)
+		}
+		<-pm.done // its watcher ends with the supervisor
+		return s.release(errs, ran, t0)
+	}
 	select {
-	case <-s.done:
+	case <-pm.done:
 		ran = false
 		errs = append(errs, fmt.Errorf("pgserver: PostgreSQL had exited before Stop (%v); the end of %s:\n%s",
-			s.waitErr, s.logPath, s.logTail()))
+			pm.waitErr, s.logPath, s.logTail()))
+		// Someone else's pg_ctl may have started a server on the cluster
+		// meanwhile: stop it too, so that DataDir is really released.
+		if err := s.clearStalePostmaster(context.Background()); err != nil {
+			errs = append(errs, err)
+		}
 	default:
 		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout+10*time.Second)
 		out, err := s.command(ctx, s.bin.PgCtl, "stop", "-D", s.pgdata, "-m", "fast", "-w",
@@ -531,17 +689,23 @@ func (s *Server) Stop() error {
 		cancel()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("pgserver: pg_ctl stop failed: %v\n%s", err, tail(out, 10)))
-			s.proc.Signal(syscall.SIGINT)
+			pm.proc.Signal(syscall.SIGINT)
 		}
 		select {
-		case <-s.done:
+		case <-pm.done:
 		case <-time.After(stopTimeout):
 			errs = append(errs, errors.New("pgserver: PostgreSQL did not stop; killed it"))
-			s.proc.Kill()
-			<-s.done
+			pm.proc.Kill()
+			<-pm.done
 		}
 	}
 
+	return s.release(errs, ran, t0)
+}
+
+// release ends Stop: it releases the data directory and removes the
+// temporary directories.
+func (s *Server) release(errs []error, ran bool, t0 time.Time) error {
 	s.lock.Close()
 	if s.tmpSock {
 		if err := os.RemoveAll(s.sockDir); err != nil {
@@ -695,6 +859,26 @@ func childEnv() []string {
 // comma-separated list whose elements may be double-quoted.
 func quoteDirList(dir string) string {
 	return `"` + strings.ReplaceAll(dir, `"`, `""`) + `"`
+}
+
+// logFatal returns ": <message>" for the last FATAL or PANIC line of this
+// run's server log (the reason PostgreSQL refused to start), or "".
+func (s *Server) logFatal() string {
+	lines := strings.Split(s.logTail(), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		for _, tag := range []string{"FATAL:", "PANIC:"} {
+			if _, msg, ok := strings.Cut(lines[i], tag); ok {
+				return ": " + strings.TrimSpace(msg)
+			}
+		}
+	}
+	return ""
+}
+
+// firstLine returns the first line of a message.
+func firstLine(msg string) string {
+	first, _, _ := strings.Cut(msg, "\n")
+	return first
 }
 
 // tail returns the last n lines of out.

@@ -111,7 +111,10 @@ type private struct {
 var shared = &private{start: startEphemeral}
 
 func startEphemeral(ctx context.Context) (*pgserver.Server, error) {
-	opts := pgserver.Options{Ephemeral: true}
+	// The shared test server needs no durability (its databases die with
+	// the tests), and durable commits would slow every test write; tests of
+	// durability start their own managed cluster.
+	opts := pgserver.Options{Ephemeral: true, FastUnsafeCommit: true}
 	if testing.Verbose() {
 		opts.Logf = func(format string, args ...any) {
 			fmt.Fprintf(os.Stderr, "pgtest: "+format+"\n", args...)
