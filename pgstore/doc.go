@@ -43,7 +43,8 @@
 // index.
 //
 // Paging. A query page runs one statement that fetches at most one row
-// beyond the page (so a last page carries no continuation) and reads its
+// beyond the page (so a last page carries no continuation, except where
+// the gateway fans out: emulator.QueryItemsParams.GatewayFanOut) and reads its
 // rows one at a time: the page ends at its item count or before the next
 // result would pass emulator.MaxResponseBytes, and a statement stopped by
 // that budget is cancelled rather than drained, so a page costs about its
