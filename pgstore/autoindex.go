@@ -230,23 +230,40 @@ func (p policy) composites() []sqlgen.CompositeIndex {
 	return out
 }
 
+// maxCompositePaths is the most paths a composite index may have here:
+// each path takes two index columns and PostgreSQL allows 32.
+const maxCompositePaths = 16
+
 // compositeIndexesDDL creates the indexes of a container's composite
 // indexes (each becomes one multi-column PostgreSQL index) and drops the
-// ones the policy no longer has.
-func compositeIndexesDDL(num int64, props []byte) string {
+// ones the policy no longer has. A composite index this store cannot
+// build (too many paths, a path that is not valid UTF-8 or holds NUL) is
+// the request's fault (400), checked before any DDL.
+func compositeIndexesDDL(num int64, props []byte) (string, error) {
 	var pp struct {
 		IndexingPolicy policy `json:"indexingPolicy"`
 	}
 	_ = json.Unmarshal(props, &pp)
+	composites := pp.IndexingPolicy.composites()
+	for _, ci := range composites {
+		if len(ci) > maxCompositePaths {
+			return "", emulator.BadRequest("A composite index can have at most %d paths here; this one has %d.", maxCompositePaths, len(ci))
+		}
+		for _, p := range ci {
+			if !validIndexPath(p.Path) {
+				return "", emulator.BadRequest("The composite index path %q is not valid.", "/"+strings.Join(p.Path, "/"))
+			}
+		}
+	}
 	var b strings.Builder
 	// drop every composite index first: a replace may change them
 	fmt.Fprintf(&b, `DO $$ DECLARE i text; BEGIN FOR i IN SELECT indexname FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = 'items_%d' AND indexname LIKE 'items\_%d\_c\_%%' LOOP EXECUTE 'DROP INDEX cosmos.' || quote_ident(i); END LOOP; END $$;`, num, num)
-	for _, ci := range pp.IndexingPolicy.composites() {
+	for _, ci := range composites {
 		h := fnv.New64a()
 		h.Write([]byte(sqlgen.CompositeIndexKey("doc", ci)))
 		fmt.Fprintf(&b, "\nCREATE INDEX items_%d_c_%016x ON %s (%s);", num, h.Sum64(), itemsTable(num), sqlgen.CompositeIndexKey("doc", ci))
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // sameComposites reports whether two container bodies declare the same

@@ -135,3 +135,37 @@ func deref2(p *string) string {
 	}
 	return *p
 }
+
+// TestCompositeIndexesTheStoreCannotBuild: a composite index with more
+// paths than a PostgreSQL index can hold, or with a path holding NUL, is
+// the request's fault (400) on create and on replace, never a 500 from
+// the DDL.
+func TestCompositeIndexesTheStoreCannotBuild(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	var many []map[string]string
+	for i := 0; i < maxCompositePaths+1; i++ {
+		many = append(many, map[string]string{"path": "/p" + strings.Repeat("x", i)})
+	}
+	for _, tt := range []struct {
+		name      string
+		composite []map[string]string
+	}{
+		{"too many paths", many},
+		{"NUL in a path", []map[string]string{{"path": "/a\x00b"}, {"path": "/n"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			props, _ := json.Marshal(map[string]any{"id": "x", "indexingPolicy": map[string]any{"compositeIndexes": [][]map[string]string{tt.composite}}})
+			_, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: "x", Properties: props,
+				PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
+			if !emulator.IsKind(err, emulator.KindBadRequest) {
+				t.Fatalf("create: %v, want a 400", err)
+			}
+			_, err = s.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: c.ID, Properties: props, TS: 2, ETag: `"f"`})
+			if !emulator.IsKind(err, emulator.KindBadRequest) {
+				t.Fatalf("replace: %v, want a 400", err)
+			}
+		})
+	}
+}
