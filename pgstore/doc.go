@@ -40,7 +40,8 @@
 // DATABASE/ROLE ... SET), together with the settings the text form of
 // results depends on (see sessionSettings), and a connection that reports
 // otherwise is refused. Paths with invalid UTF-8 or NUL get no automatic
-// index.
+// index, and a composite index holding one (or more paths than a
+// PostgreSQL index can hold) is refused with a 400.
 //
 // Paging. A query page runs one statement that fetches at most one row
 // beyond the page (so a last page carries no continuation, except where
