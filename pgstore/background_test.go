@@ -19,10 +19,11 @@ import (
 // another one starting meanwhile on the same container (both then create
 // the same indexes, writing the container's set of known indexes at the
 // same moments) share that set safely, and every index is created once.
-// Meant for -race; note that the pool's own locking orders most of these
-// accesses for the race detector, so the unlocked version of this code
-// was not caught by it reliably (the runtime's "concurrent map writes"
-// check needs the writes to overlap in time).
+// Meant for -race. Note that the race detector did not catch the unlocked
+// version of this code: it counts the I/O and the sync.Pool hand-offs
+// between the two goroutines (pgx's socket writes and reads, fmt's
+// printer pool in indexName) as synchronisation, and the runtime's
+// "concurrent map writes" check needs the writes to overlap in time.
 func TestAutoIndexConcurrentQueries(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
