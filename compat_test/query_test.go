@@ -77,6 +77,15 @@ func (env *queryEnv) run(t *testing.T, query string, pk *azcosmos.PartitionKey, 
 		if resp.QueryMetrics == nil || resp.ActivityID == "" || resp.RequestCharge <= 0 {
 			t.Fatalf("page %d lacks query metrics, activity id or charge", pages)
 		}
+		// the metrics report what was measured, nothing invented
+		metrics := map[string]string{}
+		for _, kv := range strings.Split(*resp.QueryMetrics, ";") {
+			k, v, _ := strings.Cut(kv, "=")
+			metrics[k] = v
+		}
+		if len(metrics) != 3 || metrics["outputDocumentCount"] != fmt.Sprint(len(resp.Items)) || metrics["totalExecutionTimeInMs"] == "" || metrics["outputDocumentSize"] == "" {
+			t.Fatalf("page %d: query metrics %q, want the measured time, count (%d) and size only", pages, *resp.QueryMetrics, len(resp.Items))
+		}
 		for _, it := range resp.Items {
 			out = append(out, json.RawMessage(it))
 		}

@@ -78,7 +78,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		params[p.Name] = p.Value
 	}
 	var pk *string
-	prefix := false
+	prefix, fanOut := false, false
 	switch {
 	case r.PartitionKey != nil && len(r.PartitionKey) > 0 && len(r.PartitionKey) < len(c.PartitionKey.Paths):
 		// A prefix of a hierarchical key: the partitions under it (the
@@ -106,10 +106,11 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		if err := crossPartitionServable(q, params); err != nil {
 			return res, err
 		}
+		fanOut = true
 	}
 	page, err := s.store.QueryItems(ctx, QueryItemsParams{
 		Container: c, Expiry: s.expiry(c), PK: pk, PKPrefix: prefix, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
-		Now: s.clock.Now(),
+		GatewayFanOut: fanOut, Now: s.clock.Now(),
 	})
 	if err != nil {
 		return res, err

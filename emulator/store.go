@@ -198,6 +198,12 @@ type QueryItemsParams struct {
 	// Params are the parameter values by name; a nil value is undefined.
 	Params map[string]json.RawMessage
 	Page   PageRequest
+	// GatewayFanOut says the gateway itself serves a cross-partition query
+	// (no partition key, no range id): as the service's gateway, which
+	// fans out over partitions, a full page then carries a continuation
+	// even when no result follows (the Go SDK's tests pin that trailing
+	// empty page). Otherwise the last page carries none.
+	GatewayFanOut bool
 	// Now is the emulator time of the query (GetCurrentDateTime and
 	// friends); zero means the database's clock.
 	Now time.Time

@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
@@ -135,50 +137,82 @@ func queryProperties(c emulator.Container) (policy, map[string]string) {
 	return props.IndexingPolicy, fns
 }
 
-// ensureIndexes creates the missing path indexes a query can use.
+// ensureIndexes creates the missing path indexes a query can use. The
+// per-container set of known index names is only touched under the lock;
+// the DDL runs outside it (concurrent creators of one index are fine:
+// IF NOT EXISTS, and a lost race is a duplicate-name error we ignore).
 func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol policy, paths [][]string) error {
 	if len(paths) == 0 {
 		return nil
 	}
 	s.autoIdx.mu.Lock()
-	known, ok := s.autoIdx.known[c.Num]
+	_, ok := s.autoIdx.known[c.Num]
 	s.autoIdx.mu.Unlock()
 	if !ok {
 		rows, err := s.pool.Query(ctx, `SELECT indexname FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = $1 AND indexname LIKE '%\_p\_%'`, "items_"+strconv.FormatInt(c.Num, 10))
 		if err != nil {
 			return err
 		}
-		known = map[string]bool{}
-		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err != nil {
-				rows.Close()
-				return err
-			}
-			known[n] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
 			return err
 		}
+		s.autoIdx.mu.Lock()
+		if _, ok := s.autoIdx.known[c.Num]; !ok {
+			known := make(map[string]bool, len(names))
+			for _, n := range names {
+				known[n] = true
+			}
+			s.autoIdx.known[c.Num] = known
+		}
+		s.autoIdx.mu.Unlock()
 	}
+	// pick the indexes to create, reserving their slots
+	type todo struct {
+		name string
+		path []string
+	}
+	var create []todo
+	s.autoIdx.mu.Lock()
+	known := s.autoIdx.known[c.Num]
 	for _, p := range paths {
 		name := indexName(c.Num, p)
-		if known[name] || len(known) >= maxAutoIndexes || !pol.indexed(p) {
+		if known[name] || len(known) >= maxAutoIndexes || !pol.indexed(p) || !validIndexPath(p) {
 			continue
 		}
-		rank, value := sqlgen.IndexKey("doc", p)
-		_, err := s.pool.Exec(ctx, `CREATE INDEX IF NOT EXISTS `+name+` ON `+itemsTable(c.Num)+` ((`+rank+`), (`+value+`))`)
+		known[name] = true
+		create = append(create, todo{name, p})
+	}
+	s.autoIdx.mu.Unlock()
+	for i, t := range create {
+		rank, value := sqlgen.IndexKey("doc", t.path)
+		_, err := s.pool.Exec(ctx, `CREATE INDEX IF NOT EXISTS `+t.name+` ON `+itemsTable(c.Num)+` ((`+rank+`), (`+value+`))`)
 		var pe *pgconn.PgError
 		if err != nil && !(errors.As(err, &pe) && (pe.Code == "42P07" || pe.Code == "23505")) {
-			return fmt.Errorf("pgstore: index %v: %w", p, err)
+			// not created: forget the reservations still pending
+			s.autoIdx.mu.Lock()
+			for _, u := range create[i:] {
+				delete(s.autoIdx.known[c.Num], u.name)
+			}
+			s.autoIdx.mu.Unlock()
+			return fmt.Errorf("pgstore: index %v: %w", t.path, err)
 		}
-		known[name] = true
 	}
-	s.autoIdx.mu.Lock()
-	s.autoIdx.known[c.Num] = known
-	s.autoIdx.mu.Unlock()
 	return nil
+}
+
+// validIndexPath reports whether every segment of a path can be written
+// into index DDL: valid UTF-8 (the connection's encoding) without NUL.
+// The segments are quoted by sqlgen.QuoteLiteral, which is exact with
+// standard_conforming_strings on (forced on every connection, see
+// sessionSettings).
+func validIndexPath(path []string) bool {
+	for _, p := range path {
+		if !utf8.ValidString(p) || strings.IndexByte(p, 0) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // composites returns the policy's composite indexes.
@@ -196,23 +230,40 @@ func (p policy) composites() []sqlgen.CompositeIndex {
 	return out
 }
 
+// maxCompositePaths is the most paths a composite index may have here:
+// each path takes two index columns and PostgreSQL allows 32.
+const maxCompositePaths = 16
+
 // compositeIndexesDDL creates the indexes of a container's composite
 // indexes (each becomes one multi-column PostgreSQL index) and drops the
-// ones the policy no longer has.
-func compositeIndexesDDL(num int64, props []byte) string {
+// ones the policy no longer has. A composite index this store cannot
+// build (too many paths, a path that is not valid UTF-8 or holds NUL) is
+// the request's fault (400), checked before any DDL.
+func compositeIndexesDDL(num int64, props []byte) (string, error) {
 	var pp struct {
 		IndexingPolicy policy `json:"indexingPolicy"`
 	}
 	_ = json.Unmarshal(props, &pp)
+	composites := pp.IndexingPolicy.composites()
+	for _, ci := range composites {
+		if len(ci) > maxCompositePaths {
+			return "", emulator.BadRequest("A composite index can have at most %d paths here; this one has %d.", maxCompositePaths, len(ci))
+		}
+		for _, p := range ci {
+			if !validIndexPath(p.Path) {
+				return "", emulator.BadRequest("The composite index path %q is not valid.", "/"+strings.Join(p.Path, "/"))
+			}
+		}
+	}
 	var b strings.Builder
 	// drop every composite index first: a replace may change them
 	fmt.Fprintf(&b, `DO $$ DECLARE i text; BEGIN FOR i IN SELECT indexname FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = 'items_%d' AND indexname LIKE 'items\_%d\_c\_%%' LOOP EXECUTE 'DROP INDEX cosmos.' || quote_ident(i); END LOOP; END $$;`, num, num)
-	for _, ci := range pp.IndexingPolicy.composites() {
+	for _, ci := range composites {
 		h := fnv.New64a()
 		h.Write([]byte(sqlgen.CompositeIndexKey("doc", ci)))
 		fmt.Fprintf(&b, "\nCREATE INDEX items_%d_c_%016x ON %s (%s);", num, h.Sum64(), itemsTable(num), sqlgen.CompositeIndexKey("doc", ci))
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // sameComposites reports whether two container bodies declare the same

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -80,30 +81,51 @@ func (cc *containerCache) setEnabled(on bool) {
 
 // listen keeps a connection LISTENing on metadataChannel until ctx ends,
 // clearing the cache on every notification; while disconnected the cache
-// is disabled (every lookup goes to PostgreSQL).
+// is disabled (every lookup goes to PostgreSQL). Every failure is logged,
+// and so is the reconnection that ends it; attempts repeat every second.
 func (s *Store) listen(ctx context.Context, done chan<- struct{}) {
 	defer close(done)
+	failed := false
 	for ctx.Err() == nil {
-		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
-		if err == nil {
-			if _, err = conn.Exec(ctx, "LISTEN "+metadataChannel); err == nil {
-				s.cache.setEnabled(true)
-				for {
-					if _, err = conn.WaitForNotification(ctx); err != nil {
-						break
-					}
-					s.cache.clear()
-				}
-			}
-			s.cache.setEnabled(false)
-			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-			_ = conn.Close(closeCtx)
-			cancel()
+		err := s.listenOnce(ctx, &failed)
+		if ctx.Err() != nil {
+			return
 		}
+		failed = true
+		s.log.Warn("pgstore: the metadata listener lost its connection; the container cache is off until it reconnects (retrying every second)", "err", err)
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
 		}
+	}
+}
+
+// listenOnce connects, LISTENs and clears the cache on notifications
+// until the connection fails (its error) or ctx ends.
+func (s *Store) listenOnce(ctx context.Context, failed *bool) error {
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = conn.Close(closeCtx)
+		cancel()
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+metadataChannel); err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	if *failed {
+		s.log.Info("pgstore: the metadata listener reconnected; the container cache is on again")
+		*failed = false
+	}
+	s.cache.setEnabled(true)
+	defer s.cache.setEnabled(false)
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return fmt.Errorf("wait for notification: %w", err)
+		}
+		s.cache.clear()
 	}
 }
 

@@ -25,6 +25,35 @@
 // defaultTtl and the operation's time; when TTL is off the predicate is
 // omitted entirely. Etag checks happen in the same statement as the write.
 //
-// Client values always travel as bind arguments; the only identifiers
-// formatted into SQL are the items table names built from integers.
+// What reaches SQL text. Values from clients (ids, partition keys,
+// bodies, query literals and parameters, continuation positions) travel
+// as bind arguments. Table and index names are built from integers and
+// hashes, never from client text. Document property names are the one
+// kind of client text written into statements, as single-quoted literals
+// (sqlgen.QuoteLiteral: quotes doubled, NUL replaced): in query
+// expressions and in the DDL of path and composite indexes, because
+// PostgreSQL matches an index to a query only when both hold the same
+// constant, and CREATE INDEX takes no bind arguments. That quoting is
+// exact only with standard_conforming_strings on and a UTF-8 client
+// encoding, so every connection forces both in its startup packet, which
+// outranks the server's, the database's and the role's defaults (ALTER
+// DATABASE/ROLE ... SET), together with the settings the text form of
+// results depends on (see sessionSettings), and a connection that reports
+// otherwise is refused. Paths with invalid UTF-8 or NUL get no automatic
+// index, and a composite index holding one (or more paths than a
+// PostgreSQL index can hold) is refused with a 400.
+//
+// Paging. A query page runs one statement that fetches at most one row
+// beyond the page (so a last page carries no continuation, except where
+// the gateway fans out: emulator.QueryItemsParams.GatewayFanOut) and reads its
+// rows one at a time: the page ends at its item count or before the next
+// result would pass emulator.MaxResponseBytes, and a statement stopped by
+// that budget is cancelled rather than drained, so a page costs about its
+// own size in memory and in rows read, whatever the container holds and
+// whatever x-ms-max-item-count asks. The next page resumes from the
+// cursor in its continuation (keyset, or a position for GROUP BY).
+//
+// Background work (the metadata listener, vacuums after large sweeps)
+// runs under a context that Close cancels; its failures go to
+// Options.Logger.
 package pgstore

@@ -140,6 +140,10 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 	return int(n), err
 }
 
+// vacuumSQL is the statement of a background vacuum of table (a variable
+// so that a test can make it slow).
+var vacuumSQL = func(table string) string { return `VACUUM (SKIP_LOCKED, ANALYZE) ` + table }
+
 // vacuumAfterRows is how many swept rows of one table trigger a VACUUM:
 // deleted rows stay in the table and its indexes as dead tuples until a
 // vacuum, and reads of the live items would wade through them until
@@ -166,9 +170,13 @@ func (s *Store) noteSwept(num int64, n int64, drained bool) {
 	s.vacuum.wg.Add(1)
 	go func() {
 		defer s.vacuum.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		// Close cancels it (s.background ends): PostgreSQL gets a cancel
+		// request and the vacuum stops without holding Close up.
+		ctx, cancel := context.WithTimeout(s.background, 10*time.Minute)
 		defer cancel()
-		_, _ = s.pool.Exec(ctx, `VACUUM (SKIP_LOCKED, ANALYZE) `+itemsTable(num))
+		if _, err := s.pool.Exec(ctx, vacuumSQL(itemsTable(num))); err != nil && s.background.Err() == nil {
+			s.log.Warn("pgstore: background vacuum failed", "table", itemsTable(num), "err", err)
+		}
 		s.vacuum.mu.Lock()
 		s.vacuum.running = false
 		s.vacuum.mu.Unlock()

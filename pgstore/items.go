@@ -121,7 +121,10 @@ func (s *Store) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch stri
 	return lsn, classify("delete item", err)
 }
 
-// ReadItems implements emulator.Store.
+// ReadItems implements emulator.Store. Besides Limit, it stops reading
+// after the first row (not the first) that takes the bodies past
+// emulator.MaxResponseBytes: the feed's page ends at or before that row,
+// so the rest is not fetched (the statement is cancelled, not drained).
 func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]emulator.Item, error) {
 	a := args{p.AfterSeq}
 	sql := `SELECT pk, id, seq, body, ts, etag, lsn FROM ` + itemsTable(p.Container.Num) + ` WHERE seq > $1`
@@ -129,16 +132,27 @@ func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]em
 		sql += ` AND pk = ` + a.add(*p.PK)
 	}
 	sql += ` AND ` + livePredicate(p.Expiry, "", &a) + ` ORDER BY seq LIMIT ` + a.add(p.Limit)
-	rows, err := s.pool.Query(ctx, sql, a...)
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(qctx, sql, a...)
 	if err != nil {
 		return nil, classify("read items", err)
 	}
-	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (emulator.Item, error) {
+	defer rows.Close()
+	var items []emulator.Item
+	size := 0
+	for rows.Next() {
 		var it emulator.Item
 		var body string
-		err := r.Scan(&it.PK, &it.ID, &it.Seq, &body, &it.TS, &it.ETag, &it.LSN)
+		if err := rows.Scan(&it.PK, &it.ID, &it.Seq, &body, &it.TS, &it.ETag, &it.LSN); err != nil {
+			return nil, classify("read items", err)
+		}
 		it.Body = []byte(body)
-		return it, err
-	})
-	return items, classify("read items", err)
+		items = append(items, it)
+		if size += len(body); size > emulator.MaxResponseBytes && len(items) > 1 {
+			cancel() // the page is full: PostgreSQL need not send the rest
+			return items, nil
+		}
+	}
+	return items, classify("read items", rows.Err())
 }

@@ -197,7 +197,11 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 		if tag.RowsAffected() == 0 {
 			return emulator.ErrConflict
 		}
-		if _, err := tx.Exec(ctx, itemsTableDDL(num)+"\n"+expiryIndexesDDL(num, p.DefaultTTL != nil)+"\n"+compositeIndexesDDL(num, p.Properties)); err != nil {
+		composites, err := compositeIndexesDDL(num, p.Properties)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, itemsTableDDL(num)+"\n"+expiryIndexesDDL(num, p.DefaultTTL != nil)+"\n"+composites); err != nil {
 			return err
 		}
 		c = emulator.Container{Num: num, DatabaseNum: d.Num, DatabaseID: d.ID, DatabaseRID: d.RID, ID: p.ID, RID: rid,
@@ -267,7 +271,11 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 			return err
 		}
 		if !sameComposites(cur.Properties, p.Properties) {
-			if _, err := tx.Exec(ctx, compositeIndexesDDL(cur.Num, p.Properties)); err != nil {
+			composites, err := compositeIndexesDDL(cur.Num, p.Properties)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, composites); err != nil {
 				return err
 			}
 		}

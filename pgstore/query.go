@@ -117,7 +117,15 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	if st.Limit == 0 && !st.Single {
 		return emulator.QueryPage{Docs: [][]byte{}}, nil
 	}
-	rows, err := s.pool.Query(ctx, st.SQL, st.Args...)
+	// The page ends when it holds st.Limit results (one more row tells
+	// that more follow) or when the next result would take it past
+	// emulator.MaxResponseBytes; rows are read one at a time, so a page
+	// never holds more than itself. A statement stopped by the byte budget
+	// is cancelled rather than drained, so PostgreSQL stops producing the
+	// rest (the next page resumes from the cursor).
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(qctx, st.SQL, st.Args...)
 	if err != nil {
 		return emulator.QueryPage{}, classifyQuery(err)
 	}
@@ -127,7 +135,12 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 		cursor sqlgen.Cursor
 	}
 	var out []row
+	size, more, overBudget := 0, false, false
 	for rows.Next() {
+		if !st.Single && len(out) == st.Limit {
+			more = true // the look-ahead row
+			break
+		}
 		var r row
 		dest := []any{&r.cursor.Seq}
 		ords := make([]int64, st.Joins)
@@ -188,6 +201,11 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 			}
 			doc = append(doc, '}')
 		}
+		if !st.Single && len(out) > 0 && size+len(doc) > emulator.MaxResponseBytes {
+			more, overBudget = true, true
+			break
+		}
+		size += len(doc)
 		r.doc = doc
 		r.cursor.Ords = ords
 		r.cursor.Ranks = ranks
@@ -200,36 +218,21 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 		}
 		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
+	if overBudget {
+		cancel() // the rest of the statement's rows are not needed
+	} else if err := rows.Err(); err != nil {
 		return emulator.QueryPage{}, classifyQuery(err)
 	}
+	page := emulator.QueryPage{Docs: make([][]byte, 0, len(out))}
+	for _, r := range out {
+		page.Docs = append(page.Docs, r.doc)
+	}
 	if st.Single {
-		page := emulator.QueryPage{Docs: make([][]byte, 0, len(out))}
-		for _, r := range out {
-			page.Docs = append(page.Docs, r.doc)
-		}
 		return page, nil
 	}
-	more := false
-	if st.Peek {
-		more = len(out) > st.Limit
-		if more {
-			out = out[:st.Limit]
-		}
-	} else {
-		// Without a look-ahead a full page always carries a continuation
-		// (a trailing page may be empty), as the gateway does.
-		more = len(out) == st.Limit && !st.Capped
-	}
-	page := emulator.QueryPage{Docs: make([][]byte, 0, len(out))}
-	size := 0
-	for i, r := range out {
-		size += len(r.doc)
-		if size > emulator.MaxResponseBytes && i > 0 {
-			out, more = out[:i], true
-			break
-		}
-		page.Docs = append(page.Docs, r.doc)
+	if !more && p.GatewayFanOut && !st.Capped && len(out) == st.Limit {
+		// the gateway's fan-out ends a full page with a continuation
+		more = true
 	}
 	if more && len(out) > 0 {
 		c := out[len(out)-1].cursor

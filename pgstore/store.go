@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"sort"
 	"strconv"
@@ -36,8 +37,12 @@ type Store struct {
 	vacuum  vacuumState
 	// codePointCollation: the database orders text by code point (C).
 	codePointCollation bool
-	stopListen         context.CancelFunc
-	listenDone         chan struct{}
+	// background is the context of the store's own work (the metadata
+	// listener, vacuums); Close cancels it.
+	background     context.Context
+	stopBackground context.CancelFunc
+	listenDone     chan struct{}
+	log            *slog.Logger
 }
 
 var _ emulator.Store = (*Store)(nil)
@@ -46,20 +51,75 @@ var _ emulator.Store = (*Store)(nil)
 type Options struct {
 	// MaxConns bounds the connection pool (default: pgxpool's, at least 8).
 	MaxConns int32
+	// Logger receives what the store's background work cannot return to
+	// a caller: failures and reconnects of the metadata listener, failed
+	// background vacuums (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// sessionSettings are sent in the startup packet of every connection, so
+// they override whatever the server, the database or the role sets (ALTER
+// DATABASE/ROLE ... SET): the meaning of the generated SQL depends on them.
+//
+//   - standard_conforming_strings=on: the SQL text quotes strings as
+//     '...' with quotes doubled (sqlgen.QuoteLiteral, the items table DDL,
+//     SQL function bodies of the migrations, which PostgreSQL parses in the
+//     calling session); with it off a backslash would escape the closing
+//     quote and the rest of a literal would become SQL.
+//   - client_encoding=UTF8: the text is UTF-8; in a client encoding such
+//     as GBK or SJIS a multi-byte character can swallow the byte after it.
+//   - extra_float_digits=1, TimeZone=UTC, DateStyle=ISO,
+//     IntervalStyle=postgres: the text form of numbers and times that the
+//     query functions produce (float8 to text, date parts).
+//
+// backslash_quote and escape_string_warning only matter to strings with
+// backslash escapes, which the store never writes once
+// standard_conforming_strings is on; they are left alone. The two settings
+// PostgreSQL reports to the client (standard_conforming_strings,
+// client_encoding) are checked on every new connection (checkSession).
+var sessionSettings = map[string]string{
+	"standard_conforming_strings": "on",
+	"client_encoding":             "UTF8",
+	"extra_float_digits":          "1",
+	"TimeZone":                    "UTC",
+	"DateStyle":                   "ISO",
+	"IntervalStyle":               "postgres",
+}
+
+// checkSession refuses a connection whose reported settings differ from
+// sessionSettings (for example an options parameter in the connection
+// string that overrides them).
+func checkSession(_ context.Context, conn *pgx.Conn) error {
+	for _, k := range []string{"standard_conforming_strings", "client_encoding"} {
+		if got := conn.PgConn().ParameterStatus(k); got != sessionSettings[k] {
+			return fmt.Errorf("pgstore: the connection has %s=%q; the store needs %q (remove what overrides it from the connection string)", k, got, sessionSettings[k])
+		}
+	}
+	return nil
 }
 
 // Open connects to the database in connString (a pgx connection string or
-// URL), applies pending migrations and returns the store.
+// URL), applies pending migrations and returns the store. Every connection
+// runs with sessionSettings.
 func Open(ctx context.Context, connString string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: parse connection string: %w", err)
 	}
+	return openConfig(ctx, cfg, opts)
+}
+
+// openConfig is Open with a parsed configuration (tests wrap its dialer).
+func openConfig(ctx context.Context, cfg *pgxpool.Config, opts Options) (*Store, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	} else if cfg.MaxConns < 8 {
 		cfg.MaxConns = 8
 	}
+	for k, v := range sessionSettings {
+		cfg.ConnConfig.RuntimeParams[k] = v
+	}
+	cfg.AfterConnect = checkSession
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
@@ -68,22 +128,26 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 		pool.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, cache: newContainerCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}}}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Store{pool: pool, log: log, cache: newContainerCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}}}
 	var collate string
 	if err := pool.QueryRow(ctx, `SELECT datcollate FROM pg_database WHERE datname = current_database()`).Scan(&collate); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: read the database collation: %w", err)
 	}
 	s.codePointCollation = collate == "C" || collate == "POSIX"
-	lctx, cancel := context.WithCancel(context.Background())
-	s.stopListen = cancel
-	go s.listen(lctx, s.listenDone)
+	s.background, s.stopBackground = context.WithCancel(context.Background())
+	go s.listen(s.background, s.listenDone)
 	return s, nil
 }
 
-// Close stops the metadata listener and closes the connection pool.
+// Close stops the metadata listener, cancels a background vacuum in
+// progress and closes the connection pool.
 func (s *Store) Close() {
-	s.stopListen()
+	s.stopBackground()
 	<-s.listenDone
 	s.vacuum.wg.Wait()
 	s.pool.Close()

@@ -163,7 +163,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		}
 		connString = s.pg.ConnString()
 	}
-	if s.store, err = pgstore.Open(ctx, connString, pgstore.Options{}); err != nil {
+	if s.store, err = pgstore.Open(ctx, connString, pgstore.Options{Logger: s.log}); err != nil {
 		return nil, err
 	}
 	s.svc = emulator.New(s.store, cfg.Clock)

@@ -92,9 +92,9 @@ type Statement struct {
 	// SortKeys is the number of ORDER BY terms; each has a rank and a value
 	// column after the ordinals.
 	SortKeys int
-	// Peek is true when the statement fetched one row beyond the page, to
-	// know whether another page exists (ORDER BY); without it a full page
-	// always carries a continuation (what the gateway does).
+	// Peek is true when the statement fetches one row beyond the page, to
+	// know whether another page exists; it is false only when TOP/LIMIT
+	// ends the results with this page (Capped).
 	Peek bool
 	// Limit is the most rows that belong to this page.
 	Limit int
@@ -425,7 +425,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		}
 	}
 	st.Limit = limit
-	st.Peek = len(q.OrderBy) > 0 && !st.Capped
+	st.Peek = !st.Capped
 	fetch := limit
 	if st.Peek {
 		fetch++

@@ -76,14 +76,14 @@ func TestTranslate(t *testing.T) {
 		names    []string
 		peek     bool
 	}{
-		{`SELECT * FROM c`, ModeDocument, []string{"FROM cosmos.items_1 AS r", "ORDER BY r.seq ASC", "LIMIT $"}, nil, false},
-		{`SELECT VALUE c FROM c`, ModeDocument, []string{"r.body"}, nil, false},
-		{`SELECT VALUE c.a FROM c`, ModeValue, []string{"(r.doc -> '", "IS NOT NULL"}, nil, false},
-		{`SELECT c.a, c.b.c, 1 FROM c`, ModeObject, []string{"(r.doc -> '"}, []string{"a", "c", "$1"}, false},
-		{`SELECT * FROM c WHERE c.a = 1 AND NOT c.b`, ModeDocument, []string{"cosmos.l_and(cosmos.eq(", "cosmos.l_not(", "= 'true'::jsonb"}, nil, false},
+		{`SELECT * FROM c`, ModeDocument, []string{"FROM cosmos.items_1 AS r", "ORDER BY r.seq ASC", "LIMIT $"}, nil, true},
+		{`SELECT VALUE c FROM c`, ModeDocument, []string{"r.body"}, nil, true},
+		{`SELECT VALUE c.a FROM c`, ModeValue, []string{"(r.doc -> '", "IS NOT NULL"}, nil, true},
+		{`SELECT c.a, c.b.c, 1 FROM c`, ModeObject, []string{"(r.doc -> '"}, []string{"a", "c", "$1"}, true},
+		{`SELECT * FROM c WHERE c.a = 1 AND NOT c.b`, ModeDocument, []string{"cosmos.l_and(cosmos.eq(", "cosmos.l_not(", "= 'true'::jsonb"}, nil, true},
 		{`SELECT * FROM c ORDER BY c.a DESC`, ModeDocument, []string{"cosmos.type_rank((r.doc -> '", ") DESC", "r.seq ASC"}, nil, true},
-		{`SELECT VALUE t FROM c JOIN t IN c.tags`, ModeValue, []string{"CROSS JOIN LATERAL jsonb_array_elements", "WITH ORDINALITY AS j1(v, o)", "j1.o ASC"}, nil, false},
-		{`SELECT VALUE c._ts FROM c`, ModeValue, []string{"to_jsonb(r.ts)"}, nil, false},
+		{`SELECT VALUE t FROM c JOIN t IN c.tags`, ModeValue, []string{"CROSS JOIN LATERAL jsonb_array_elements", "WITH ORDINALITY AS j1(v, o)", "j1.o ASC"}, nil, true},
+		{`SELECT VALUE c._ts FROM c`, ModeValue, []string{"to_jsonb(r.ts)"}, nil, true},
 		{`SELECT VALUE COUNT(1) FROM c`, ModeValue, []string{"to_jsonb(count("}, nil, false},
 		{`SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g`, ModeObject, []string{"GROUP BY s.k0", "OFFSET"}, []string{"g", "n"}, true},
 		{`SELECT DISTINCT VALUE c.g FROM c`, ModeValue, []string{"GROUP BY s.v"}, nil, true},
