@@ -16,6 +16,8 @@ import (
 )
 
 // hostileRequest is one request a hostile or careless client may send.
+// Add new cases to hostileRequests (database "h", container "c"
+// partitioned on /pk, items "keep" and "victim" in partition "p").
 // want is the exact status expected, or 0 for "any status below 500 with a
 // Cosmos-shaped body when it is an error".
 type hostileRequest struct {
@@ -127,6 +129,12 @@ func hostileRequests() []hostileRequest {
 		hostileRequest{name: "container with partition key path with NUL", method: http.MethodPost, path: "/dbs/h/colls", body: []byte(`{"id":"hpk2","partitionKey":{"paths":["/a\u0000"],"kind":"Hash"}}`), want: 400},
 		hostileRequest{name: "container with hostile composite index path", method: http.MethodPost, path: "/dbs/h/colls", body: []byte(`{"id":"hci","partitionKey":{"paths":["/pk"],"kind":"Hash"},"indexingPolicy":{"compositeIndexes":[[{"path":"/a\\'); COPY (SELECT 1) TO PROGRAM 'touch /tmp/pwned'; --","order":"ascending"},{"path":"/b","order":"ascending"}]]}}`), want: 400},
 		hostileRequest{name: "container with hostile included path", method: http.MethodPost, path: "/dbs/h/colls", body: []byte(`{"id":"hip","partitionKey":{"paths":["/pk"],"kind":"Hash"},"indexingPolicy":{"includedPaths":[{"path":"/a'\\\\;/?"}]}}`), want: 400},
+		hostileRequest{name: "truncated JSON item", method: http.MethodPost, path: docs, body: []byte(`{"id":"a","pk":`), hdr: pkW, want: 400},
+		hostileRequest{name: "partition key header not JSON", method: http.MethodPost, path: docs, body: []byte(`{"id":"a","pk":"p"}`), hdr: []string{pkHeader, `p`}, want: 400},
+		hostileRequest{name: "query body not JSON", method: http.MethodPost, path: docs, body: []byte(`SELECT`), hdr: queryHeaders, want: 400},
+		hostileRequest{name: "query syntax error", method: http.MethodPost, path: docs, body: queryBody("SELECT * FROM WHERE"), hdr: queryHeaders, want: 400},
+		hostileRequest{name: "patch with no operations", method: http.MethodPatch, path: docPath("h", "c", "victim"), body: []byte(`{"operations":[]}`), hdr: []string{pkHeader, `["p"]`}, want: 400},
+		hostileRequest{name: "container with a relative partition key path", method: http.MethodPost, path: "/dbs/h/colls", body: []byte(`{"id":"bad","partitionKey":{"paths":["nope"],"kind":"Hash"}}`), want: 400},
 		hostileRequest{name: "container body nested deep", method: http.MethodPost, path: "/dbs/h/colls", body: []byte(`{"id":"hdeep","partitionKey":{"paths":["/pk"],"kind":"Hash"},"x":` + nested("[", "1", "]", 100000) + "}")},
 	)
 	return rs
