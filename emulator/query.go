@@ -39,9 +39,21 @@ const (
 	MsgCrossPartitionAggregate   = "Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates."
 )
 
+// MaxQueryTextLength is the longest query text accepted, in bytes (the
+// service's maxSqlQueryInputLength, reference §4).
+const MaxQueryTextLength = 524288
+
+// MsgQueryTooLong is the refusal of a query text longer than
+// MaxQueryTextLength.
+const MsgQueryTooLong = "The SQL query text exceeded the maximum limit of 524288 characters."
+
 // ParseQuery parses a query, turning syntax errors into the service's 400
 // (the message embeds the positioned error list, as the gateway's does).
+// A text longer than MaxQueryTextLength is refused (400) unparsed.
 func ParseQuery(text string) (*cosmosql.Query, error) {
+	if len(text) > MaxQueryTextLength {
+		return nil, BadRequest("%s", MsgQueryTooLong)
+	}
 	q, err := cosmosql.Parse(text)
 	var se *cosmosql.SyntaxError
 	if errors.As(err, &se) {

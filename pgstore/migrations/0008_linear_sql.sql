@@ -120,3 +120,18 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT doc || jsonb_build_object('_rid', cosmos.doc_rid(coll, seq), '_self', self_prefix || cosmos.doc_rid(coll, seq) || '/',
     '_etag', etag, '_attachments', 'attachments/', '_ts', ts)
 $$;
+
+-- l_all and l_any are the AND and the OR of all the elements of vs
+-- (three-valued, as l_and and l_or; a non-boolean acts as undefined): a
+-- long chain of one operator is one call, not a deep nest of l_and/l_or.
+CREATE FUNCTION cosmos.l_all(vs jsonb[]) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN 'false'::jsonb = ANY(vs) THEN 'false'::jsonb
+              WHEN 'true'::jsonb = ALL(vs) THEN 'true'::jsonb END
+$$;
+
+CREATE FUNCTION cosmos.l_any(vs jsonb[]) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN 'true'::jsonb = ANY(vs) THEN 'true'::jsonb
+              WHEN 'false'::jsonb = ALL(vs) THEN 'false'::jsonb END
+$$;

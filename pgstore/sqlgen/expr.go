@@ -55,9 +55,24 @@ func (t *translator) withSystemProperties(doc, seq, etag, ts string) string {
 	return "cosmos.with_sys(" + doc + ", " + t.collRIDArg() + ", " + t.selfPrefixArg() + ", " + seq + ", " + etag + ", " + ts + ")"
 }
 
+// MaxExprDepth is the deepest nesting of expressions translated, chains
+// of binary operators (a + b + c ...) included: each level is a level of
+// the statement, which PostgreSQL parses recursively (and the translation
+// copies). A chain of AND or of OR counts as one level.
+const MaxExprDepth = 500
+
+// MsgExprTooDeep is the refusal of an expression nested deeper than
+// MaxExprDepth.
+const MsgExprTooDeep = "The query nests expressions (or chains operators) more than 500 deep, which this emulator does not run."
+
 // val translates an expression into a jsonb SQL expression (NULL =
 // undefined).
 func (t *translator) val(e cosmosql.Expr) (string, error) {
+	t.exprDepth++
+	defer func() { t.exprDepth-- }()
+	if t.exprDepth > MaxExprDepth {
+		return "", &QueryError{Message: MsgExprTooDeep}
+	}
 	switch x := e.(type) {
 	case *cosmosql.Literal:
 		return t.literal(x.Value)
@@ -329,7 +344,69 @@ func (t *translator) constText(e cosmosql.Expr) (*string, bool) {
 	return nil, false
 }
 
+// MaxLogicalTerms is the most operands one chain of AND or of OR may have.
+// The service has no such limit; PostgreSQL's planner time grows faster
+// than linearly with the terms (about 1 s for 1,000 range comparisons),
+// so longer chains are refused rather than left to hold a backend for
+// minutes and gigabytes. A long list of alternatives is an IN list, which
+// has no such cost.
+const MaxLogicalTerms = 1000
+
+// MsgTooManyLogicalTerms is the refusal of a chain longer than
+// MaxLogicalTerms.
+const MsgTooManyLogicalTerms = "The query joins more than 1000 conditions with AND or with OR, which this emulator does not run; use IN (...) or ARRAY_CONTAINS(@list, ...) for a list of alternatives."
+
+// logicalChain translates a chain of one logical operator (a OR b OR c
+// ...) as one call over the array of its operands: a chain of thousands
+// of terms (generated filters) then nests one level deep in the
+// statement, not thousands, which PostgreSQL's parser would refuse
+// ("stack depth limit exceeded"). ok is false for shorter chains.
+func (t *translator) logicalChain(x *cosmosql.Binary) (string, bool, error) {
+	op := strings.ToUpper(x.Op)
+	if op != "AND" && op != "OR" {
+		return "", false, nil
+	}
+	var terms []cosmosql.Expr
+	var walk func(e cosmosql.Expr)
+	walk = func(e cosmosql.Expr) {
+		if b, ok := e.(*cosmosql.Binary); ok && strings.EqualFold(b.Op, op) {
+			walk(b.L)
+			walk(b.R)
+			return
+		}
+		terms = append(terms, e)
+	}
+	walk(x)
+	if len(terms) <= 8 {
+		return "", false, nil
+	}
+	if len(terms) > MaxLogicalTerms {
+		return "", true, &QueryError{Message: MsgTooManyLogicalTerms}
+	}
+	parts := make([]string, len(terms))
+	for i, e := range terms {
+		if i%1024 == 0 && t.in.Ctx != nil {
+			if err := t.in.Ctx.Err(); err != nil {
+				return "", true, err
+			}
+		}
+		v, err := t.val(e)
+		if err != nil {
+			return "", true, err
+		}
+		parts[i] = v
+	}
+	fn := "cosmos.l_all"
+	if op == "OR" {
+		fn = "cosmos.l_any"
+	}
+	return fn + "(ARRAY[" + strings.Join(parts, ", ") + "]::jsonb[])", true, nil
+}
+
 func (t *translator) binary(x *cosmosql.Binary) (string, error) {
+	if s, ok, err := t.logicalChain(x); ok {
+		return s, err
+	}
 	a, err := t.val(x.L)
 	if err != nil {
 		return "", err

@@ -141,6 +141,7 @@ type translator struct {
 	indexPaths [][]string
 	depth      int               // subquery nesting
 	raw8       map[string]string // see f8
+	exprDepth  int               // nesting of val (see MaxExprDepth)
 	// collRID and selfPrefix are the bound container RID and _self prefix
 	// ("" until first used).
 	collRID, selfPrefix string
