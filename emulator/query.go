@@ -89,6 +89,9 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	for _, p := range r.Query.Parameters {
 		params[p.Name] = p.Value
 	}
+	if err := checkCounts(q, params); err != nil {
+		return res, err
+	}
 	var pk *string
 	prefix := false
 	switch {
@@ -133,6 +136,9 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 // crossPartitionServable returns the gateway's refusal for queries that
 // need state across partitions.
 func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage) error {
+	if q.From == nil {
+		return nil // reads no partition: one row, evaluated once
+	}
 	agg := q.HasAggregates()
 	if agg && (q.Select.Value == nil || q.GroupBy != nil) {
 		return BadRequest("%s", MsgCrossPartitionAggregate)
@@ -170,6 +176,9 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query)
 	params := make(map[string]json.RawMessage, len(q.Parameters))
 	for _, p := range q.Parameters {
 		params[p.Name] = p.Value
+	}
+	if err := checkCounts(parsed, params); err != nil {
+		return nil, err
 	}
 	return buildQueryPlan(parsed, params), nil
 }

@@ -344,6 +344,12 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		if o.Desc {
 			dir = "DESC"
 		}
+		if desc, ok := t.similarityOrder(o.Expr); ok {
+			dir = "ASC"
+			if desc {
+				dir = "DESC"
+			}
+		}
 		if path, ok := t.rootPath(o.Expr); ok {
 			t.indexPaths = append(t.indexPaths, path)
 		} else {
@@ -523,7 +529,16 @@ func sourcePath(e cosmosql.Expr) (string, []cosmosql.Expr, error) {
 // noFrom translates SELECT without FROM: evaluated once.
 func (t *translator) noFrom(q *cosmosql.Query) (*Statement, error) {
 	if hasAggregates(q) {
-		return nil, unsupported("aggregates without FROM")
+		// over the single row of a query without FROM (COUNT(1) is 1)
+		where := []string{"TRUE"}
+		if q.Where != nil {
+			w, err := t.val(q.Where)
+			if err != nil {
+				return nil, err
+			}
+			where = append(where, "("+w+") = 'true'::jsonb")
+		}
+		return t.aggregate(q, []string{"(SELECT) AS r"}, where)
 	}
 	if q.Select.Star {
 		return nil, unsupported("SELECT * without FROM")
