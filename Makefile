@@ -30,6 +30,8 @@ bench: build
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParsePartitionKeyHeader -fuzztime 30s ./wire/
 	$(GO) test -run '^$$' -fuzz FuzzParseAuthorization -fuzztime 30s ./wire/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./emulator/cosmosql/
+	$(GO) test -run '^$$' -fuzz FuzzTranslate -fuzztime 30s ./pgstore/sqlgen/
 
 clean:
 	rm -rf bin .sdk-tests
