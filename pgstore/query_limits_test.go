@@ -78,3 +78,34 @@ SELECT '["p"]', 'id' || g, g, '{"id":"id' || g || '","n":' || g || '}', 1000, NU
 		})
 	}
 }
+
+// BenchmarkQueryIN40000 measures a query whose IN list holds 40,000 values
+// (parse, translation and execution over 1,000 items).
+//
+//	go test -run '^$' -bench QueryIN40000 ./pgstore/
+func BenchmarkQueryIN40000(b *testing.B) {
+	s := openStore(b)
+	ctx := context.Background()
+	c := newContainer(b, s, nil)
+	if _, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn)
+SELECT '["p"]', 'id' || g, g, '{"id":"id' || g || '","n":' || g || '}', 1000, NULL, '"e"', g FROM generate_series(1, 1000) g`); err != nil {
+		b.Fatal(err)
+	}
+	in := make([]string, 40000)
+	for i := range in {
+		in[i] = strconv.Itoa(i * 2)
+	}
+	query := `SELECT VALUE COUNT(1) FROM c WHERE c.n IN (` + strings.Join(in, ", ") + `)`
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q, err := emulator.ParseQuery(query)
+		if err != nil {
+			b.Fatal(err)
+		}
+		page, err := s.QueryItems(ctx, emulator.QueryItemsParams{Container: c, Expiry: emulator.Expiry{Now: 2000}, Query: q, Text: query,
+			Page: emulator.PageRequest{MaxItems: 100}})
+		if err != nil || len(page.Docs) != 1 || string(page.Docs[0]) != "500" {
+			b.Fatalf("%v %q", err, page.Docs)
+		}
+	}
+}
