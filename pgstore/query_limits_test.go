@@ -3,9 +3,12 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -106,6 +109,19 @@ SELECT '["p"]', 'id' || g, g, '{"id":"id' || g || '","n":' || g || '}', 1000, NU
 			Page: emulator.PageRequest{MaxItems: 100}})
 		if err != nil || len(page.Docs) != 1 || string(page.Docs[0]) != "500" {
 			b.Fatalf("%v %q", err, page.Docs)
+		}
+	}
+}
+
+// TestQueryResourceErrorsAre400: PostgreSQL's refusals of a statement too
+// large or too deep for it (stack depth, statement too complex, out of
+// memory) are the query's fault, a 400, not a 500.
+func TestQueryResourceErrorsAre400(t *testing.T) {
+	for _, code := range []string{"54001", "54000", "53200"} {
+		err := classifyQuery(fmt.Errorf("query: %w", &pgconn.PgError{Code: code, Message: "stack depth limit exceeded"}))
+		var ee *emulator.Error
+		if !errors.As(err, &ee) || ee.Kind != emulator.KindBadRequest {
+			t.Errorf("%s: %v, want a 400", code, err)
 		}
 	}
 }
