@@ -31,6 +31,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNormalizeContainer -fuzztime 30s -fuzzminimizetime 2s ./emulator/
 	$(GO) test -run '^$$' -fuzz FuzzParsePartitionKeyHeader -fuzztime 30s ./wire/
 	$(GO) test -run '^$$' -fuzz FuzzParseAuthorization -fuzztime 30s ./wire/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./emulator/cosmosql/
+	$(GO) test -run '^$$' -fuzz FuzzTranslate -fuzztime 30s ./pgstore/sqlgen/
 
 clean:
 	rm -rf bin .sdk-tests

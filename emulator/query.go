@@ -39,9 +39,21 @@ const (
 	MsgCrossPartitionAggregate   = "Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates."
 )
 
+// MaxQueryTextLength is the longest query text accepted, in bytes (the
+// service's maxSqlQueryInputLength, reference §4).
+const MaxQueryTextLength = 524288
+
+// MsgQueryTooLong is the refusal of a query text longer than
+// MaxQueryTextLength.
+const MsgQueryTooLong = "The SQL query text exceeded the maximum limit of 524288 characters."
+
 // ParseQuery parses a query, turning syntax errors into the service's 400
 // (the message embeds the positioned error list, as the gateway's does).
+// A text longer than MaxQueryTextLength is refused (400) unparsed.
 func ParseQuery(text string) (*cosmosql.Query, error) {
+	if len(text) > MaxQueryTextLength {
+		return nil, BadRequest("%s", MsgQueryTooLong)
+	}
 	q, err := cosmosql.Parse(text)
 	var se *cosmosql.SyntaxError
 	if errors.As(err, &se) {
@@ -76,6 +88,9 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	params := make(map[string]json.RawMessage, len(r.Query.Parameters))
 	for _, p := range r.Query.Parameters {
 		params[p.Name] = p.Value
+	}
+	if err := checkCounts(q, params); err != nil {
+		return res, err
 	}
 	var pk *string
 	prefix, fanOut := false, false
@@ -122,6 +137,9 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 // crossPartitionServable returns the gateway's refusal for queries that
 // need state across partitions.
 func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage) error {
+	if q.From == nil {
+		return nil // reads no partition: one row, evaluated once
+	}
 	agg := q.HasAggregates()
 	if agg && (q.Select.Value == nil || q.GroupBy != nil) {
 		return BadRequest("%s", MsgCrossPartitionAggregate)
@@ -159,6 +177,9 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query)
 	params := make(map[string]json.RawMessage, len(q.Parameters))
 	for _, p := range q.Parameters {
 		params[p.Name] = p.Value
+	}
+	if err := checkCounts(parsed, params); err != nil {
+		return nil, err
 	}
 	return buildQueryPlan(parsed, params), nil
 }

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -61,18 +62,6 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 		b, _ := json.Marshal(plan)
 		return b
 	}
-	if q.GroupBy != nil || (q.HasAggregates() && q.Select.Value == nil) {
-		if groupByPlan(q, &info) {
-			plan.QueryInfo = info
-			b, _ := json.Marshal(plan)
-			return b
-		}
-		info = queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
-			GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]any{}}
-		plan.QueryInfo = info
-		b, _ := json.Marshal(plan)
-		return b
-	}
 	number := func(e cosmosql.Expr) *int64 {
 		if e == nil {
 			return nil
@@ -87,6 +76,20 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 		n := int64(f)
 		return &n
 	}
+	if q.GroupBy != nil || (q.HasAggregates() && q.Select.Value == nil) {
+		if groupByPlan(q, &info) {
+			// the SDK applies TOP and OFFSET/LIMIT to the merged groups
+			info.Top, info.Offset, info.Limit = number(q.Top), number(q.Offset), number(q.Limit)
+			plan.QueryInfo = info
+			b, _ := json.Marshal(plan)
+			return b
+		}
+		info = queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
+			GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]any{}}
+		plan.QueryInfo = info
+		b, _ := json.Marshal(plan)
+		return b
+	}
 	info.Top, info.Offset, info.Limit = number(q.Top), number(q.Offset), number(q.Limit)
 	if q.Distinct {
 		info.DistinctType = "Unordered"
@@ -95,7 +98,9 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 		}
 	}
 	switch {
-	case q.OrderBy != nil:
+	case q.OrderBy != nil && !(q.HasAggregates() && q.Select.Value != nil):
+		// (aggregates yield one value: their ORDER BY orders nothing, and
+		// the gateway's plan is the aggregate's, below)
 		var items []string
 		for _, o := range q.OrderBy {
 			dir := "Ascending"
@@ -137,6 +142,62 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 	plan.QueryInfo = info
 	b, _ := json.Marshal(plan)
 	return b
+}
+
+// Messages of the service's refusals of TOP, OFFSET and LIMIT counts that
+// are not non-negative integers (a parameter holding a string, say).
+const (
+	MsgTopNotInteger    = "The count value provided for a TOP clause must be an integer."
+	MsgOffsetNotInteger = "The offset count value provided for an OFFSET clause must be an integer."
+	MsgLimitNotInteger  = "The count value provided for a LIMIT clause must be an integer."
+)
+
+// checkCounts refuses (400) TOP, OFFSET and LIMIT values, literal or
+// parameter, that are not non-negative integers, in q and its subqueries
+// at any depth; otherwise a plan would carry them as 0.
+func checkCounts(q *cosmosql.Query, params map[string]json.RawMessage) error {
+	var err error
+	check := func(e cosmosql.Expr, msg string) {
+		if e == nil || err != nil {
+			return
+		}
+		var v any
+		switch x := e.(type) {
+		case *cosmosql.Literal:
+			v = x.Value
+		case *cosmosql.Param:
+			var f float64
+			if raw, ok := params[x.Name]; ok && json.Unmarshal(raw, &f) == nil {
+				v = f
+			}
+		}
+		f, ok := v.(float64)
+		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+			err = BadRequest("%s", msg)
+		}
+	}
+	var level func(q *cosmosql.Query)
+	level = func(q *cosmosql.Query) {
+		if q == nil {
+			return
+		}
+		check(q.Top, MsgTopNotInteger)
+		check(q.Offset, MsgOffsetNotInteger)
+		check(q.Limit, MsgLimitNotInteger)
+		if q.From != nil {
+			for _, src := range q.From.Sources() {
+				level(src.Subquery)
+			}
+		}
+	}
+	level(q)
+	cosmosql.WalkQuery(q, func(e cosmosql.Expr) bool {
+		if sub, ok := e.(*cosmosql.Subquery); ok {
+			level(sub.Query)
+		}
+		return err == nil
+	})
+	return err
 }
 
 // fromWhere renders " FROM ... [WHERE (cond) AND (extra)]" of q.

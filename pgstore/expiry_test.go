@@ -13,7 +13,7 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-func openStore(t *testing.T) *Store {
+func openStore(t testing.TB) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), pgtest.NewDatabase(t), Options{})
 	if err != nil {
@@ -23,7 +23,7 @@ func openStore(t *testing.T) *Store {
 	return s
 }
 
-func newContainer(t *testing.T, s *Store, defaultTTL *int32) emulator.Container {
+func newContainer(t testing.TB, s *Store, defaultTTL *int32) emulator.Container {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil && !emulator.IsKind(err, emulator.KindConflict) {

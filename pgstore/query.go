@@ -299,7 +299,7 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 	sqlgen.ApplyVectorEmbeddingPolicy(p.Query, vectorFns)
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
-		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur,
+		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
 		NowTicks: nowTicks(p.Now),
 	})
@@ -324,6 +324,11 @@ func classifyQuery(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (pe.Code[:2] == "22" || pe.Code == "2201E") {
 		return &emulator.Error{Kind: emulator.KindBadRequest, Message: "The query failed while evaluating an expression: " + pe.Message, Err: err}
+	}
+	if errors.As(err, &pe) && (pe.Code == "54001" || pe.Code == "54000" || pe.Code == "53200") {
+		// statement too complex, program limit exceeded, out of memory: a
+		// query too large or too deeply nested for the database
+		return &emulator.Error{Kind: emulator.KindBadRequest, Message: "The query is too complex to run (" + pe.Message + "); simplify it.", Err: err}
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil

@@ -21,8 +21,14 @@ import (
 //     comment is not a comment: it gives CodeSyntax near '/';
 //   - the SC2xxx codes for semantic errors (see the Code constants).
 //
-// Parse never panics, it rejects input nested deeper than MaxDepth, and it
-// is safe for concurrent use.
+// Parse never panics, it rejects input nested deeper than MaxDepth (and
+// more than MaxJoins JOINs), and it is safe for concurrent use. It does not
+// bound the length of the text or of flat chains (a OR b OR c ..., a + b +
+// c ..., which it builds as left-deep trees in a loop): the caller bounds
+// the text (emulator.ParseQuery: 512 KB, the service's
+// maxSqlQueryInputLength) and the translator the chains (pgstore/sqlgen).
+// Literal strings and numbers are values in the tree; nothing here quotes
+// or escapes them for another language.
 //
 // Choices where the sources disagree or are silent:
 //

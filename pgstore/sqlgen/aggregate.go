@@ -30,9 +30,8 @@ func hasAggregates(q *cosmosql.Query) bool {
 // aggregate translates a query whose SELECT list aggregates the whole set
 // (no GROUP BY): one row, no paging.
 func (t *translator) aggregate(q *cosmosql.Query, from, where []string) (*Statement, error) {
-	if q.OrderBy != nil {
-		return nil, unsupported("ORDER BY with aggregates")
-	}
+	// ORDER BY orders the single result: nothing to do (the gateway's
+	// plan for SELECT VALUE AVG(c.x) FROM c ORDER BY c.x drops it too)
 	st := &Statement{Single: true, Limit: 1}
 	cols, _, err := t.project(q, st, (&aggTranslator{t: t}).val, false)
 	if err != nil {

@@ -3,17 +3,46 @@
 // Cosmos DB semantics:
 //
 //   - A Cosmos value is a jsonb; SQL NULL stands for undefined. Member
-//     access on a non-object, an out-of-range index, arithmetic on
-//     non-numbers and comparisons across types all yield NULL, so such rows
-//     fail WHERE (which keeps a row only when the filter is exactly true).
+//     access on a non-object, an out-of-range index and arithmetic on
+//     non-numbers yield NULL, so such rows fail WHERE (which keeps a row
+//     only when the filter is exactly true). Range comparisons (<, <=, >,
+//     >=, BETWEEN) across types are undefined; equality between two defined
+//     values of different types is false (and != true), as the service
+//     evaluates it.
 //   - Comparisons, equality, three-valued logic and the type order of ORDER
-//     BY use the helper functions of migration 0002 (cosmos.eq, cosmos.cmp,
-//     cosmos.l_and, cosmos.type_rank, ...), small IMMUTABLE SQL functions the
-//     planner can inline. Arithmetic runs in double precision.
-//   - Every value from the query (literals and parameters) travels as a bind
-//     argument; identifiers from the query never reach SQL text (property
-//     names become bound text arguments of -> operators).
+//     BY use helper functions of the migrations (0002: cosmos.eq,
+//     cosmos.cmp, cosmos.l_and, cosmos.type_rank, ...; 0008: the helpers
+//     that take each operand once), small IMMUTABLE SQL functions the
+//     planner inlines where the arguments are cheap. Arithmetic runs in
+//     double precision; NaN and the infinities are undefined as values, and
+//     TOSTRING prints them by name.
+//
+// What reaches the SQL text:
+//
+//   - Every value from the query, literals and parameters, travels as a
+//     bind argument ($n), never as SQL text; a long IN list of constants is
+//     one text[] argument. FuzzTranslate checks that no string value of a
+//     query appears in its statement as a literal.
+//   - Property names (c.name, c["name"]) are written into the text, quoted
+//     by QuoteLiteral (single quotes doubled, NUL replaced), because an
+//     index expression only matches an expression with the same constants.
+//     This quoting is sound only with standard_conforming_strings on
+//     (PostgreSQL's default since 9.1): the connections that run these
+//     statements must have it on. Object-constructor keys and output names
+//     are bind arguments.
+//   - Table names, aliases and keywords are the translator's own.
+//
+// Size and depth: the statement grows linearly with the query text for
+// every construct (TestSQLGrowsLinearly bounds len(SQL)/len(query));
+// expressions nest at most MaxExprDepth deep (chains of binary operators
+// included), a chain of AND or of OR has at most MaxLogicalTerms operands
+// (translated as one call over an array), subqueries nest at most 8 deep,
+// and a WHERE clause adds at most 16 index conjuncts. The query text
+// itself is bounded by the caller (emulator.MaxQueryTextLength, 512 KB)
+// and its syntax nesting by cosmosql.MaxDepth. Input.Ctx stops the
+// translation of long lists when the request is cancelled.
 //
 // What cannot be translated yet is an error that says so (a 400), never a
-// silent fallback.
+// silent fallback; what the service refuses is a QueryError with its
+// message.
 package sqlgen

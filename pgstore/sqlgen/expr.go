@@ -12,20 +12,35 @@ import (
 // systemProperty maps the system properties of the container's documents to
 // SQL over the row r (they are not stored inside doc).
 func (t *translator) systemProperty(name string) (string, bool) {
-	rid := func() string { return "cosmos.doc_rid(" + t.bind(t.in.CollRID) + "::bytea, r.seq)" }
 	switch name {
 	case "_ts":
 		return "to_jsonb(r.ts)", true
 	case "_etag":
 		return "to_jsonb(r.etag)", true
 	case "_rid":
-		return "to_jsonb(" + rid() + ")", true
+		return "to_jsonb(cosmos.doc_rid(" + t.collRIDArg() + ", r.seq))", true
 	case "_self":
-		return "to_jsonb(" + t.bind(t.in.SelfPrefix) + "::text || " + rid() + " || '/')", true
+		return "to_jsonb(" + t.selfPrefixArg() + " || cosmos.doc_rid(" + t.collRIDArg() + ", r.seq) || '/')", true
 	case "_attachments":
 		return `'"attachments/"'::jsonb`, true
 	}
 	return "", false
+}
+
+// collRIDArg and selfPrefixArg are the bind arguments of the container's
+// RID and its documents' _self prefix, bound once per statement.
+func (t *translator) collRIDArg() string {
+	if t.collRID == "" {
+		t.collRID = t.bind(t.in.CollRID) + "::bytea"
+	}
+	return t.collRID
+}
+
+func (t *translator) selfPrefixArg() string {
+	if t.selfPrefix == "" {
+		t.selfPrefix = t.bind(t.in.SelfPrefix) + "::text"
+	}
+	return t.selfPrefix
 }
 
 // fullDocument is the container's document as a value, system properties
@@ -37,14 +52,27 @@ func (t *translator) fullDocument() string {
 // withSystemProperties adds the system properties of the stored document
 // whose seq, etag and ts columns are given to its body doc (all SQL).
 func (t *translator) withSystemProperties(doc, seq, etag, ts string) string {
-	rid := "cosmos.doc_rid(" + t.bind(t.in.CollRID) + "::bytea, " + seq + ")"
-	return "(" + doc + " || jsonb_build_object('_rid', " + rid + ", '_self', " + t.bind(t.in.SelfPrefix) + "::text || " + rid +
-		" || '/', '_etag', " + etag + ", '_attachments', 'attachments/', '_ts', " + ts + "))"
+	return "cosmos.with_sys(" + doc + ", " + t.collRIDArg() + ", " + t.selfPrefixArg() + ", " + seq + ", " + etag + ", " + ts + ")"
 }
+
+// MaxExprDepth is the deepest nesting of expressions translated, chains
+// of binary operators (a + b + c ...) included: each level is a level of
+// the statement, which PostgreSQL parses recursively (and the translation
+// copies). A chain of AND or of OR counts as one level.
+const MaxExprDepth = 500
+
+// MsgExprTooDeep is the refusal of an expression nested deeper than
+// MaxExprDepth.
+const MsgExprTooDeep = "The query nests expressions (or chains operators) more than 500 deep, which this emulator does not run."
 
 // val translates an expression into a jsonb SQL expression (NULL =
 // undefined).
 func (t *translator) val(e cosmosql.Expr) (string, error) {
+	t.exprDepth++
+	defer func() { t.exprDepth-- }()
+	if t.exprDepth > MaxExprDepth {
+		return "", &QueryError{Message: MsgExprTooDeep}
+	}
 	switch x := e.(type) {
 	case *cosmosql.Literal:
 		return t.literal(x.Value)
@@ -97,13 +125,13 @@ func (t *translator) val(e cosmosql.Expr) (string, error) {
 		}
 		switch strings.ToUpper(x.Op) {
 		case "-":
-			return "cosmos.f8(-cosmos.num(" + a + "))", nil
+			return t.f8("-cosmos.num(" + a + ")"), nil
 		case "+":
-			return "cosmos.f8(cosmos.num(" + a + "))", nil
+			return t.f8("cosmos.num(" + a + ")"), nil
 		case "NOT":
 			return "cosmos.l_not(" + a + ")", nil
 		case "~":
-			return "cosmos.f8((~(" + int32Of(a) + "))::double precision)", nil
+			return t.f8("(~" + int32Of(a) + ")::double precision"), nil
 		}
 		return "", unsupported("the operator %s", x.Op)
 	case *cosmosql.Binary:
@@ -121,7 +149,7 @@ func (t *translator) val(e cosmosql.Expr) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		s := "cosmos.l_and(to_jsonb(cosmos.cmp(" + v + ", " + lo + ") >= 0), to_jsonb(cosmos.cmp(" + v + ", " + hi + ") <= 0))"
+		s := "cosmos.between(" + v + ", " + lo + ", " + hi + ")"
 		if x.Not {
 			s = "cosmos.l_not(" + s + ")"
 		}
@@ -134,18 +162,14 @@ func (t *translator) val(e cosmosql.Expr) (string, error) {
 		if len(x.List) == 0 {
 			return "", unsupported("an empty IN list")
 		}
-		var parts []string
-		for _, el := range x.List {
-			ev, err := t.val(el)
-			if err != nil {
-				return "", err
-			}
-			parts = append(parts, "cosmos.eq("+v+", "+ev+")")
+		list, err := t.inList(x.List)
+		if err != nil {
+			return "", err
 		}
-		s := parts[0]
-		for _, p := range parts[1:] {
-			s = "cosmos.l_or(" + s + ", " + p + ")"
-		}
+		// = ANY is true when an element equals v, NULL (undefined) when
+		// none does and an element (or v) is undefined, false otherwise:
+		// the OR of cosmos.eq over the list, with v written once.
+		s := "to_jsonb(" + v + " = ANY(" + list + "))"
 		if x.Not {
 			s = "cosmos.l_not(" + s + ")"
 		}
@@ -231,11 +255,158 @@ func QuoteLiteral(s string) string {
 
 // int32Of converts a Cosmos number to a 32-bit integer the way JavaScript
 // bitwise operators do (truncate, keep the low 32 bits); NULL otherwise.
-func int32Of(v string) string {
-	return "(CASE WHEN cosmos.num(" + v + ") IS NOT NULL THEN ((trunc(cosmos.num(" + v + "))::numeric % 4294967296)::bigint::bit(32)::integer) END)"
+func int32Of(v string) string { return "cosmos.i32(" + v + ")" }
+
+// f8 is the Cosmos number of the double precision SQL d (undefined when it
+// is NaN or infinite). It remembers d for TOSTRING, which prints NaN and
+// the infinities by name (see rawDouble).
+func (t *translator) f8(d string) string {
+	s := "cosmos.f8(" + d + ")"
+	if t.raw8 == nil {
+		t.raw8 = map[string]string{}
+	}
+	t.raw8[s] = d
+	return s
+}
+
+// rawDouble is the double precision SQL a number translated by f8 came
+// from (ok false for any other SQL).
+func (t *translator) rawDouble(v string) (string, bool) {
+	d, ok := t.raw8[v]
+	return d, ok
+}
+
+// maxINListBind is how many constant IN-list items travel as separate bind
+// arguments; longer constant lists travel as one array argument, as the
+// wire protocol carries at most 65535 arguments per statement.
+const maxINListBind = 64
+
+// inList is the SQL jsonb[] of an IN list, each item written once:
+// constants (literals and parameters) of a long list are bound together as
+// one text[] argument; other items are expressions of an ARRAY[...].
+func (t *translator) inList(list []cosmosql.Expr) (string, error) {
+	var consts []*string
+	var exprs []string
+	for i, el := range list {
+		if i%1024 == 0 && t.in.Ctx != nil {
+			if err := t.in.Ctx.Err(); err != nil {
+				return "", err
+			}
+		}
+		if len(list) > maxINListBind {
+			if raw, ok := t.constText(el); ok {
+				consts = append(consts, raw)
+				continue
+			}
+		}
+		ev, err := t.val(el)
+		if err != nil {
+			return "", err
+		}
+		exprs = append(exprs, ev)
+	}
+	var parts []string
+	if len(consts) > 0 {
+		parts = append(parts, t.bind(consts)+"::text[]::jsonb[]")
+	}
+	if len(exprs) > 0 {
+		parts = append(parts, "ARRAY["+strings.Join(exprs, ", ")+"]::jsonb[]")
+	}
+	return strings.Join(parts, " || "), nil
+}
+
+// constText is the JSON text of a literal or parameter (nil when it is
+// undefined); ok is false for any other expression.
+func (t *translator) constText(e cosmosql.Expr) (*string, bool) {
+	switch x := e.(type) {
+	case *cosmosql.Literal:
+		var b []byte
+		switch v := x.Value.(type) {
+		case cosmosql.Undefined:
+			return nil, true
+		case float64:
+			b = strconv.AppendFloat(nil, v, 'g', -1, 64)
+		case nil, bool, string:
+			b, _ = json.Marshal(v)
+		default:
+			return nil, false
+		}
+		s := string(b)
+		return &s, true
+	case *cosmosql.Param:
+		raw, ok := t.in.Params[x.Name]
+		if !ok || len(raw) == 0 {
+			return nil, true
+		}
+		s := string(raw)
+		return &s, true
+	}
+	return nil, false
+}
+
+// MaxLogicalTerms is the most operands one chain of AND or of OR may have.
+// The service has no such limit; PostgreSQL's planner time grows faster
+// than linearly with the terms (about 1 s for 1,000 range comparisons),
+// so longer chains are refused rather than left to hold a backend for
+// minutes and gigabytes. A long list of alternatives is an IN list, which
+// has no such cost.
+const MaxLogicalTerms = 1000
+
+// MsgTooManyLogicalTerms is the refusal of a chain longer than
+// MaxLogicalTerms.
+const MsgTooManyLogicalTerms = "The query joins more than 1000 conditions with AND or with OR, which this emulator does not run; use IN (...) or ARRAY_CONTAINS(@list, ...) for a list of alternatives."
+
+// logicalChain translates a chain of one logical operator (a OR b OR c
+// ...) as one call over the array of its operands: a chain of thousands
+// of terms (generated filters) then nests one level deep in the
+// statement, not thousands, which PostgreSQL's parser would refuse
+// ("stack depth limit exceeded"). ok is false for shorter chains.
+func (t *translator) logicalChain(x *cosmosql.Binary) (string, bool, error) {
+	op := strings.ToUpper(x.Op)
+	if op != "AND" && op != "OR" {
+		return "", false, nil
+	}
+	var terms []cosmosql.Expr
+	var walk func(e cosmosql.Expr)
+	walk = func(e cosmosql.Expr) {
+		if b, ok := e.(*cosmosql.Binary); ok && strings.EqualFold(b.Op, op) {
+			walk(b.L)
+			walk(b.R)
+			return
+		}
+		terms = append(terms, e)
+	}
+	walk(x)
+	if len(terms) <= 8 {
+		return "", false, nil
+	}
+	if len(terms) > MaxLogicalTerms {
+		return "", true, &QueryError{Message: MsgTooManyLogicalTerms}
+	}
+	parts := make([]string, len(terms))
+	for i, e := range terms {
+		if i%1024 == 0 && t.in.Ctx != nil {
+			if err := t.in.Ctx.Err(); err != nil {
+				return "", true, err
+			}
+		}
+		v, err := t.val(e)
+		if err != nil {
+			return "", true, err
+		}
+		parts[i] = v
+	}
+	fn := "cosmos.l_all"
+	if op == "OR" {
+		fn = "cosmos.l_any"
+	}
+	return fn + "(ARRAY[" + strings.Join(parts, ", ") + "]::jsonb[])", true, nil
 }
 
 func (t *translator) binary(x *cosmosql.Binary) (string, error) {
+	if s, ok, err := t.logicalChain(x); ok {
+		return s, err
+	}
 	a, err := t.val(x.L)
 	if err != nil {
 		return "", err
@@ -247,13 +418,14 @@ func (t *translator) binary(x *cosmosql.Binary) (string, error) {
 	na, nb := "cosmos.num("+a+")", "cosmos.num("+b+")"
 	switch strings.ToUpper(x.Op) {
 	case "+", "-", "*":
-		return "cosmos.f8(" + na + " " + x.Op + " " + nb + ")", nil
+		return t.f8(na + " " + x.Op + " " + nb), nil
 	case "/":
-		// Division by zero is undefined here (the reference records both a
-		// 400 and an infinite result; undefined filters the row either way).
-		return "cosmos.f8(" + na + " / NULLIF(" + nb + ", 0))", nil
+		// Division by zero is an infinity or NaN, so undefined here (the
+		// reference records both a 400 and an infinite result; undefined
+		// filters the row either way); TOSTRING prints it.
+		return t.f8("cosmos.div8(" + na + ", " + nb + ")"), nil
 	case "%":
-		return "cosmos.f8(" + na + " - " + nb + " * trunc(" + na + " / NULLIF(" + nb + ", 0)))", nil
+		return t.f8("cosmos.mod8(" + na + ", " + nb + ")"), nil
 	case "||":
 		return "to_jsonb(cosmos.str(" + a + ") || cosmos.str(" + b + "))", nil
 	case "=":
@@ -269,17 +441,17 @@ func (t *translator) binary(x *cosmosql.Binary) (string, error) {
 	case "??":
 		return "COALESCE(" + a + ", " + b + ")", nil
 	case "&":
-		return "cosmos.f8((" + int32Of(a) + " & " + int32Of(b) + ")::double precision)", nil
+		return t.f8("(" + int32Of(a) + " & " + int32Of(b) + ")::double precision"), nil
 	case "|":
-		return "cosmos.f8((" + int32Of(a) + " | " + int32Of(b) + ")::double precision)", nil
+		return t.f8("(" + int32Of(a) + " | " + int32Of(b) + ")::double precision"), nil
 	case "^":
-		return "cosmos.f8((" + int32Of(a) + " # " + int32Of(b) + ")::double precision)", nil
+		return t.f8("(" + int32Of(a) + " # " + int32Of(b) + ")::double precision"), nil
 	case "<<":
-		return "cosmos.f8((" + int32Of(a) + " << (" + int32Of(b) + " & 31))::double precision)", nil
+		return t.f8("(" + int32Of(a) + " << (" + int32Of(b) + " & 31))::double precision"), nil
 	case ">>":
-		return "cosmos.f8((" + int32Of(a) + " >> (" + int32Of(b) + " & 31))::double precision)", nil
+		return t.f8("(" + int32Of(a) + " >> (" + int32Of(b) + " & 31))::double precision"), nil
 	case ">>>":
-		return "cosmos.f8(((" + int32Of(a) + "::bigint & 4294967295) >> (" + int32Of(b) + " & 31))::double precision)", nil
+		return t.f8("((" + int32Of(a) + "::bigint & 4294967295) >> (" + int32Of(b) + " & 31))::double precision"), nil
 	}
 	return "", unsupported("the operator %s", x.Op)
 }

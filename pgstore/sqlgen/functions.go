@@ -41,7 +41,7 @@ func typeIs(types ...string) func(t *translator, a []string) string {
 }
 
 func math1(sqlFn string) func(t *translator, a []string) string {
-	return func(t *translator, a []string) string { return "cosmos.f8(" + sqlFn + "(cosmos.num(" + a[0] + ")))" }
+	return func(t *translator, a []string) string { return t.f8(sqlFn + "(cosmos.num(" + a[0] + "))") }
 }
 
 func str1(sqlFn string) func(t *translator, a []string) string {
@@ -66,15 +66,18 @@ func trim(sqlFn, whitespace string) func(t *translator, a []string) string {
 	}
 }
 
-// ignoreCase applies cosmos.fold (lower case, non-ASCII letters included
-// where the server has ICU) to both operands when the optional third
-// argument is true.
-func ignoreCase(a []string, i int, x, y string) (string, string) {
-	if len(a) <= i {
-		return x, y
+// strTest translates CONTAINS, STARTSWITH, ENDSWITH and STRINGEQUALS:
+// with the optional third argument true, both strings are case-folded
+// (cosmos.fold: lower case, non-ASCII letters included) first, by
+// cosmos.str_test, which takes each operand once.
+func strTest(kind string, plain func(x, y string) string) func(t *translator, a []string) string {
+	return func(t *translator, a []string) string {
+		x, y := "cosmos.str("+a[0]+")", "cosmos.str("+a[1]+")"
+		if len(a) > 2 {
+			return "cosmos.str_test('" + kind + "', " + x + ", " + y + ", " + a[2] + ")"
+		}
+		return "to_jsonb(" + plain(x, y) + ")"
 	}
-	ic := "(" + a[i] + ") = 'true'::jsonb"
-	return "(CASE WHEN " + ic + " THEN cosmos.fold(" + x + ") ELSE " + x + " END)", "(CASE WHEN " + ic + " THEN cosmos.fold(" + y + ") ELSE " + y + " END)"
 }
 
 var functions = map[string]fn{
@@ -100,12 +103,12 @@ var functions = map[string]fn{
 	"TRUNC":   {1, 1, math1("trunc")},
 	"SIGN":    {1, 1, math1("sign")},
 	"SQRT": {1, 1, func(t *translator, a []string) string {
-		return "cosmos.f8(CASE WHEN cosmos.num(" + a[0] + ") >= 0 THEN sqrt(cosmos.num(" + a[0] + ")) END)"
+		return t.f8("cosmos.sqrt8(cosmos.num(" + a[0] + "))")
 	}},
-	"SQUARE": {1, 1, func(t *translator, a []string) string { return "cosmos.f8(cosmos.num(" + a[0] + ") ^ 2)" }},
+	"SQUARE": {1, 1, func(t *translator, a []string) string { return t.f8("cosmos.num(" + a[0] + ") ^ 2") }},
 	"EXP":    {1, 1, math1("exp")},
 	"LOG10": {1, 1, func(t *translator, a []string) string {
-		return "cosmos.f8(CASE WHEN cosmos.num(" + a[0] + ") > 0 THEN log(cosmos.num(" + a[0] + ")) END)"
+		return t.f8("cosmos.log10_8(cosmos.num(" + a[0] + "))")
 	}},
 	"SIN":     {1, 1, math1("sin")},
 	"COS":     {1, 1, math1("cos")},
@@ -115,14 +118,13 @@ var functions = map[string]fn{
 	"ATAN":    {1, 1, math1("atan")},
 	"DEGREES": {1, 1, math1("degrees")},
 	"RADIANS": {1, 1, math1("radians")},
-	"PI":      {0, 0, func(t *translator, a []string) string { return "cosmos.f8(pi())" }},
+	"PI":      {0, 0, func(t *translator, a []string) string { return t.f8("pi()") }},
 	"ROUND": {1, 1, func(t *translator, a []string) string {
 		// halves away from zero
-		n := "cosmos.num(" + a[0] + ")"
-		return "cosmos.f8(sign(" + n + ") * floor(abs(" + n + ") + 0.5))"
+		return t.f8("cosmos.round8(cosmos.num(" + a[0] + "))")
 	}},
 	"POWER": {2, 2, func(t *translator, a []string) string {
-		return "cosmos.f8(cosmos.num(" + a[0] + ") ^ cosmos.num(" + a[1] + "))"
+		return t.f8("cosmos.num(" + a[0] + ") ^ cosmos.num(" + a[1] + ")")
 	}},
 	"LENGTH":  {1, 1, str1("char_length")},
 	"LOWER":   {1, 1, str1("cosmos.lower_text")},
@@ -138,22 +140,10 @@ var functions = map[string]fn{
 		}
 		return "to_jsonb(" + strings.Join(parts, " || ") + ")"
 	}},
-	"CONTAINS": {2, 3, func(t *translator, a []string) string {
-		x, y := ignoreCase(a, 2, "cosmos.str("+a[0]+")", "cosmos.str("+a[1]+")")
-		return "to_jsonb(strpos(" + x + ", " + y + ") > 0)"
-	}},
-	"STARTSWITH": {2, 3, func(t *translator, a []string) string {
-		x, y := ignoreCase(a, 2, "cosmos.str("+a[0]+")", "cosmos.str("+a[1]+")")
-		return "to_jsonb(starts_with(" + x + ", " + y + "))"
-	}},
-	"ENDSWITH": {2, 3, func(t *translator, a []string) string {
-		x, y := ignoreCase(a, 2, "cosmos.str("+a[0]+")", "cosmos.str("+a[1]+")")
-		return "to_jsonb(right(" + x + ", char_length(" + y + ")) = " + y + ")"
-	}},
-	"STRINGEQUALS": {2, 3, func(t *translator, a []string) string {
-		x, y := ignoreCase(a, 2, "cosmos.str("+a[0]+")", "cosmos.str("+a[1]+")")
-		return "to_jsonb(" + x + " = " + y + ")"
-	}},
+	"CONTAINS":     {2, 3, strTest("contains", func(x, y string) string { return "strpos(" + x + ", " + y + ") > 0" })},
+	"STARTSWITH":   {2, 3, strTest("starts", func(x, y string) string { return "starts_with(" + x + ", " + y + ")" })},
+	"ENDSWITH":     {2, 3, strTest("ends", func(x, y string) string { return "cosmos.ends_with(" + x + ", " + y + ")" })},
+	"STRINGEQUALS": {2, 3, strTest("equals", func(x, y string) string { return x + " = " + y })},
 	"INDEX_OF": {2, 3, func(t *translator, a []string) string {
 		if len(a) == 3 {
 			return "to_jsonb(cosmos.index_of(cosmos.str(" + a[0] + "), cosmos.str(" + a[1] + "), cosmos.numx(" + a[2] + ")))"
@@ -173,16 +163,15 @@ var functions = map[string]fn{
 		return "to_jsonb(replace(cosmos.str(" + a[0] + "), NULLIF(cosmos.str(" + a[1] + "), ''), cosmos.str(" + a[2] + ")))"
 	}},
 	"ARRAY_LENGTH": {1, 1, func(t *translator, a []string) string {
-		return "(CASE WHEN jsonb_typeof(" + a[0] + ") = 'array' THEN to_jsonb(jsonb_array_length(" + a[0] + ")) END)"
+		return "cosmos.array_len(" + a[0] + ")"
 	}},
 	"ARRAY_CONTAINS": {2, 3, func(t *translator, a []string) string {
-		exact := "EXISTS (SELECT 1 FROM jsonb_array_elements(" + a[0] + ") AS e(v) WHERE e.v = " + a[1] + ")"
+		partial := "NULL::jsonb"
 		if len(a) == 3 {
 			// partial: an object needle matches elements containing its members
-			exact = "(CASE WHEN (" + a[2] + ") = 'true'::jsonb AND jsonb_typeof(" + a[1] + ") = 'object' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(" +
-				a[0] + ") AS e(v) WHERE jsonb_typeof(e.v) = 'object' AND e.v @> " + a[1] + ") ELSE " + exact + " END)"
+			partial = a[2]
 		}
-		return "(CASE WHEN jsonb_typeof(" + a[0] + ") = 'array' AND (" + a[1] + ") IS NOT NULL THEN to_jsonb(" + exact + ") END)"
+		return "cosmos.array_contains(" + a[0] + ", " + a[1] + ", " + partial + ")"
 	}},
 	"IIF": {3, 3, func(t *translator, a []string) string {
 		return "(CASE WHEN (" + a[0] + ") = 'true'::jsonb THEN " + a[1] + " ELSE " + a[2] + " END)"

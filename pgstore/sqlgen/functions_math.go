@@ -30,13 +30,13 @@ func init() {
 		"COT": {1, 1, math1("cot")},
 		// ATN2(y, x), the first argument being y (reference §6.10).
 		"ATN2": {2, 2, func(t *translator, a []string) string {
-			return "cosmos.f8(atan2(cosmos.num(" + a[0] + "), cosmos.num(" + a[1] + ")))"
+			return t.f8("atan2(cosmos.num(" + a[0] + "), cosmos.num(" + a[1] + "))")
 		}},
 		"LOG": {1, 2, func(t *translator, a []string) string {
 			if len(a) == 2 {
-				return "cosmos.f8(cosmos.log_base(cosmos.num(" + a[0] + "), cosmos.num(" + a[1] + ")))"
+				return t.f8("cosmos.log_base(cosmos.num(" + a[0] + "), cosmos.num(" + a[1] + "))")
 			}
-			return "cosmos.f8(CASE WHEN cosmos.num(" + a[0] + ") > 0 THEN ln(cosmos.num(" + a[0] + ")) END)"
+			return t.f8("cosmos.ln8(cosmos.num(" + a[0] + "))")
 		}},
 		"NUMBERBIN": {1, 2, func(t *translator, a []string) string {
 			size := "1::double precision"

@@ -73,6 +73,10 @@ func init() {
 		if err != nil {
 			return "", err
 		}
+		if d, ok := t.rawDouble(a[0]); ok {
+			// a computed number: NaN and the infinities by name
+			return "to_jsonb(cosmos.num_text(" + d + "))", nil
+		}
 		return toString(a[0], t.orderedJSON(x[0])), nil
 	}}
 

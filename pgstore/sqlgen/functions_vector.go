@@ -1,6 +1,7 @@
 package sqlgen
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -142,4 +143,53 @@ func documentPath(e cosmosql.Expr, alias string) string {
 			return ""
 		}
 	}
+}
+
+// similarityOrder reports whether e is a VECTORDISTANCE call whose
+// distance function is known at translation time, and then the direction
+// that sorts it most similar first, as the service sorts ORDER BY
+// VectorDistance(...) whatever the direction written: descending scores
+// for cosine (the default) and the dot product, ascending distances for
+// euclidean.
+func (t *translator) similarityOrder(e cosmosql.Expr) (desc, ok bool) {
+	c, isCall := e.(*cosmosql.Call)
+	if !isCall || c.UDF || !strings.EqualFold(c.Name, "VECTORDISTANCE") || len(c.Args) < 2 {
+		return false, false
+	}
+	name := "cosine"
+	if len(c.Args) > 3 {
+		var opts map[string]any
+		switch x := c.Args[3].(type) {
+		case *cosmosql.ObjectLit:
+			for _, f := range x.Fields {
+				if strings.EqualFold(f.Key, "distanceFunction") {
+					lit, isLit := f.Value.(*cosmosql.Literal)
+					s, isStr := "", false
+					if isLit {
+						s, isStr = lit.Value.(string)
+					}
+					if !isStr {
+						return false, false
+					}
+					name = s
+				}
+			}
+		case *cosmosql.Param:
+			if json.Unmarshal(t.in.Params[x.Name], &opts) != nil {
+				return false, false
+			}
+			if s, isStr := opts["distanceFunction"].(string); isStr {
+				name = s
+			}
+		default:
+			return false, false
+		}
+	}
+	switch strings.ToLower(name) {
+	case "cosine", "dotproduct":
+		return true, true
+	case "euclidean":
+		return false, true
+	}
+	return false, false
 }

@@ -110,12 +110,32 @@ func (t *translator) constJSON(e cosmosql.Expr) ([]byte, int, bool) {
 
 var flipOp = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
+// maxSargable bounds the index-servable conjuncts a WHERE clause adds: an
+// index needs one or two per path, and thousands of them (a generated
+// filter of 20,000 AND terms) made PostgreSQL's planner grow without
+// bound.
+const maxSargable = 16
+
 // sargable returns the index-servable conjuncts implied by the top-level
-// AND terms of where, and records the paths involved.
+// AND terms of where (at most maxSargable, each once), and records the
+// paths involved.
 func (t *translator) sargable(where cosmosql.Expr) []string {
 	var out []string
+	seen := map[string]bool{}
+	term := func(path []string, op string, c cosmosql.Expr) (string, bool) {
+		raw, _, ok := t.constJSON(c)
+		key := strings.Join(path, "\x00") + "\x00" + op + "\x00" + string(raw)
+		if !ok || seen[key] || len(out) >= maxSargable {
+			return "", false
+		}
+		seen[key] = true
+		return t.pathTerm(path, op, c)
+	}
 	var visit func(e cosmosql.Expr)
 	visit = func(e cosmosql.Expr) {
+		if len(out) >= maxSargable {
+			return
+		}
 		switch x := e.(type) {
 		case *cosmosql.Binary:
 			op := strings.ToUpper(x.Op)
@@ -135,18 +155,22 @@ func (t *translator) sargable(where cosmosql.Expr) []string {
 				}
 				c, op = x.L, flipOp[op]
 			}
-			if s, ok := t.pathTerm(path, op, c); ok {
+			if s, ok := term(path, op, c); ok {
 				out = append(out, s)
 			}
 		case *cosmosql.Between:
 			if x.Not {
 				return
 			}
-			if path, ok := t.rootPath(x.X); ok {
-				lo, okLo := t.pathTerm(path, ">=", x.Lo)
-				hi, okHi := t.pathTerm(path, "<=", x.Hi)
+			// both bounds or neither (a bound translated is bound
+			// arguments, which must all appear in the statement)
+			if path, ok := t.rootPath(x.X); ok && len(out)+2 <= maxSargable && t.servable(x.Lo, ">=") && t.servable(x.Hi, "<=") {
+				lo, okLo := term(path, ">=", x.Lo)
+				hi, okHi := term(path, "<=", x.Hi)
 				if okLo && okHi {
 					out = append(out, lo, hi)
+				} else if okLo || okHi {
+					out = append(out, lo+hi)
 				}
 			}
 		}
@@ -155,15 +179,21 @@ func (t *translator) sargable(where cosmosql.Expr) []string {
 	return out
 }
 
+// servable reports whether pathTerm takes the constant c with op.
+func (t *translator) servable(c cosmosql.Expr, op string) bool {
+	_, rank, ok := t.constJSON(c)
+	return ok && (rank != 4 || op == "=" || t.in.CodePointCollation)
+}
+
 // pathTerm is `type_rank(path) = R AND path op constant`; string ranges
 // only when the database orders strings by code point (else jsonb's order
 // could differ from the Cosmos order and the conjunct would not be
 // implied).
 func (t *translator) pathTerm(path []string, op string, c cosmosql.Expr) (string, bool) {
-	raw, rank, ok := t.constJSON(c)
-	if !ok || (rank == 4 && op != "=" && !t.in.CodePointCollation) {
+	if !t.servable(c, op) {
 		return "", false
 	}
+	raw, rank, _ := t.constJSON(c)
 	t.indexPaths = append(t.indexPaths, path)
 	r, v := IndexKey("r.doc", path)
 	return r + " = " + t.bind(rank) + "::integer AND " + v + " " + op + " " + t.jsonArg(raw), true

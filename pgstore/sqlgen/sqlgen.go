@@ -1,6 +1,7 @@
 package sqlgen
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -78,6 +79,9 @@ type Input struct {
 	// system properties included (database, container and offer queries),
 	// rather than stored items whose system properties are columns.
 	RawDocuments bool
+	// Ctx, when set, is the request's context: translation stops with its
+	// error once it is done (work that grows with the query checks it).
+	Ctx context.Context
 }
 
 // Statement is a translated query page.
@@ -135,7 +139,12 @@ type translator struct {
 	args       []any
 	binds      map[string]binding
 	indexPaths [][]string
-	depth      int // subquery nesting
+	depth      int               // subquery nesting
+	raw8       map[string]string // see f8
+	exprDepth  int               // nesting of val (see MaxExprDepth)
+	// collRID and selfPrefix are the bound container RID and _self prefix
+	// ("" until first used).
+	collRID, selfPrefix string
 }
 
 func (t *translator) bind(v any) string {
@@ -200,7 +209,7 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 			return nil, err
 		}
 		if src.In {
-			sc.from = append(sc.from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS j0(v, o)")
+			sc.from = append(sc.from, "CROSS JOIN LATERAL jsonb_array_elements(cosmos.arr("+base+")) WITH ORDINALITY AS j0(v, o)")
 			t.binds[src.Alias] = binding{expr: "j0.v"}
 			sc.ords = append(sc.ords, "j0.o")
 		} else {
@@ -245,7 +254,7 @@ func (t *translator) joinsAndWhere(q *cosmosql.Query, sc *scope) (*scope, error)
 			t.binds[j.Alias] = binding{expr: base}
 			continue
 		}
-		sc.from = append(sc.from, "CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS "+name+"(v, o)")
+		sc.from = append(sc.from, "CROSS JOIN LATERAL jsonb_array_elements(cosmos.arr("+base+")) WITH ORDINALITY AS "+name+"(v, o)")
 		t.binds[j.Alias] = binding{expr: name + ".v"}
 		sc.ords = append(sc.ords, name+".o")
 	}
@@ -326,7 +335,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	type key struct{ expr, dir string }
 	var keys []key
 	var sortCols []string
-	for _, o := range q.OrderBy {
+	for i, o := range q.OrderBy {
 		v, err := t.val(o.Expr)
 		if err != nil {
 			return nil, err
@@ -335,10 +344,23 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		if o.Desc {
 			dir = "DESC"
 		}
-		where = append(where, "("+v+") IS NOT NULL")
+		if desc, ok := t.similarityOrder(o.Expr); ok {
+			dir = "ASC"
+			if desc {
+				dir = "DESC"
+			}
+		}
 		if path, ok := t.rootPath(o.Expr); ok {
 			t.indexPaths = append(t.indexPaths, path)
+		} else {
+			// written once (a lateral subselect), not in each of the five
+			// places below; a path keeps its inline form, which matches
+			// its index expression
+			name := "ob" + strconv.Itoa(i)
+			from = append(from, "CROSS JOIN LATERAL (SELECT "+v+" AS v) AS "+name)
+			v = name + ".v"
 		}
+		where = append(where, "("+v+") IS NOT NULL")
 		keys = append(keys, key{"cosmos.type_rank(" + v + ")", dir}, key{"(" + v + ")", dir})
 		sortCols = append(sortCols, "cosmos.type_rank("+v+")", "("+v+")::text")
 	}
@@ -507,7 +529,16 @@ func sourcePath(e cosmosql.Expr) (string, []cosmosql.Expr, error) {
 // noFrom translates SELECT without FROM: evaluated once.
 func (t *translator) noFrom(q *cosmosql.Query) (*Statement, error) {
 	if hasAggregates(q) {
-		return nil, unsupported("aggregates without FROM")
+		// over the single row of a query without FROM (COUNT(1) is 1)
+		where := []string{"TRUE"}
+		if q.Where != nil {
+			w, err := t.val(q.Where)
+			if err != nil {
+				return nil, err
+			}
+			where = append(where, "("+w+") = 'true'::jsonb")
+		}
+		return t.aggregate(q, []string{"(SELECT) AS r"}, where)
 	}
 	if q.Select.Star {
 		return nil, unsupported("SELECT * without FROM")

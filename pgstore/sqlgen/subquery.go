@@ -50,7 +50,7 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 			}
 			name := fmt.Sprintf("sq%d_%d", t.depth, i)
 			if src.In {
-				from = append(from, "jsonb_array_elements(CASE WHEN jsonb_typeof("+base+") = 'array' THEN "+base+" END) WITH ORDINALITY AS "+name+"(v, o)")
+				from = append(from, "jsonb_array_elements(cosmos.arr("+base+")) WITH ORDINALITY AS "+name+"(v, o)")
 				t.binds[src.Alias] = binding{expr: name + ".v"}
 				ords = append(ords, name+".o")
 				continue
@@ -87,8 +87,12 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		v = x
-		where = append(where, "("+x+") IS NOT NULL")
+		// evaluated once, in a lateral subselect, for the result and the
+		// test that drops undefined results
+		name := fmt.Sprintf("sv%d", t.depth)
+		from = append(from, "LATERAL (SELECT "+x+" AS v) AS "+name)
+		v = name + ".v"
+		where = append(where, v+" IS NOT NULL")
 	default:
 		v = "'{}'::jsonb"
 		names := q.Select.OutputNames()
