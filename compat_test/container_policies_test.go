@@ -100,7 +100,7 @@ func TestContainerPolicies(t *testing.T) {
 			{"pkversion", `"partitionKey":{"paths":["/pk"],"version":7}`, "version"},
 			{"vecnoemb", `"partitionKey":{"paths":["/pk"]},"indexingPolicy":{"vectorIndexes":[{"path":"/vector1","type":"flat"}]}`,
 				"The Vector Indexing Policy's path::/vector1 not matching in Embedding's path."},
-			{"nonettl", `"partitionKey":{"paths":["/pk"]},"defaultTtl":-1,"indexingPolicy":{"indexingMode":"none","automatic":false}`,
+			{"nonettl2", `"partitionKey":{"paths":["/pk"]},"defaultTtl":-1,"indexingPolicy":{"indexingMode":"none","automatic":false}`,
 				"Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection"},
 			{"noneauto", `"partitionKey":{"paths":["/pk"]},"indexingPolicy":{"indexingMode":"none","automatic":true}`,
 				"Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'."},
