@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -40,23 +39,7 @@ func TestQueryFidelityHardening(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := env.run(t, tt.query, tt.pk, nil)
-			if err != nil {
-				t.Fatalf("%s: %v", tt.query, err)
-			}
-			var want []any
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatal(err)
-			}
-			gotV := canonical(t, got)
-			if !tt.ordered {
-				sortAny(gotV)
-				sortAny(want)
-			}
-			if !reflect.DeepEqual(gotV, want) {
-				b, _ := json.Marshal(gotV)
-				t.Fatalf("%s\n got %s\nwant %s", tt.query, b, tt.want)
-			}
+			env.wantResults(t, tt.query, tt.pk, nil, tt.want, tt.ordered)
 		})
 	}
 

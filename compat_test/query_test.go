@@ -184,23 +184,7 @@ func TestQuerySemantics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := env.run(t, tt.query, tt.pk, &azcosmos.QueryOptions{QueryParameters: tt.params})
-			if err != nil {
-				t.Fatalf("%s: %v", tt.query, err)
-			}
-			var want []any
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatal(err)
-			}
-			gotV := canonical(t, got)
-			if !tt.ordered {
-				sortAny(gotV)
-				sortAny(want)
-			}
-			if !reflect.DeepEqual(gotV, want) {
-				b, _ := json.Marshal(gotV)
-				t.Fatalf("%s\n got %s\nwant %s", tt.query, b, tt.want)
-			}
+			env.wantResults(t, tt.query, tt.pk, &azcosmos.QueryOptions{QueryParameters: tt.params}, tt.want, tt.ordered)
 		})
 	}
 }
@@ -660,5 +644,28 @@ func TestQueryHierarchicalPrefix(t *testing.T) {
 	pager := c.NewQueryItemsPager("SELECT * FROM c", azcosmos.NewPartitionKeyString("x").AppendString("u1").AppendString("z"), nil)
 	if _, err := pager.NextPage(ctx); err == nil || !strings.Contains(err.Error(), "more components") {
 		t.Fatalf("three components on a two-level key: %v", err)
+	}
+}
+
+// wantResults runs query through the SDK and compares its results with
+// want (a JSON array); unless ordered, both sides are sorted first.
+func (env *queryEnv) wantResults(t *testing.T, query string, pk *azcosmos.PartitionKey, opts *azcosmos.QueryOptions, want string, ordered bool) {
+	t.Helper()
+	got, _, err := env.run(t, query, pk, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	var wantV []any
+	if err := json.Unmarshal([]byte(want), &wantV); err != nil {
+		t.Fatal(err)
+	}
+	gotV := canonical(t, got)
+	if !ordered {
+		sortAny(gotV)
+		sortAny(wantV)
+	}
+	if !reflect.DeepEqual(gotV, wantV) {
+		b, _ := json.Marshal(gotV)
+		t.Fatalf("%s\n got %s\nwant %s", query, b, want)
 	}
 }

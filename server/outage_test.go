@@ -131,6 +131,21 @@ func statusOf(t *testing.T, err error) (int, string) {
 	return re.StatusCode, re.RawResponse.Header.Get("x-ms-retry-after-ms")
 }
 
+// newContainer creates database "db" with container "c" partitioned on
+// /pk.
+func newContainer(t *testing.T, c *azcosmos.Client) *azcosmos.ContainerClient {
+	t.Helper()
+	if _, err := c.CreateDatabase(bg, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	if _, err := db.CreateContainer(bg, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := db.NewContainer("c")
+	return cc
+}
+
 // eventually polls f every 100 ms for up to a minute (a generous bound).
 func eventually(t *testing.T, what string, f func() bool) {
 	t.Helper()
@@ -150,14 +165,7 @@ func TestPostgresOutage(t *testing.T) {
 	proxy, via := newPGProxy(t, pgtest.NewDatabase(t))
 	e := emulatortest.StartOn(t, via)
 	c := e.Client(t)
-	if _, err := c.CreateDatabase(bg, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db, _ := c.NewDatabase("db")
-	if _, err := db.CreateContainer(bg, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	cc, _ := db.NewContainer("c")
+	cc := newContainer(t, c)
 	pk := azcosmos.NewPartitionKeyString("p")
 	if _, err := cc.CreateItem(bg, pk, []byte(`{"id":"a","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)
@@ -217,14 +225,7 @@ func TestPostgresOutage(t *testing.T) {
 func TestManagedPostmasterKilled(t *testing.T) {
 	e := emulatortest.StartManaged(t)
 	c := e.Client(t)
-	if _, err := c.CreateDatabase(bg, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db, _ := c.NewDatabase("db")
-	if _, err := db.CreateContainer(bg, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	cc, _ := db.NewContainer("c")
+	cc := newContainer(t, c)
 	pk := azcosmos.NewPartitionKeyString("p")
 
 	var acked []string
