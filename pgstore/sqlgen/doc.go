@@ -27,8 +27,10 @@
 //     by QuoteLiteral (single quotes doubled, NUL replaced), because an
 //     index expression only matches an expression with the same constants.
 //     This quoting is sound only with standard_conforming_strings on
-//     (PostgreSQL's default since 9.1): the connections that run these
-//     statements must have it on. Object-constructor keys and output names
+//     (PostgreSQL's default since 9.1): pgstore forces it on every
+//     connection, whatever the database's or role's defaults, and refuses
+//     a connection that does not report it (see pgstore/doc.go).
+//     Object-constructor keys and output names
 //     are bind arguments.
 //   - Table names, aliases and keywords are the translator's own.
 //
