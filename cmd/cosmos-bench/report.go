@@ -222,7 +222,7 @@ func writePointReport(w io.Writer, r *results) {
 		tw.Flush()
 		fmt.Fprintf(w, "(%q: request written to response body read, i.e. loopback, TLS, HTTP and all the emulator's work;\n"+
 			" the rest of the SDK latency is the SDK's client-side work. GET /_emulator/health is the floor of any request:\n"+
-			" same connection, no signature check, no SQL but one PostgreSQL ping.)\n", strings.TrimSpace(httpLabel))
+			" same connection, no signature check, no SQL (a PostgreSQL ping at most every 0.5 s).)\n", strings.TrimSpace(httpLabel))
 	}
 }
 
