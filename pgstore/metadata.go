@@ -201,7 +201,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, itemsTableDDL(num)+"\n"+expiryIndexesDDL(num, p.DefaultTTL != nil)+"\n"+composites); err != nil {
+		if _, err := tx.Exec(ctx, itemsTableDDL(num)+"\n"+lsnIndexDDL(num)+"\n"+expiryIndexesDDL(num, p.DefaultTTL != nil)+"\n"+composites); err != nil {
 			return err
 		}
 		c = emulator.Container{Num: num, DatabaseNum: d.Num, DatabaseID: d.ID, DatabaseRID: d.RID, ID: p.ID, RID: rid,

@@ -160,7 +160,7 @@ func (h *handler) deleteItem(w http.ResponseWriter, r *http.Request) {
 // partition with the partition key header) in creation order, paged.
 func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("A-IM") != "" {
-		h.writeError(w, r, emulator.BadRequest("The change feed is not supported by this emulator yet."))
+		h.changeFeed(w, r) // wire/changefeed.go
 		return
 	}
 	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))

@@ -1,0 +1,200 @@
+package emulator
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ChangeFeedStore is the part of a Store that serves the change feed. The
+// service uses it when its store implements it (pgstore does); otherwise
+// change feed requests are 400.
+type ChangeFeedStore interface {
+	// ReadChanges reads the live items of p.Container whose lsn is above
+	// p.AfterLSN (and, with p.SinceTS, whose _ts is at least that), in
+	// LSN order: at most p.ScanLimit rows, of which it keeps those p.Match
+	// accepts (nil: all), at most p.Limit of them and no more than
+	// MaxResponseBytes of bodies (at least one).
+	ReadChanges(ctx context.Context, p ChangesParams) (ChangesPage, error)
+	// LatestLSN returns the highest lsn stored in the container's table
+	// (expired rows included), 0 when it is empty.
+	LatestLSN(ctx context.Context, c Container) (int64, error)
+	// IssuedLSN returns the highest LSN the database has handed out.
+	IssuedLSN(ctx context.Context) (int64, error)
+}
+
+// ChangesParams are the inputs of ChangeFeedStore.ReadChanges.
+type ChangesParams struct {
+	Container Container
+	Expiry    Expiry
+	AfterLSN  int64
+	SinceTS   int64 // 0: no time bound
+	PK        *string
+	Match     func(pk string) bool
+	Limit     int
+	ScanLimit int
+}
+
+// ChangesPage is what ReadChanges read.
+type ChangesPage struct {
+	Items []Item
+	// LastLSN is the lsn up to which the scan is complete: the last kept
+	// item's when the page filled up, else the last row read (0 when none).
+	LastLSN int64
+	// Exhausted says the scan reached the end of the rows.
+	Exhausted bool
+}
+
+// ChangeFeedScanRows bounds the rows one change feed request reads when it
+// filters by effective partition key range: a request that finds nothing
+// in that many rows answers 304 with an etag past them.
+const ChangeFeedScanRows = 10000
+
+// ChangeFeedRequest is a latest-version change feed read (A-IM:
+// Incremental Feed) of a container.
+type ChangeFeedRequest struct {
+	Database, Container string
+	PartitionKey        PartitionKey // nil: not scoped to a logical partition
+	// RangeID is x-ms-documentdb-partitionkeyrangeid ("" when absent).
+	RangeID string
+	// StartEPK and EndEPK bound the effective partition keys when
+	// EPKRange is set (x-ms-start-epk, x-ms-end-epk).
+	EPKRange         bool
+	StartEPK, EndEPK string
+	// IfNoneMatch: "" from the beginning, "*" from now, else a previous
+	// response's etag.
+	IfNoneMatch string
+	// SinceTS is If-Modified-Since in unix seconds (0 when absent); it is
+	// ignored when IfNoneMatch is set.
+	SinceTS  int64
+	MaxItems int // x-ms-max-item-count
+}
+
+// ChangeFeedResult is one change feed page.
+type ChangeFeedResult struct {
+	Container Container
+	Items     []Item
+	// ETag is the continuation: the response's etag header.
+	ETag string
+	// NotModified says there is nothing new (304).
+	NotModified bool
+}
+
+// lsnETag renders an LSN as a change feed etag.
+func lsnETag(lsn int64) string { return `"` + strconv.FormatInt(lsn, 10) + `"` }
+
+// parseLSNETag parses a change feed etag ("<lsn>", quotes optional).
+func parseLSNETag(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = s[1 : len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n >= 0 && len(s) <= 19
+}
+
+// rangeIDServed reports whether a partition key range id header names the
+// container's one range: "0" or "<collRid>,0".
+func rangeIDServed(c Container, id string) bool {
+	if rid, rest, ok := strings.Cut(id, ","); ok {
+		return rid == c.RID && rest == "0"
+	}
+	return id == "0"
+}
+
+// ReadChangeFeed returns one page of the latest-version change feed: live
+// items changed after the start point, each once in its latest version, in
+// LSN order. Deleted and expired items never appear.
+func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (ChangeFeedResult, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return ChangeFeedResult{}, err
+	}
+	res := ChangeFeedResult{Container: c}
+	cf, ok := s.store.(ChangeFeedStore)
+	if !ok {
+		return res, BadRequest("The change feed is not supported by this store.")
+	}
+	if r.RangeID != "" && !rangeIDServed(c, r.RangeID) {
+		return res, (&Error{Kind: KindGone, Message: fmt.Sprintf("The partition key range %s does not exist (the container has one range, \"0\").", r.RangeID)}).WithSub(SubStatusPartitionKeyRangeGone)
+	}
+	p := ChangesParams{Container: c, Expiry: s.expiry(c), Limit: PageRequest{MaxItems: r.MaxItems}.Limit(), ScanLimit: ChangeFeedScanRows}
+	if r.PartitionKey != nil {
+		k, err := checkPKHeader(c, r.PartitionKey)
+		if err != nil {
+			return res, err
+		}
+		p.PK = &k
+	}
+	if r.EPKRange {
+		start, end := strings.ToUpper(r.StartEPK), strings.ToUpper(r.EndEPK)
+		if end != "" && end <= start {
+			return res, BadRequest("The effective partition key range [%s, %s) is empty.", r.StartEPK, r.EndEPK)
+		}
+		if start != "" || (end != "" && end != "FF") {
+			def := c.PartitionKey
+			p.Match = func(pk string) bool {
+				k, ok := decodeCanonicalPK(pk)
+				return ok && EPKInRange(EffectivePartitionKey(def, k), start, end)
+			}
+		}
+	}
+	// The container's latest lsn, read before the scan: a scan that finds
+	// nothing may continue from there.
+	latest, err := cf.LatestLSN(ctx, c)
+	if err != nil {
+		return res, err
+	}
+	switch {
+	case r.IfNoneMatch == "*":
+		p.AfterLSN = latest
+	case r.IfNoneMatch != "":
+		lsn, ok := parseLSNETag(r.IfNoneMatch)
+		if !ok {
+			return res, BadRequest("Invalid Continuation Token: the change feed continuation %q is not an etag this emulator issued.", r.IfNoneMatch)
+		}
+		issued, err := cf.IssuedLSN(ctx)
+		if err != nil {
+			return res, err
+		}
+		if lsn > issued {
+			return res, BadRequest("Invalid Continuation Token: the change feed continuation %q is not an etag this emulator issued.", r.IfNoneMatch)
+		}
+		p.AfterLSN = lsn
+	default:
+		p.SinceTS = r.SinceTS
+	}
+	page, err := cf.ReadChanges(ctx, p)
+	if err != nil {
+		return res, err
+	}
+	next := max(p.AfterLSN, page.LastLSN)
+	if page.Exhausted {
+		next = max(next, latest)
+	}
+	res.Items, res.ETag, res.NotModified = page.Items, lsnETag(next), len(page.Items) == 0
+	return res, nil
+}
+
+// decodeCanonicalPK parses a stored (canonical) partition key.
+func decodeCanonicalPK(s string) (PartitionKey, bool) {
+	v, err := DecodeJSON([]byte(s))
+	if err != nil {
+		return nil, false
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	return PartitionKeyFromJSON(arr)
+}
+
+// AppendChangeFeedJSON appends the rendered document with its _lsn, as the
+// change feed returns it.
+func (it Item) AppendChangeFeedJSON(buf []byte, c Container) []byte {
+	buf = it.AppendJSON(buf, c)
+	buf = append(buf[:len(buf)-1], `,"_lsn":`...)
+	buf = strconv.AppendInt(buf, it.LSN, 10)
+	return append(buf, '}')
+}

@@ -1,0 +1,91 @@
+package pgstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+func lsnIndexExists(t *testing.T, s *Store, num int64) bool {
+	t.Helper()
+	var ok bool
+	if err := s.pool.QueryRow(context.Background(), `SELECT to_regclass($1) IS NOT NULL`, "cosmos.items_"+strconv.FormatInt(num, 10)+"_lsn").Scan(&ok); err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+// TestLSNIndexMigration: a new container gets the (lsn) index, and
+// migration 0009 gives it to the containers made before it.
+func TestLSNIndexMigration(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	c := newContainer(t, s, nil)
+	if !lsnIndexExists(t, s, c.Num) {
+		t.Fatal("a new container has no lsn index")
+	}
+	// As before the migration: no index, 0009 not recorded.
+	if _, err := s.pool.Exec(ctx, `DROP INDEX cosmos.items_`+strconv.FormatInt(c.Num, 10)+`_lsn; DELETE FROM cosmos.schema_migrations WHERE version = 9`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, s.pool); err != nil {
+		t.Fatal(err)
+	}
+	if !lsnIndexExists(t, s, c.Num) {
+		t.Fatal("migration 0009 did not index the existing container")
+	}
+}
+
+// TestReadChangesStopsAtItsBudget: a change feed page over large documents
+// ends at the 4 MB budget (at least one document) and is served by the lsn
+// index.
+func TestReadChangesStopsAtItsBudget(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	c := newContainer(t, s, nil)
+	insertDocs(t, s, c, 10, 1<<20)
+	p := emulator.ChangesParams{Container: c, Limit: 100, ScanLimit: 100}
+	var got []int64
+	for pages := 0; ; pages++ {
+		if pages > 10 {
+			t.Fatal("the feed does not end")
+		}
+		page, err := s.ReadChanges(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := 0
+		for _, it := range page.Items {
+			size += len(it.Body)
+			got = append(got, it.LSN)
+		}
+		if size > emulator.MaxResponseBytes && len(page.Items) > 1 {
+			t.Fatalf("page of %d bytes in %d documents", size, len(page.Items))
+		}
+		if page.Exhausted {
+			break
+		}
+		p.AfterLSN = page.LastLSN
+	}
+	if len(got) != 10 || got[0] != 1 || got[9] != 10 {
+		t.Fatalf("lsns = %v, want 1..10", got)
+	}
+	var plan string
+	rows, err := s.pool.Query(ctx, `EXPLAIN SELECT pk FROM `+itemsTable(c.Num)+` WHERE lsn > 5 ORDER BY lsn LIMIT 10`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan += line + "\n"
+	}
+	if !strings.Contains(plan, "_lsn") {
+		t.Errorf("the change feed scan does not use the lsn index:\n%s", plan)
+	}
+}

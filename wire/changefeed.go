@@ -1,0 +1,131 @@
+package wire
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// changeFeed dispatches GET .../docs with an A-IM header by change feed
+// mode (case-insensitive): "Incremental Feed" is the latest-version feed;
+// every other value is 400.
+func (h *handler) changeFeed(w http.ResponseWriter, r *http.Request) {
+	aim := strings.TrimSpace(r.Header.Get("A-IM"))
+	switch {
+	case strings.EqualFold(aim, "Incremental Feed"):
+		h.incrementalFeed(w, r)
+	case strings.EqualFold(aim, "Full-Fidelity Feed"):
+		// All versions and deletes mode: served by its own change (issue 9,
+		// the change-log helper); until it lands, 400.
+		h.writeError(w, r, emulator.BadRequest("The all versions and deletes change feed (A-IM: Full-Fidelity Feed) is not supported by this emulator yet."))
+	default:
+		h.writeError(w, r, emulator.BadRequest("The A-IM header value '%s' is invalid: use 'Incremental Feed'.", aim))
+	}
+}
+
+// maxEPKHeader bounds x-ms-start-epk and x-ms-end-epk (a hierarchical key
+// of three components has 96 hex digits).
+const maxEPKHeader = 256
+
+// epkHeader validates an EPK range bound: hex digits only.
+func epkHeader(name, v string) (string, error) {
+	if len(v) > maxEPKHeader {
+		return "", emulator.BadRequest("The %s header is longer than %d characters.", name, maxEPKHeader)
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return "", emulator.BadRequest("The %s header value '%s' is not an effective partition key (hexadecimal digits).", name, v)
+		}
+	}
+	return v, nil
+}
+
+// parseHTTPDate parses If-Modified-Since: RFC 1123 with GMT (RFC 9110) or
+// with another zone name such as the Go SDK's "UTC".
+func parseHTTPDate(v string) (time.Time, error) {
+	if t, err := http.ParseTime(v); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{time.RFC1123, time.RFC1123Z, time.RFC3339} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, emulator.BadRequest("The If-Modified-Since header value '%s' is not a valid date (RFC 1123).", v)
+}
+
+// changeFeedRequest decodes the headers of a latest-version change feed
+// read.
+func changeFeedRequest(r *http.Request) (emulator.ChangeFeedRequest, error) {
+	req := emulator.ChangeFeedRequest{
+		Database: pathVar(r, "db"), Container: pathVar(r, "coll"),
+		RangeID:     strings.TrimSpace(r.Header.Get("x-ms-documentdb-partitionkeyrangeid")),
+		IfNoneMatch: strings.TrimSpace(r.Header.Get("If-None-Match")),
+	}
+	var err error
+	if req.PartitionKey, err = ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey")); err != nil {
+		return req, err
+	}
+	if req.MaxItems, err = emulator.ParsePageSize(r.Header.Get("x-ms-max-item-count")); err != nil {
+		return req, err
+	}
+	if v := r.Header.Get("If-Modified-Since"); v != "" && req.IfNoneMatch == "" {
+		t, err := parseHTTPDate(v)
+		if err != nil {
+			return req, err
+		}
+		if req.SinceTS = t.Unix(); req.SinceTS < 1 {
+			req.SinceTS = 1
+		}
+	}
+	start, end := r.Header.Get("x-ms-start-epk"), r.Header.Get("x-ms-end-epk")
+	switch kt := r.Header.Get("x-ms-read-key-type"); {
+	case kt == "" && start == "" && end == "":
+	case kt == "" || strings.EqualFold(kt, "EffectivePartitionKeyRange"):
+		req.EPKRange = true
+		if req.StartEPK, err = epkHeader("x-ms-start-epk", start); err != nil {
+			return req, err
+		}
+		if req.EndEPK, err = epkHeader("x-ms-end-epk", end); err != nil {
+			return req, err
+		}
+	default:
+		return req, emulator.BadRequest("The x-ms-read-key-type header value '%s' is not supported: use 'EffectivePartitionKeyRange'.", kt)
+	}
+	return req, nil
+}
+
+// incrementalFeed serves the latest-version change feed: 200 with the
+// changed documents (each with _lsn) and the continuation in the etag
+// header, or 304 with the etag when there is nothing new.
+func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
+	req, err := changeFeedRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.ReadChangeFeed(r.Context(), req)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	hd := w.Header()
+	hd.Set("etag", res.ETag)
+	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
+	var lsn int64
+	docs := make([][]byte, len(res.Items))
+	for i, it := range res.Items {
+		docs[i] = it.AppendChangeFeedJSON(nil, res.Container)
+		lsn = max(lsn, it.LSN)
+	}
+	setSession(w, lsn)
+	if res.NotModified {
+		hd.Set("x-ms-request-charge", charge(false, 0))
+		writeBody(w, http.StatusNotModified, nil)
+		return
+	}
+	writeFeed(w, res.Container.RID, "Documents", docs, "")
+}
