@@ -6,7 +6,7 @@
 #                                   and :8903; fails on a regression against
 #                                   scripts/sdk-tests/baseline.txt
 #   make sdk-tests-update-baseline  rewrite baseline.txt from a full run
-#   make js-smoke                   @azure/cosmos smoke test (compat_test/js)
+#   make js-smoke                   @azure/cosmos smoke and change feed tests (compat_test/js)
 #                                   against an ephemeral emulator
 #
 # Variables: SDK_TESTS_ARGS (extra run.sh arguments, e.g. -run 'TestItem'),
@@ -28,3 +28,4 @@ sdk-tests-update-baseline:
 js-smoke:
 	cd compat_test/js && npm ci --no-audit --no-fund
 	bash scripts/sdk-tests/with-emulator.sh $(JS_SMOKE_PORT) -- node compat_test/js/smoke.mjs
+	bash scripts/sdk-tests/with-emulator.sh $(JS_SMOKE_PORT) -- node compat_test/js/changefeed.mjs
