@@ -18,7 +18,8 @@ type ChangeFeedStore interface {
 	// MaxResponseBytes of bodies (at least one).
 	ReadChanges(ctx context.Context, p ChangesParams) (ChangesPage, error)
 	// LatestLSN returns the highest lsn stored in the container's table
-	// (expired rows included), 0 when it is empty.
+	// (expired rows included) below which no change can still appear, 0
+	// when there is none.
 	LatestLSN(ctx context.Context, c Container) (int64, error)
 	// IssuedLSN returns the highest LSN the database has handed out.
 	IssuedLSN(ctx context.Context) (int64, error)

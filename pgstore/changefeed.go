@@ -16,12 +16,26 @@ func lsnIndexDDL(n int64) string {
 	return `CREATE INDEX IF NOT EXISTS items_` + strconv.FormatInt(n, 10) + `_lsn ON ` + itemsTable(n) + ` (lsn);`
 }
 
+// unsettledSQL is true for a row written by a transaction that may have
+// run concurrently with one still in progress: its xmin is not older than
+// the oldest transaction in progress (age() measures both from the same
+// point; frozen rows have the largest age).
+const unsettledSQL = `age(xmin) <= age((pg_snapshot_xmin(pg_current_snapshot())::text::bigint % 4294967296)::text::xid)`
+
 // ReadChanges implements emulator.ChangeFeedStore. Rows stream from one
 // statement in LSN order; once the page is full the statement is
 // cancelled, so the rest is never fetched.
+//
+// A write takes its LSN when its statement runs but becomes visible when
+// its transaction commits, so a transaction still in progress may commit
+// an LSN below one already visible. The scan therefore stops at the first
+// row that is not settled (see unsettledSQL): the continuation never moves
+// past a change that may still appear below it, and the rows from there on
+// come with a later read, once the transactions that were in progress have
+// ended.
 func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emulator.ChangesPage, error) {
 	a := args{p.AfterLSN}
-	sql := `SELECT pk, id, seq, body, ts, etag, lsn FROM ` + itemsTable(p.Container.Num) + ` WHERE lsn > $1`
+	sql := `SELECT pk, id, seq, body, ts, etag, lsn, ` + unsettledSQL + ` FROM ` + itemsTable(p.Container.Num) + ` WHERE lsn > $1`
 	if p.PK != nil {
 		sql += ` AND pk = ` + a.add(*p.PK)
 	}
@@ -45,8 +59,12 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 	for rows.Next() {
 		var it emulator.Item
 		var body string
-		if err := rows.Scan(&it.PK, &it.ID, &it.Seq, &body, &it.TS, &it.ETag, &it.LSN); err != nil {
+		var unsettled bool
+		if err := rows.Scan(&it.PK, &it.ID, &it.Seq, &body, &it.TS, &it.ETag, &it.LSN, &unsettled); err != nil {
 			return emulator.ChangesPage{}, classify("read changes", err)
+		}
+		if unsettled {
+			return page, nil // not exhausted: the continuation stays before this row
 		}
 		read++
 		if p.Match != nil && !p.Match(it.PK) {
@@ -70,10 +88,11 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 	return page, nil
 }
 
-// LatestLSN implements emulator.ChangeFeedStore.
+// LatestLSN implements emulator.ChangeFeedStore: the highest lsn among
+// settled rows (see ReadChanges), found walking the lsn index backwards.
 func (s *Store) LatestLSN(ctx context.Context, c emulator.Container) (int64, error) {
 	var lsn int64
-	err := s.pool.QueryRow(ctx, `SELECT coalesce(max(lsn), 0) FROM `+itemsTable(c.Num)).Scan(&lsn)
+	err := s.pool.QueryRow(ctx, `SELECT coalesce((SELECT lsn FROM `+itemsTable(c.Num)+` WHERE NOT `+unsettledSQL+` ORDER BY lsn DESC LIMIT 1), 0)`).Scan(&lsn)
 	return lsn, classify("latest lsn", err)
 }
 

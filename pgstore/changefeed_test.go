@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
@@ -87,5 +89,55 @@ func TestReadChangesStopsAtItsBudget(t *testing.T) {
 	}
 	if !strings.Contains(plan, "_lsn") {
 		t.Errorf("the change feed scan does not use the lsn index:\n%s", plan)
+	}
+}
+
+// TestReadChangesWaitsForTransactionsInProgress: a transaction that took
+// its LSN but has not committed keeps the continuation before that LSN,
+// even when a later LSN is already visible; once it commits, the change
+// is read.
+func TestReadChangesWaitsForTransactionsInProgress(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	c := newContainer(t, s, nil)
+	write := func(q interface {
+		Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+	}, id string) {
+		t.Helper()
+		if _, err := q.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, etag, lsn)
+VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{"id":"'||$1||'"}', 1, '"e"', nextval('cosmos.lsn_seq'))`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(after int64) emulator.ChangesPage {
+		t.Helper()
+		page, err := s.ReadChanges(ctx, emulator.ChangesParams{Container: c, AfterLSN: after, Limit: 10, ScanLimit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page
+	}
+	write(s.pool, "a")
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	write(tx, "b") // takes the next LSN, not committed yet
+	write(s.pool, "c")
+	page := read(0)
+	if len(page.Items) != 1 || page.Items[0].ID != "a" || page.Exhausted {
+		t.Fatalf("with b in progress: %+v, want a only, not exhausted", page)
+	}
+	latest, err := s.LatestLSN(ctx, c)
+	if err != nil || latest != page.LastLSN {
+		t.Fatalf("LatestLSN = %d, %v; want %d (a's)", latest, err, page.LastLSN)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	page = read(page.LastLSN)
+	if len(page.Items) != 2 || page.Items[0].ID != "b" || page.Items[1].ID != "c" || !page.Exhausted {
+		t.Fatalf("after the commit: %+v, want b, c", page)
 	}
 }
