@@ -123,7 +123,7 @@ VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{"id":"'||$1||'"}', 1, '"e"', n
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	write(tx, "b") // takes the next LSN, not committed yet
+	write(tx, "b")         // takes the next LSN, not committed yet
 	write(s.pool, "c")
 	page := read(0)
 	if len(page.Items) != 1 || page.Items[0].ID != "a" || page.Exhausted {
