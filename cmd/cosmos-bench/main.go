@@ -1,6 +1,7 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
-// what: point (the default), ttl, query, or all (the three, one after the
-// other, each with its own emulator processes and data directory).
+// what: point (the default), ttl, query, changefeed, or all (the four, one
+// after the other, each with its own emulator processes and data
+// directory). The changefeed scenario is described in changefeed.go.
 //
 // The point scenario measures, in one run:
 //
@@ -49,6 +50,7 @@
 //	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-concurrency 1] [-json]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batches 1000,5000] [-ttl-explain]
 //	go run ./cmd/cosmos-bench -scenario query [-query-small 1000] [-query-large 100000] [-query-n 300] [-query-warmup 20]
+//	go run ./cmd/cosmos-bench -scenario changefeed [-cf-items 100000] [-cf-page 1000] [-cf-size 400]
 //
 // It runs on Linux (it reads /proc for memory figures).
 package main
@@ -88,6 +90,7 @@ type config struct {
 	verbose      bool
 	ttl          ttlConfig
 	query        queryConfig
+	cf           cfConfig
 }
 
 func main() {
@@ -125,7 +128,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var emuArgs string
 	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.scenario, "scenario", "point", "what to measure: point (ready time, memory, point operations), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), or all")
+	fs.StringVar(&cfg.scenario, "scenario", "point", "what to measure: point (ready time, memory, point operations), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), changefeed (a change feed drain), or all")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
@@ -155,6 +158,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.query.size, "query-size", 400, "query: size in bytes of each item's JSON")
 	fs.IntVar(&cfg.query.runs, "query-n", 300, "query: measured runs of each query on each container")
 	fs.IntVar(&cfg.query.warmup, "query-warmup", 20, "query: unmeasured runs of each query on each container, after the first (timed) one")
+	fs.IntVar(&cfg.cf.items, "cf-items", 100_000, "changefeed: items in the container whose change feed is drained")
+	fs.IntVar(&cfg.cf.page, "cf-page", 1000, "changefeed: x-ms-max-item-count of each change feed page")
+	fs.IntVar(&cfg.cf.size, "cf-size", 400, "changefeed: size in bytes of each item's JSON")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -178,8 +184,10 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-concurrency must be at least 1")
 	case cfg.itemSize < 128:
 		return cfg, errors.New("-size must be at least 128")
-	case cfg.scenario != "point" && cfg.scenario != "ttl" && cfg.scenario != "query" && cfg.scenario != "all":
-		return cfg, fmt.Errorf("-scenario must be point, ttl, query or all, not %q", cfg.scenario)
+	case cfg.scenario != "point" && cfg.scenario != "ttl" && cfg.scenario != "query" && cfg.scenario != "changefeed" && cfg.scenario != "all":
+		return cfg, fmt.Errorf("-scenario must be point, ttl, query, changefeed or all, not %q", cfg.scenario)
+	case cfg.cf.items < 1 || cfg.cf.page < 1 || cfg.cf.size < 128:
+		return cfg, errors.New("-cf-items and -cf-page must be positive and -cf-size at least 128")
 	case cfg.ttl.items < 1 || cfg.ttl.live < 1 || cfg.ttl.live > cfg.ttl.items:
 		return cfg, errors.New("-ttl-items and -ttl-live must be positive, with -ttl-live at most -ttl-items")
 	case cfg.ttl.partitions < 1 || cfg.ttl.partitions > cfg.ttl.live:
@@ -251,6 +259,14 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		res.Query.check()
 		if err != nil {
 			return res, fmt.Errorf("query scenario: %w", err)
+		}
+	}
+	if cfg.scenario == "changefeed" || cfg.scenario == "all" {
+		res.ChangeFeed = &cfResult{}
+		err := b.runChangeFeed(ctx, res.ChangeFeed)
+		res.ChangeFeed.check()
+		if err != nil {
+			return res, fmt.Errorf("changefeed scenario: %w", err)
 		}
 	}
 	return res, nil

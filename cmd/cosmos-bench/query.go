@@ -452,15 +452,9 @@ func (b *bench) runQuery(ctx context.Context, res *queryResult) (err error) {
 	}
 
 	// Seeding, straight into the items tables.
-	pgConn := cfg.pg
-	if pgConn == "" {
-		if pgConn, err = managedConnString(dataDir); err != nil {
-			return err
-		}
-	}
-	pool, err := pgxpool.New(ctx, pgConn)
+	pool, err := b.connectPG(ctx, dataDir)
 	if err != nil {
-		return fmt.Errorf("pgx: connect: %w", err)
+		return err
 	}
 	defer pool.Close()
 	if err := pool.QueryRow(ctx, `SHOW server_version`).Scan(&res.PGVersion); err != nil {
