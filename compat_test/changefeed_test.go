@@ -265,3 +265,27 @@ func TestChangeFeedBadInput(t *testing.T) {
 	// The A-IM value is case-insensitive.
 	wantPage(t, env.feed(t, "c", "A-IM", "incremental feed"), http.StatusOK, "a")
 }
+
+// TestChangeFeedHierarchicalKeys: a prefix of a hierarchical key reads
+// the partitions under it, by header or by its EPK range (the MultiHash
+// EPK of ["tenant1"] is 0DAE0B8467B011E957BC0B8B0DEB5ACA, partitioning.md
+// §7.2, and a prefix addresses [EPK, EPK+"FF")).
+func TestChangeFeedHierarchicalKeys(t *testing.T) {
+	env := newCFEnv(t)
+	props := azcosmos.ContainerProperties{ID: "h", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/a", "/b"}, Kind: azcosmos.PartitionKeyKindMultiHash, Version: 2}}
+	if _, err := env.db.CreateContainer(bg, props, nil); err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := env.db.NewContainer("h")
+	for _, it := range [][3]string{{"1", "tenant1", "u1"}, {"2", "tenant2", "u1"}, {"3", "tenant1", "u2"}} {
+		pk := azcosmos.NewPartitionKeyString(it[1]).AppendString(it[2])
+		if _, err := cc.CreateItem(bg, pk, mustJSON(t, map[string]any{"id": it[0], "a": it[1], "b": it[2]}), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantPage(t, env.feed(t, "h", pkHeader, `["tenant1"]`), http.StatusOK, "1", "3")
+	wantPage(t, env.feed(t, "h", pkHeader, `["tenant1","u2"]`), http.StatusOK, "3")
+	const t1 = "0DAE0B8467B011E957BC0B8B0DEB5ACA"
+	wantPage(t, env.feed(t, "h", "x-ms-documentdb-partitionkeyrangeid", "0", "x-ms-read-key-type", "EffectivePartitionKeyRange",
+		"x-ms-start-epk", t1, "x-ms-end-epk", t1+"FF"), http.StatusOK, "1", "3")
+}

@@ -32,6 +32,9 @@ type ChangesParams struct {
 	AfterLSN  int64
 	SinceTS   int64 // 0: no time bound
 	PK        *string
+	// PKPrefix says PK is a hierarchical key's prefix
+	// (PartitionKey.CanonicalPrefix): the partitions under it.
+	PKPrefix  bool
 	Match     func(pk string) bool
 	Limit     int
 	ScanLimit int
@@ -121,7 +124,12 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 		return res, (&Error{Kind: KindGone, Message: fmt.Sprintf("The partition key range %s does not exist (the container has one range, \"0\").", r.RangeID)}).WithSub(SubStatusPartitionKeyRangeGone)
 	}
 	p := ChangesParams{Container: c, Expiry: s.expiry(c), Limit: PageRequest{MaxItems: r.MaxItems}.Limit(), ScanLimit: ChangeFeedScanRows}
-	if r.PartitionKey != nil {
+	switch {
+	case len(r.PartitionKey) > 0 && len(r.PartitionKey) < len(c.PartitionKey.Paths):
+		// A prefix of a hierarchical key: the partitions under it.
+		k := r.PartitionKey.CanonicalPrefix()
+		p.PK, p.PKPrefix = &k, true
+	case r.PartitionKey != nil:
 		k, err := checkPKHeader(c, r.PartitionKey)
 		if err != nil {
 			return res, err

@@ -36,7 +36,10 @@ const unsettledSQL = `age(xmin) <= age((pg_snapshot_xmin(pg_current_snapshot()):
 func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emulator.ChangesPage, error) {
 	a := args{p.AfterLSN}
 	sql := `SELECT pk, id, seq, body, ts, etag, lsn, ` + unsettledSQL + ` FROM ` + itemsTable(p.Container.Num) + ` WHERE lsn > $1`
-	if p.PK != nil {
+	switch {
+	case p.PK != nil && p.PKPrefix:
+		sql += ` AND starts_with(pk, ` + a.add(*p.PK) + `::text)`
+	case p.PK != nil:
 		sql += ` AND pk = ` + a.add(*p.PK)
 	}
 	if p.SinceTS != 0 {
