@@ -53,6 +53,13 @@
 // whatever x-ms-max-item-count asks. The next page resumes from the
 // cursor in its continuation (keyset, or a position for GROUP BY).
 //
+// Change feed (changefeed.go). Every write stamps lsn from one database-
+// wide sequence; the latest-version feed reads live rows with lsn above the
+// continuation in lsn order through the (lsn) index (migration 0009 adds
+// it to older containers), and stops before the first row written by a
+// transaction that may have overlapped one still in progress, so its
+// continuation never passes a change that can still commit below it.
+//
 // Background work (the metadata listener, vacuums after large sweeps)
 // runs under a context that Close cancels; its failures go to
 // Options.Logger.
