@@ -1,7 +1,7 @@
 // Change feed through the official JavaScript SDK (@azure/cosmos, pinned in
 // package.json): getChangeFeedIterator with every start option (Beginning,
 // Now, Time, Continuation), for the whole container, one feed range from
-// getFeedRanges and one partition key; the legacy readChangeFeed; a
+// getFeedRanges, one partition key and a hierarchical key's prefix; the legacy readChangeFeed; a
 // continuation of another container refused. Exact expectations: ids in
 // order, 304 when caught up, deletes absent. Time moves through the signed
 // control endpoint /_emulator/clock.
@@ -141,6 +141,20 @@ async function main() {
       assert.deepEqual([status, ids], [200, ["a", "c", "e"]]);
       const next = c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Continuation(t) });
       assert.deepEqual((await page(next)).slice(0, 2), [304, []]);
+    });
+
+    await step("hierarchical key prefix (the SDK sends the prefix's EPK range)", async () => {
+      const h = (await database.containers.create({ id: "h", partitionKey: { paths: ["/a", "/b"], kind: "MultiHash", version: 2 } })).container;
+      for (const [id, a, b] of [["1", "tenant1", "u1"], ["2", "tenant2", "u1"], ["3", "tenant1", "u2"]]) await h.items.create({ id, a, b });
+      const it = h.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(["tenant1"]) });
+      const [status, ids, t] = await page(it);
+      assert.deepEqual([status, ids], [200, ["1", "3"]]);
+      await h.items.create({ id: "4", a: "tenant2", b: "u9" });
+      await h.items.create({ id: "5", a: "tenant1", b: "u9" });
+      const next = h.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Continuation(t) });
+      assert.deepEqual((await page(next)).slice(0, 2), [200, ["5"]]);
+      const full = h.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(["tenant2", "u1"]) });
+      assert.deepEqual((await page(full)).slice(0, 2), [200, ["2"]]);
     });
 
     await step("another container's continuation is refused", async () => {
