@@ -19,8 +19,14 @@ func lsnIndexDDL(n int64) string {
 // unsettledSQL is true for a row written by a transaction that may have
 // run concurrently with one still in progress: its xmin is not older than
 // the oldest transaction in progress (age() measures both from the same
-// point; frozen rows have the largest age).
-const unsettledSQL = `age(xmin) <= age((pg_snapshot_xmin(pg_current_snapshot())::text::bigint % 4294967296)::text::xid)`
+// point). A negative age is an xmin from before a transaction ID
+// wraparound, i.e. very old: settled.
+const unsettledSQL = `age(xmin) BETWEEN 0 AND age((pg_snapshot_xmin(pg_current_snapshot())::text::bigint % 4294967296)::text::xid)`
+
+// maxTxnRows bounds how many rows of one transaction a full page takes in
+// beyond its item count (a transactional batch holds at most 100
+// operations).
+const maxTxnRows = 100
 
 // ReadChanges implements emulator.ChangeFeedStore. Rows stream from one
 // statement in LSN order; once the page is full the statement is
@@ -33,9 +39,14 @@ const unsettledSQL = `age(xmin) <= age((pg_snapshot_xmin(pg_current_snapshot()):
 // past a change that may still appear below it, and the rows from there on
 // come with a later read, once the transactions that were in progress have
 // ended.
+//
+// The changes of one transaction (a transactional batch) stay on one
+// page, as the service keeps them: a page that reaches its item count
+// still takes the rows that follow while they carry the same xmin (up to
+// maxTxnRows more, within the byte budget).
 func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emulator.ChangesPage, error) {
 	a := args{p.AfterLSN}
-	sql := `SELECT pk, id, seq, body, ts, etag, lsn, ` + unsettledSQL + ` FROM ` + itemsTable(p.Container.Num) + ` WHERE lsn > $1`
+	sql := `SELECT pk, id, seq, body, ts, etag, lsn, xmin::text, ` + unsettledSQL + ` FROM ` + itemsTable(p.Container.Num) + ` WHERE lsn > $1`
 	switch {
 	case p.PK != nil && p.PKPrefix:
 		sql += ` AND starts_with(pk, ` + a.add(*p.PK) + `::text)`
@@ -49,6 +60,7 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 	if p.Match == nil {
 		scan = p.Limit
 	}
+	scan += maxTxnRows
 	sql += ` AND ` + livePredicate(p.Expiry, "", &a) + ` ORDER BY lsn LIMIT ` + a.add(scan)
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -59,18 +71,26 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 	defer rows.Close()
 	var page emulator.ChangesPage
 	size, read := 0, 0
+	lastTxn := ""
 	for rows.Next() {
 		var it emulator.Item
-		var body string
+		var body, txn string
 		var unsettled bool
-		if err := rows.Scan(&it.PK, &it.ID, &it.Seq, &body, &it.TS, &it.ETag, &it.LSN, &unsettled); err != nil {
+		if err := rows.Scan(&it.PK, &it.ID, &it.Seq, &body, &it.TS, &it.ETag, &it.LSN, &txn, &unsettled); err != nil {
 			return emulator.ChangesPage{}, classify("read changes", err)
 		}
 		if unsettled {
 			return page, nil // not exhausted: the continuation stays before this row
 		}
+		full := len(page.Items) >= p.Limit
+		if full && txn != lastTxn {
+			return page, nil // the next transaction's changes start the next page
+		}
 		read++
 		if p.Match != nil && !p.Match(it.PK) {
+			if full {
+				return page, nil
+			}
 			page.LastLSN = it.LSN
 			continue
 		}
@@ -79,10 +99,7 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 		}
 		it.Body = []byte(body)
 		page.Items = append(page.Items, it)
-		page.LastLSN = it.LSN
-		if len(page.Items) == p.Limit {
-			return page, nil
-		}
+		page.LastLSN, lastTxn = it.LSN, txn
 	}
 	if err := rows.Err(); err != nil {
 		return emulator.ChangesPage{}, classify("read changes", err)

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,5 +140,46 @@ VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{"id":"'||$1||'"}', 1, '"e"', n
 	page = read(page.LastLSN)
 	if len(page.Items) != 2 || page.Items[0].ID != "b" || page.Items[1].ID != "c" || !page.Exhausted {
 		t.Fatalf("after the commit: %+v, want b, c", page)
+	}
+}
+
+// TestReadChangesKeepsTransactionsTogether: the changes of one
+// transaction come on one page even past its item count; the next
+// transaction starts the next page.
+func TestReadChangesKeepsTransactionsTogether(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	c := newContainer(t, s, nil)
+	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn)
+SELECT '["p"]', $1 || g, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq') FROM generate_series(1, $2) g`
+	if _, err := s.pool.Exec(ctx, insert, "single", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, insert, "batch", 3); err != nil { // one transaction
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, insert, "after", 1); err != nil {
+		t.Fatal(err)
+	}
+	var pages [][]string
+	p := emulator.ChangesParams{Container: c, Limit: 2, ScanLimit: 2}
+	for len(pages) < 5 {
+		page, err := s.ReadChanges(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, it := range page.Items {
+			ids = append(ids, it.ID)
+		}
+		if len(ids) == 0 {
+			break
+		}
+		pages = append(pages, ids)
+		p.AfterLSN = page.LastLSN
+	}
+	want := "[[single1 batch1 batch2 batch3] [after1]]"
+	if got := fmt.Sprint(pages); got != want {
+		t.Fatalf("pages = %s, want %s", got, want)
 	}
 }
