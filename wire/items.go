@@ -159,7 +159,12 @@ func (h *handler) deleteItem(w http.ResponseWriter, r *http.Request) {
 // readFeed serves GET .../docs: the items of a container (or of one logical
 // partition with the partition key header) in creation order, paged.
 func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("A-IM") != "" {
+	switch r.Header.Get("A-IM") {
+	case "":
+	case allVersionsFeedAIM:
+		h.readAllVersionsFeed(w, r)
+		return
+	default:
 		h.writeError(w, r, emulator.BadRequest("The change feed is not supported by this emulator yet."))
 		return
 	}
