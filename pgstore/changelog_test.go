@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
@@ -216,5 +217,52 @@ func TestChangeLogRetention(t *testing.T) {
 	}
 	if got := count(dflt); got != 0 {
 		t.Fatalf("past the default retention %d entries left", got)
+	}
+}
+
+// BenchmarkChangeLogWrite measures what the change-log trigger costs a
+// single write: point creates and replaces with the trigger (log) and with
+// it dropped (nolog).
+//
+//	go test -run '^$' -bench BenchmarkChangeLogWrite -benchtime 3000x ./pgstore/
+func BenchmarkChangeLogWrite(b *testing.B) {
+	s := openStore(b)
+	ctx := context.Background()
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
+		b.Fatal(err)
+	}
+	next := 0
+	for _, logged := range []bool{true, false} {
+		name := "log"
+		c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: fmt.Sprint(logged), Properties: []byte(`{}`),
+			PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !logged {
+			name = "nolog"
+			if _, err := s.pool.Exec(ctx, `DROP TRIGGER log_change ON `+itemsTable(c.Num)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		first := fmt.Sprint(next)
+		body := []byte(`{"id":"x","pk":"p","payload":"` + strings.Repeat("x", 500) + `"}`)
+		b.Run("create/"+name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: fmt.Sprint(next)}, Body: body, TS: 1, ETag: `"e"`}
+				next++
+				if _, err := s.CreateItem(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("replace/"+name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: first}, Body: body, TS: int64(i), ETag: `"e"`}
+				if _, err := s.ReplaceItem(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -30,9 +30,6 @@ CREATE TABLE cosmos.changes (
 CREATE FUNCTION cosmos.log_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     coll bigint := TG_ARGV[0]::bigint;
-    expired boolean := coalesce(current_setting('cosmos.ttl_expired', true), '') = 'on';
-    now_s bigint := coalesce(nullif(current_setting('cosmos.now', true), '')::bigint,
-                             extract(epoch FROM clock_timestamp())::bigint);
 BEGIN
     PERFORM pg_advisory_xact_lock(1128679015, (coll % 2147483647)::integer);
     IF TG_OP = 'INSERT' THEN
@@ -51,8 +48,12 @@ BEGIN
             VALUES (coll, nextval('cosmos.change_seq'), 'r', NEW.pk, NEW.id, NEW.seq, NEW.lsn, OLD.lsn, NEW.ts, NEW.etag, NEW.body);
         END IF;
     ELSE
+        -- the TTL sweeper's transaction sets cosmos.ttl_expired and
+        -- cosmos.now (its clock); other deletes happen at PostgreSQL's time
         INSERT INTO cosmos.changes (coll, seq, op, pk, id, lsn, prev_lsn, crts, ttl_expired)
-        VALUES (coll, nextval('cosmos.change_seq'), 'd', OLD.pk, OLD.id, nextval('cosmos.lsn_seq'), OLD.lsn, now_s, expired);
+        VALUES (coll, nextval('cosmos.change_seq'), 'd', OLD.pk, OLD.id, nextval('cosmos.lsn_seq'), OLD.lsn,
+                coalesce(nullif(current_setting('cosmos.now', true), '')::bigint, extract(epoch FROM clock_timestamp())::bigint),
+                coalesce(current_setting('cosmos.ttl_expired', true), '') = 'on');
     END IF;
     RETURN NULL;
 END
