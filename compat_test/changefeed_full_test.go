@@ -233,3 +233,49 @@ func TestAllVersionsAndDeletesFeedBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestAllVersionsAndDeletesFeedRetention: the sweep trims history older
+// than the container's changeFeedPolicy.retentionDuration (minutes); the
+// rest stays readable.
+func TestAllVersionsAndDeletesFeedRetention(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	e := emulatortest.Start(t, emulatortest.WithFrozenClock(t0), emulatortest.WithoutBackgroundSweeper())
+	raw := newRaw(t, e)
+	wantStatus(t, raw.do(http.MethodPost, "/dbs", []byte(`{"id":"db"}`)), http.StatusCreated)
+	wantStatus(t, raw.do(http.MethodPost, "/dbs/db/colls", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"},"changeFeedPolicy":{"retentionDuration":2}}`)), http.StatusCreated)
+	_, _, start := avadFeed(t, raw, "db", "c", "*", 10)
+	p := []string{pkHeader, `["p"]`}
+	wantStatus(t, raw.do(http.MethodPost, docsPath("db", "c"), []byte(`{"id":"a","pk":"p"}`), p...), http.StatusCreated)
+	if err := e.Clock().Advance(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, raw.do(http.MethodPost, docsPath("db", "c"), []byte(`{"id":"b","pk":"p"}`), p...), http.StatusCreated)
+	ids := func() []string {
+		got, _, _ := avadFeed(t, raw, "db", "c", start, 10)
+		var ids []string
+		for _, ch := range got {
+			ids = append(ids, ch.Current["id"].(string))
+		}
+		return ids
+	}
+	// Two minutes after a's write it is still within the window.
+	if err := e.Clock().Advance(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("within retention: %v", got)
+	}
+	// Past it, a's entry is trimmed and b's stays.
+	if err := e.Clock().Advance(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(); !slices.Equal(got, []string{"b"}) {
+		t.Fatalf("after retention: %v", got)
+	}
+}

@@ -90,7 +90,7 @@ func retentionSeconds(c emulator.Container) int64 {
 	return minutes * 60
 }
 
-// trimChangeLog deletes, per container, the history older than its
+// trimChangeLog deletes, per container, the entries older than its
 // retention as of unix time now: at most limit rows of each container per
 // call, looking only at its limit oldest rows (the log is in write order,
 // so the old rows come first), so each call is bounded. It returns how many
@@ -112,7 +112,7 @@ func (s *Store) trimChangeLog(ctx context.Context, now int64, limit int) (int, e
 	tag, err := s.pool.Exec(ctx, `DELETE FROM cosmos.changes ch USING (
   SELECT p.coll, o.seq FROM unnest($1::bigint[], $2::bigint[]) AS p(coll, cutoff)
   CROSS JOIN LATERAL (SELECT seq, crts FROM cosmos.changes WHERE coll = p.coll ORDER BY seq LIMIT $3) o
-  WHERE o.crts <= p.cutoff
+  WHERE o.crts < p.cutoff
 ) old WHERE ch.coll = old.coll AND ch.seq = old.seq`, colls, cutoffs, limit)
 	return int(tag.RowsAffected()), err
 }

@@ -193,9 +193,9 @@ func TestChangeLogRetention(t *testing.T) {
 		_, chs := readSummaries(t, s, c, 0)
 		return len(chs)
 	}
-	// At 1000+4*60+60: with 2 minutes' retention the writes at or before
-	// 1180 go (0..3), trimmed at most 3 per container and call.
-	now := int64(1000 + 5*60)
+	// At 1301, with 2 minutes' retention, the writes before 1181 go (0..3;
+	// the one at 1240 stays), at most 3 per container and call.
+	now := int64(1000 + 5*60 + 1)
 	if _, err := s.trimChangeLog(ctx, now, 3); err != nil {
 		t.Fatal(err)
 	}
