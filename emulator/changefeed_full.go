@@ -40,6 +40,9 @@ type Change struct {
 	// deletes).
 	ETag string
 	Body []byte
+	// Txn identifies the writing transaction: the entries of one
+	// transaction (a batch) are consecutive and served in one page.
+	Txn string
 }
 
 // ReadChangesParams are the inputs of ChangeLog.ReadChanges.
@@ -55,7 +58,8 @@ type ReadChangesParams struct {
 // alongside Store.
 type ChangeLog interface {
 	// ReadChanges returns the container's entries after p.AfterSeq in
-	// order, at most p.Limit of them.
+	// order: p.Limit of them (fewer at the end), and then the remaining
+	// entries of the last one's transaction.
 	ReadChanges(ctx context.Context, p ReadChangesParams) ([]Change, error)
 	// LastChange returns the Seq of the container's latest committed entry
 	// (0 when there is none): the position "now".
@@ -135,10 +139,14 @@ func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequ
 	if err != nil {
 		return res, err
 	}
-	page, _ := Paginate(changes, limit, func(ch Change) int { return len(ch.Body) + 300 })
-	res.Docs = make([][]byte, len(page))
-	for i, ch := range page {
-		res.Docs[i] = ch.AppendJSON(nil, c)
+	size := 0
+	for i, ch := range changes {
+		// A page ends past MaxResponseBytes, but never inside a transaction.
+		if size > MaxResponseBytes && ch.Txn != changes[i-1].Txn {
+			break
+		}
+		size += len(ch.Body) + 300
+		res.Docs = append(res.Docs, ch.AppendJSON(nil, c))
 		after = ch.Seq
 		res.LSN = max(res.LSN, ch.LSN)
 	}

@@ -36,15 +36,28 @@ func dropChangeLog(ctx context.Context, tx pgx.Tx, n int64) error {
 	return err
 }
 
-// ReadChanges implements emulator.ChangeLog.
+const changeCols = `seq, op, pk, id, coalesce(doc_seq, 0), lsn, coalesce(prev_lsn, 0), crts, ttl_expired, coalesce(etag, ''), body, txid::text`
+
+// ReadChanges implements emulator.ChangeLog: up to p.Limit entries, then
+// the rest of the last entry's transaction (its entries are consecutive).
 func (s *Store) ReadChanges(ctx context.Context, p emulator.ReadChangesParams) ([]emulator.Change, error) {
 	a := args{p.Container.Num, p.AfterSeq}
-	sql := `SELECT seq, op, pk, id, coalesce(doc_seq, 0), lsn, coalesce(prev_lsn, 0), crts, ttl_expired, coalesce(etag, ''), body
-FROM cosmos.changes WHERE coll = $1 AND seq > $2`
+	where := `coll = $1 AND seq > $2`
 	if p.PK != nil {
-		sql += ` AND pk = ` + a.add(*p.PK)
+		where += ` AND pk = ` + a.add(*p.PK)
 	}
-	sql += ` ORDER BY seq LIMIT ` + a.add(p.Limit)
+	b := append(args{}, a...)
+	out, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` ORDER BY seq LIMIT `+a.add(p.Limit), a...)
+	if err != nil || len(out) < p.Limit || len(out) == 0 {
+		return out, err
+	}
+	last := out[len(out)-1]
+	b[1] = last.Seq
+	rest, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` AND txid = `+b.add(last.Txn)+`::xid8 ORDER BY seq`, b...)
+	return append(out, rest...), err
+}
+
+func (s *Store) readChanges(ctx context.Context, sql string, a ...any) ([]emulator.Change, error) {
 	rows, err := s.pool.Query(ctx, sql, a...)
 	if err != nil {
 		return nil, classify("read changes", err)
@@ -54,7 +67,7 @@ FROM cosmos.changes WHERE coll = $1 AND seq > $2`
 	for rows.Next() {
 		var ch emulator.Change
 		var body *string
-		if err := rows.Scan(&ch.Seq, &ch.Op, &ch.PK, &ch.ID, &ch.DocSeq, &ch.LSN, &ch.PrevLSN, &ch.CRTS, &ch.TTLExpired, &ch.ETag, &body); err != nil {
+		if err := rows.Scan(&ch.Seq, &ch.Op, &ch.PK, &ch.ID, &ch.DocSeq, &ch.LSN, &ch.PrevLSN, &ch.CRTS, &ch.TTLExpired, &ch.ETag, &body, &ch.Txn); err != nil {
 			return nil, classify("read changes", err)
 		}
 		if body != nil {

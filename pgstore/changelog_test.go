@@ -220,6 +220,54 @@ func TestChangeLogRetention(t *testing.T) {
 	}
 }
 
+// TestChangeLogKeepsATransactionTogether: a read that fills its limit
+// inside a transaction's entries gets the rest of that transaction too.
+func TestChangeLogKeepsATransactionTogether(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn) VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq'))`
+	if _, err := s.pool.Exec(ctx, insert, "solo"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"t1", "t2", "t3"} {
+		if _, err := tx.Exec(ctx, insert, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, insert, "after"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		limit int
+		want  []string
+	}{
+		{1, []string{"solo"}},
+		{2, []string{"solo", "t1", "t2", "t3"}},
+		{4, []string{"solo", "t1", "t2", "t3"}},
+		{5, []string{"solo", "t1", "t2", "t3", "after"}},
+	} {
+		chs, err := s.ReadChanges(ctx, emulator.ReadChangesParams{Container: c, Limit: tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, ch := range chs {
+			ids = append(ids, ch.ID)
+		}
+		if !reflect.DeepEqual(ids, tc.want) {
+			t.Errorf("limit %d: %v, want %v", tc.limit, ids, tc.want)
+		}
+	}
+}
+
 // BenchmarkChangeLogWrite measures what the change-log trigger costs a
 // single write: point creates and replaces with the trigger (log) and with
 // it dropped (nolog).

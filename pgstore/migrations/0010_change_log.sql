@@ -8,7 +8,8 @@
 -- seq orders the log of one container in commit order: the trigger takes a
 -- per-container transaction lock before it draws seq, and holds it until
 -- the commit, so a reader that has seen seq n of a container never later
--- finds a committed row of that container below n.
+-- finds a committed row of that container below n. The entries of one
+-- transaction are consecutive; txid keeps them in one page of the feed.
 CREATE SEQUENCE cosmos.change_seq;
 
 CREATE TABLE cosmos.changes (
@@ -24,6 +25,7 @@ CREATE TABLE cosmos.changes (
     ttl_expired boolean NOT NULL DEFAULT false,
     etag        text,
     body        text,                      -- current image; NULL for deletes
+    txid        xid8 NOT NULL DEFAULT pg_current_xact_id(), -- the writing transaction
     PRIMARY KEY (coll, seq)
 );
 
