@@ -17,10 +17,12 @@ import (
 // the JS SDK's getChangeFeedIterator in ChangeFeedMode.AllVersionsAndDeletes,
 // from now over the container and over one partition key, then from a
 // continuation token, sees every create, replace, upsert, patch and delete
-// in order with previousImageLSN chaining, and 304 when caught up.
+// in order with previousImageLSN chaining, and 304 when caught up; a TTL
+// expiry (frozen clock moved through the control endpoint) is a delete with
+// timeToLiveExpired once swept, not before.
 func TestJSAllVersionsAndDeletesFeed(t *testing.T) {
 	node, dir := jsSDK(t)
-	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
+	e := emulatortest.Start(t, emulatortest.WithProtocol("http"), emulatortest.WithFrozenClock(time.Unix(1_800_000_000, 0)), emulatortest.WithoutBackgroundSweeper())
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "changefeed_avad.mjs"))
@@ -50,6 +52,13 @@ CHANGE p delete a - false true
 CAUGHTUP p
 CHANGE resumed create d 1 false true
 CAUGHTUP resumed
+CHANGE all create d 1 false true
+CHANGE all create t - false true
+CAUGHTUP all
+CAUGHTUP all
+SWEPT 1
+CHANGE all delete t - true true
+CAUGHTUP all
 `
 	if got := string(out); got != want {
 		t.Fatalf("JS SDK change feed:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr.String()))

@@ -8,6 +8,7 @@
 //   COSMOS_ENDPOINT  http://127.0.0.1:PORT/ (required)
 //   COSMOS_KEY       default the well-known emulator key
 //   COSMOS_DB        database id to create (required)
+import { createHmac } from "node:crypto";
 import {
   CosmosClient,
   ChangeFeedMode,
@@ -32,7 +33,35 @@ watchdog.unref();
 
 const client = new CosmosClient({ endpoint, key });
 const { database } = await client.databases.create({ id: dbId });
-const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+const { container } = await database.containers.create({
+  id: "c",
+  partitionKey: { paths: ["/pk"] },
+  defaultTtl: -1,
+});
+
+// control calls a signed control endpoint and returns its JSON answer.
+// The signature follows the generic path rule: the resource type is the
+// last segment, the link the path before it (_emulator/clock:
+// "_emulator", "_emulator/clock"; _emulator/ttl/sweep: "sweep",
+// "_emulator/ttl").
+async function control(name, body) {
+  const date = new Date().toUTCString();
+  const segs = `_emulator/${name}`.split("/");
+  const [type, link] = segs.length % 2 === 0 ? [segs[segs.length - 2], segs.join("/")] : [segs[segs.length - 1], segs.slice(0, -1).join("/")];
+  const payload = `post\n${type}\n${link}\n${date.toLowerCase()}\n\n`;
+  const sig = createHmac("sha256", Buffer.from(key, "base64")).update(payload).digest("base64");
+  const res = await fetch(new URL(`_emulator/${name}`, endpoint), {
+    method: "POST",
+    headers: {
+      "x-ms-date": date,
+      authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`),
+      "content-type": "application/json",
+    },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`control ${name}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
 
 const lastLSN = {};
 // drain reads it until a 304, printing the changes.
@@ -77,4 +106,15 @@ const token = (await all.readNext()).continuationToken;
 const resumed = container.items.getChangeFeedIterator({ ...opts, changeFeedStartFrom: ChangeFeedStartFrom.Continuation(token) });
 await container.items.create({ id: "d", pk: "p", n: 1 });
 await drain("resumed", resumed);
+
+// TTL (the Go test starts the emulator with a frozen clock and no
+// background sweeper): an expiry is a delete with timeToLiveExpired once
+// the sweeper purges the item, not before.
+await container.items.create({ id: "t", pk: "p", ttl: 10 });
+await drain("all", all);
+await control("clock", { advanceSeconds: 10 });
+await drain("all", all);
+const { deleted } = await control("ttl/sweep", {});
+console.log(`SWEPT ${deleted}`);
+await drain("all", all);
 await database.delete();
