@@ -314,3 +314,28 @@ func BenchmarkChangeLogWrite(b *testing.B) {
 		})
 	}
 }
+
+// TestMigrationLogsExistingContainers: migration 0010 gives the items
+// tables of containers created before it the change-log trigger.
+func TestMigrationLogsExistingContainers(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	// Back to the state before 0010: no log, no trigger, not recorded.
+	if _, err := s.pool.Exec(ctx, `DROP TRIGGER log_change ON `+itemsTable(c.Num)+`;
+DROP TABLE cosmos.changes; DROP FUNCTION cosmos.log_change(); DROP SEQUENCE cosmos.change_seq;
+DELETE FROM cosmos.schema_migrations WHERE version = 10`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, s.pool); err != nil {
+		t.Fatal(err)
+	}
+	p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: "a"}, Body: []byte(`{}`), TS: 1, ETag: `"e"`}
+	if _, err := s.CreateItem(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := readSummaries(t, s, c, 0)
+	if len(got) != 1 || got[0].Op != "c" || got[0].ID != "a" {
+		t.Fatalf("change log after the migration: %+v", got)
+	}
+}
