@@ -15,7 +15,8 @@ import (
 
 // TestJSAllVersionsAndDeletesFeed runs compat_test/js/changefeed_avad.mjs:
 // the JS SDK's getChangeFeedIterator in ChangeFeedMode.AllVersionsAndDeletes,
-// from now over the container and over one partition key, then from a
+// from now over the container, over one partition key and over the feed
+// range getFeedRanges returns, then from a
 // continuation token, sees every create, replace, upsert, patch and delete
 // in order with previousImageLSN chaining, and 304 when caught up; a TTL
 // expiry (frozen clock moved through the control endpoint) is a delete with
@@ -36,6 +37,7 @@ func TestJSAllVersionsAndDeletesFeed(t *testing.T) {
 	}
 	want := `CAUGHTUP all
 CAUGHTUP p
+CAUGHTUP range
 CHANGE all create a 1 false true
 CHANGE all replace a 2 false true
 CHANGE all replace a 3 false true
@@ -50,6 +52,14 @@ CHANGE p replace a 3 false true
 CHANGE p replace a 4 false true
 CHANGE p delete a - false true
 CAUGHTUP p
+CHANGE range create a 1 false true
+CHANGE range replace a 2 false true
+CHANGE range replace a 3 false true
+CHANGE range create b 1 false true
+CHANGE range replace a 4 false true
+CHANGE range delete b - false true
+CHANGE range delete a - false true
+CAUGHTUP range
 CHANGE resumed create d 1 false true
 CAUGHTUP resumed
 CHANGE all create d 1 false true

@@ -87,8 +87,11 @@ async function drain(scope, it) {
 const opts = { changeFeedMode: ChangeFeedMode.AllVersionsAndDeletes, maxItemCount: 2 };
 const all = container.items.getChangeFeedIterator({ ...opts, changeFeedStartFrom: ChangeFeedStartFrom.Now() });
 const onePK = container.items.getChangeFeedIterator({ ...opts, changeFeedStartFrom: ChangeFeedStartFrom.Now("p") });
+const [range] = await container.getFeedRanges();
+const oneRange = container.items.getChangeFeedIterator({ ...opts, changeFeedStartFrom: ChangeFeedStartFrom.Now(range) });
 await drain("all", all);
 await drain("p", onePK);
+await drain("range", oneRange);
 
 await container.items.create({ id: "a", pk: "p", n: 1 });
 await container.item("a", "p").replace({ id: "a", pk: "p", n: 2 });
@@ -100,6 +103,7 @@ await container.item("a", "p").delete();
 
 await drain("all", all);
 await drain("p", onePK);
+await drain("range", oneRange);
 // A continuation token resumes where the iterator stopped.
 await container.items.create({ id: "c", pk: "q", n: 1 });
 const token = (await all.readNext()).continuationToken;
