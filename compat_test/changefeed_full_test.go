@@ -279,3 +279,27 @@ func TestAllVersionsAndDeletesFeedRetention(t *testing.T) {
 		t.Fatalf("after retention: %v", got)
 	}
 }
+
+// TestChangeFeedPolicyValidation: a container's changeFeedPolicy must be
+// an object with a whole, non-negative retentionDuration in minutes; bad
+// values are a 400 on create and on replace, and nothing changes.
+func TestChangeFeedPolicyValidation(t *testing.T) {
+	f := newFixture(t)
+	wantStatus(t, f.raw.do(http.MethodPost, "/dbs", []byte(`{"id":"db"}`)), http.StatusCreated)
+	wantStatus(t, f.raw.do(http.MethodPost, "/dbs/db/colls", []byte(`{"id":"ok","partitionKey":{"paths":["/pk"],"kind":"Hash"},"changeFeedPolicy":{"retentionDuration":10}}`)), http.StatusCreated)
+	for _, policy := range []string{`"x"`, `{"retentionDuration":-1}`, `{"retentionDuration":1.5}`, `{"retentionDuration":"10"}`, `{"retentionDuration":2147483648}`} {
+		t.Run(policy, func(t *testing.T) {
+			raw := f.rawFor(t)
+			resp := raw.do(http.MethodPost, "/dbs/db/colls", []byte(`{"id":"bad","partitionKey":{"paths":["/pk"],"kind":"Hash"},"changeFeedPolicy":`+policy+`}`))
+			wantError(t, resp, http.StatusBadRequest, "BadRequest")
+			resp = raw.do(http.MethodPut, "/dbs/db/colls/ok", []byte(`{"id":"ok","partitionKey":{"paths":["/pk"],"kind":"Hash"},"changeFeedPolicy":`+policy+`}`))
+			wantError(t, resp, http.StatusBadRequest, "BadRequest")
+		})
+	}
+	resp := f.raw.do(http.MethodGet, "/dbs/db/colls/ok", nil)
+	wantStatus(t, resp, http.StatusOK)
+	if !bytes.Contains(resp.Body, []byte(`"changeFeedPolicy":{"retentionDuration":10}`)) {
+		t.Errorf("the policy changed: %s", resp.Body)
+	}
+	wantStatus(t, f.raw.do(http.MethodGet, "/dbs/db/colls/bad", nil), http.StatusNotFound)
+}

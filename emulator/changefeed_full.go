@@ -210,3 +210,23 @@ func appendPartitionKeyObject(buf []byte, def PartitionKeyDefinition, canonical 
 	}
 	return append(buf, b...)
 }
+
+// checkChangeFeedPolicy validates a container's changeFeedPolicy: an
+// object whose retentionDuration, when present and not null, is a whole
+// number of minutes from 0 to 2147483647 (what the SDKs send; 0 and absent
+// mean the emulator's default window).
+func checkChangeFeedPolicy(obj *Object) error {
+	p, err := objectMember(obj, "changeFeedPolicy")
+	if err != nil || p == nil {
+		return err
+	}
+	v, ok := p.Get("retentionDuration")
+	if !ok || v == nil {
+		return nil
+	}
+	n, _ := v.(json.Number)
+	if m, err := strconv.ParseInt(string(n), 10, 32); err != nil || m < 0 {
+		return BadRequest("The changeFeedPolicy retentionDuration '%s' is invalid: a whole number of minutes from 0 to 2147483647 is required.", ttlText(v))
+	}
+	return nil
+}
