@@ -238,7 +238,6 @@ func TestChangeFeedBadInput(t *testing.T) {
 		status int
 	}{
 		{"unknown A-IM", []string{"A-IM", "Bogus Feed"}, http.StatusBadRequest},
-		{"all versions not yet", []string{"A-IM", "Full-Fidelity Feed"}, http.StatusBadRequest},
 		{"non-numeric continuation", []string{"If-None-Match", `"abc"`}, http.StatusBadRequest},
 		{"composite token as etag", []string{"If-None-Match", `{"version":1}`}, http.StatusBadRequest},
 		{"negative continuation", []string{"If-None-Match", `"-1"`}, http.StatusBadRequest},

@@ -492,6 +492,9 @@ func checkContainerPolicies(obj, ip *Object) error {
 	if _, err := entryPaths(list, "fullTextPaths", propertyPath, "full text"); err != nil {
 		return err
 	}
+	if err := checkChangeFeedPolicy(obj); err != nil {
+		return err
+	}
 	if crp, err := objectMember(obj, "conflictResolutionPolicy"); err != nil {
 		return err
 	} else if crp != nil {

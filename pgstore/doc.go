@@ -13,6 +13,15 @@
 //     document text as written, so property order and number spelling
 //     round-trip), doc (jsonb generated from body, for queries), ts (_ts),
 //     ttl (the item's ttl property or NULL), etag, lsn. Primary key (pk, id).
+//   - cosmos.changes: the change log behind the all-versions-and-deletes
+//     change feed (changelog.go, migration 0010). A deferred row trigger
+//     on every items table logs each create, replace and delete when its
+//     transaction commits, in commit order per container (a short
+//     per-container lock at commit), so rolled-back writes never appear
+//     and every write path is logged alike. The TTL sweeper marks its
+//     transactions (cosmos.ttl_expired, cosmos.now) so that its purges are
+//     logged as expiries, and trims entries past each container's
+//     retention in bounded batches.
 //
 // Why one table per container rather than one LIST-partitioned table: the
 // indexing policy of each container becomes that table's own indexes, and

@@ -92,7 +92,9 @@ const sweepLockTimeout = "200ms"
 // wait for each other, never delete a row twice and cannot deadlock; the
 // DELETE re-checks expiry, so a row rewritten meanwhile (its _ts refreshed)
 // survives. A container deleted meanwhile is skipped. It returns how many
-// rows it deleted; errors of individual containers are joined.
+// rows it deleted; errors of individual containers are joined. Each call
+// also trims the change log (trimChangeLog, up to limit rows per
+// container), which the count leaves out.
 func (s *Store) DeleteExpired(ctx context.Context, now int64, limit int) (int, error) {
 	cs, err := s.ttlContainers(ctx)
 	if err != nil {
@@ -110,6 +112,11 @@ func (s *Store) DeleteExpired(ctx context.Context, now int64, limit int) (int, e
 			errs = append(errs, fmt.Errorf("pgstore: sweep %s/%s: %w", c.DatabaseID, c.ID, err))
 		}
 	}
+	if ctx.Err() == nil {
+		if _, err := s.trimChangeLog(ctx, now, limit); err != nil {
+			errs = append(errs, fmt.Errorf("pgstore: trim change log: %w", err))
+		}
+	}
 	return total, errors.Join(errs...)
 }
 
@@ -122,7 +129,10 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 		` LIMIT $1 FOR UPDATE SKIP LOCKED)) AND ` + pred
 	var n int64
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '`+sweepLockTimeout+`'`); err != nil {
+		// The change log's trigger reads these: the deletes are expiries
+		// (timeToLiveExpired), made at the sweeper's time.
+		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true), set_config('cosmos.ttl_expired', 'on', true), set_config('cosmos.now', $2, true)`,
+			sweepLockTimeout, strconv.FormatInt(now, 10)); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, sql, a...)

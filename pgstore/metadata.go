@@ -97,6 +97,9 @@ func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
 			if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+itemsTable(n)); err != nil {
 				return err
 			}
+			if err := dropChangeLog(ctx, tx, n); err != nil {
+				return err
+			}
 		}
 		if _, err = tx.Exec(ctx, `DELETE FROM cosmos.databases WHERE num = $1`, d.Num); err != nil {
 			return err
@@ -201,7 +204,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, itemsTableDDL(num)+"\n"+lsnIndexDDL(num)+"\n"+expiryIndexesDDL(num, p.DefaultTTL != nil)+"\n"+composites); err != nil {
+		if _, err := tx.Exec(ctx, itemsTableDDL(num)+"\n"+lsnIndexDDL(num)+"\n"+changeLogTriggerDDL(num)+"\n"+expiryIndexesDDL(num, p.DefaultTTL != nil)+"\n"+composites); err != nil {
 			return err
 		}
 		c = emulator.Container{Num: num, DatabaseNum: d.Num, DatabaseID: d.ID, DatabaseRID: d.RID, ID: p.ID, RID: rid,
@@ -300,6 +303,9 @@ func (s *Store) DeleteContainer(ctx context.Context, dbRef, collRef string) erro
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+itemsTable(cur.Num)); err != nil {
+			return err
+		}
+		if err := dropChangeLog(ctx, tx, cur.Num); err != nil {
 			return err
 		}
 		if _, err = tx.Exec(ctx, `DELETE FROM cosmos.containers WHERE num = $1`, cur.Num); err != nil {

@@ -9,19 +9,18 @@ import (
 )
 
 // changeFeed dispatches GET .../docs with an A-IM header by change feed
-// mode (case-insensitive): "Incremental Feed" is the latest-version feed;
-// every other value is 400.
+// mode (case-insensitive): "Incremental Feed" is the latest-version feed,
+// "Full-Fidelity Feed" the all-versions-and-deletes feed; every other
+// value is 400.
 func (h *handler) changeFeed(w http.ResponseWriter, r *http.Request) {
 	aim := strings.TrimSpace(r.Header.Get("A-IM"))
 	switch {
 	case strings.EqualFold(aim, "Incremental Feed"):
 		h.incrementalFeed(w, r)
-	case strings.EqualFold(aim, "Full-Fidelity Feed"):
-		// All versions and deletes mode: served by its own change (issue 9,
-		// the change-log helper); until it lands, 400.
-		h.writeError(w, r, emulator.BadRequest("The all versions and deletes change feed (A-IM: Full-Fidelity Feed) is not supported by this emulator yet."))
+	case strings.EqualFold(aim, allVersionsFeedAIM):
+		h.readAllVersionsFeed(w, r) // wire/changefeed_full.go
 	default:
-		h.writeError(w, r, emulator.BadRequest("The A-IM header value '%s' is invalid: use 'Incremental Feed'.", aim))
+		h.writeError(w, r, emulator.BadRequest("The A-IM header value '%s' is invalid: use 'Incremental Feed' or '%s'.", aim, allVersionsFeedAIM))
 	}
 }
 

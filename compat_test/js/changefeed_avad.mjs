@@ -1,0 +1,124 @@
+// All versions and deletes change feed through @azure/cosmos: drives
+// getChangeFeedIterator with ChangeFeedMode.AllVersionsAndDeletes against
+// COSMOS_ENDPOINT and prints one line per change it receives:
+//   "CHANGE <scope> <operationType> <id> <n> <timeToLiveExpired> <previousImageLSN==last lsn of id>"
+// and "CAUGHTUP <scope>" when a read answers 304. compat_test's
+// TestJSAllVersionsAndDeletesFeed checks the lines.
+//
+//   COSMOS_ENDPOINT  http://127.0.0.1:PORT/ (required)
+//   COSMOS_KEY       default the well-known emulator key
+//   COSMOS_DB        database id to create (required)
+import { createHmac } from "node:crypto";
+import {
+  CosmosClient,
+  ChangeFeedMode,
+  ChangeFeedStartFrom,
+  StatusCodes,
+} from "@azure/cosmos";
+
+const endpoint = process.env.COSMOS_ENDPOINT;
+const dbId = process.env.COSMOS_DB;
+const key =
+  process.env.COSMOS_KEY ||
+  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+if (!endpoint || !dbId) {
+  console.error("COSMOS_ENDPOINT and COSMOS_DB are required");
+  process.exit(2);
+}
+const watchdog = setTimeout(() => {
+  console.error("FAIL changefeed_avad did not finish within 60 s");
+  process.exit(1);
+}, 60_000);
+watchdog.unref();
+
+const client = new CosmosClient({ endpoint, key });
+const { database } = await client.databases.create({ id: dbId });
+const { container } = await database.containers.create({
+  id: "c",
+  partitionKey: { paths: ["/pk"] },
+  defaultTtl: -1,
+});
+
+// control calls a signed control endpoint and returns its JSON answer.
+// The signature follows the generic path rule: the resource type is the
+// last segment, the link the path before it (_emulator/clock:
+// "_emulator", "_emulator/clock"; _emulator/ttl/sweep: "sweep",
+// "_emulator/ttl").
+async function control(name, body) {
+  const date = new Date().toUTCString();
+  const segs = `_emulator/${name}`.split("/");
+  const [type, link] = segs.length % 2 === 0 ? [segs[segs.length - 2], segs.join("/")] : [segs[segs.length - 1], segs.slice(0, -1).join("/")];
+  const payload = `post\n${type}\n${link}\n${date.toLowerCase()}\n\n`;
+  const sig = createHmac("sha256", Buffer.from(key, "base64")).update(payload).digest("base64");
+  const res = await fetch(new URL(`_emulator/${name}`, endpoint), {
+    method: "POST",
+    headers: {
+      "x-ms-date": date,
+      authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`),
+      "content-type": "application/json",
+    },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`control ${name}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+const lastLSN = {};
+// drain reads it until a 304, printing the changes.
+async function drain(scope, it) {
+  for (let i = 0; i < 50; i++) {
+    const res = await it.readNext();
+    if (res.statusCode === StatusCodes.NotModified) {
+      console.log(`CAUGHTUP ${scope}`);
+      return;
+    }
+    for (const ch of res.result) {
+      const m = ch.metadata;
+      const id = ch.current ? ch.current.id : m.id;
+      const n = ch.current && ch.current.n !== undefined ? ch.current.n : "-";
+      const prevOK = (m.previousImageLSN ?? 0) === (lastLSN[scope + id] ?? 0);
+      lastLSN[scope + id] = m.lsn;
+      console.log(`CHANGE ${scope} ${m.operationType} ${id} ${n} ${m.timeToLiveExpired} ${prevOK}`);
+    }
+  }
+  throw new Error("the feed does not end");
+}
+
+const opts = { changeFeedMode: ChangeFeedMode.AllVersionsAndDeletes, maxItemCount: 2 };
+const all = container.items.getChangeFeedIterator({ ...opts, changeFeedStartFrom: ChangeFeedStartFrom.Now() });
+const onePK = container.items.getChangeFeedIterator({ ...opts, changeFeedStartFrom: ChangeFeedStartFrom.Now("p") });
+const [range] = await container.getFeedRanges();
+const oneRange = container.items.getChangeFeedIterator({ ...opts, changeFeedStartFrom: ChangeFeedStartFrom.Now(range) });
+await drain("all", all);
+await drain("p", onePK);
+await drain("range", oneRange);
+
+await container.items.create({ id: "a", pk: "p", n: 1 });
+await container.item("a", "p").replace({ id: "a", pk: "p", n: 2 });
+await container.items.upsert({ id: "a", pk: "p", n: 3 });
+await container.items.upsert({ id: "b", pk: "q", n: 1 });
+await container.item("a", "p").patch([{ op: "incr", path: "/n", value: 1 }]);
+await container.item("b", "q").delete();
+await container.item("a", "p").delete();
+
+await drain("all", all);
+await drain("p", onePK);
+await drain("range", oneRange);
+// A continuation token resumes where the iterator stopped.
+await container.items.create({ id: "c", pk: "q", n: 1 });
+const token = (await all.readNext()).continuationToken;
+const resumed = container.items.getChangeFeedIterator({ ...opts, changeFeedStartFrom: ChangeFeedStartFrom.Continuation(token) });
+await container.items.create({ id: "d", pk: "p", n: 1 });
+await drain("resumed", resumed);
+
+// TTL (the Go test starts the emulator with a frozen clock and no
+// background sweeper): an expiry is a delete with timeToLiveExpired once
+// the sweeper purges the item, not before.
+await container.items.create({ id: "t", pk: "p", ttl: 10 });
+await drain("all", all);
+await control("clock", { advanceSeconds: 10 });
+await drain("all", all);
+const { deleted } = await control("ttl/sweep", {});
+console.log(`SWEPT ${deleted}`);
+await drain("all", all);
+await database.delete();

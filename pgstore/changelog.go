@@ -1,0 +1,131 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// The change log (cosmos.changes, migration 0010) records every create,
+// replace and delete of every container when its transaction commits; the
+// all-versions-and-deletes change feed reads it. Rows are written by a
+// deferred row trigger on each items table, so every write path is logged
+// alike and rolled-back writes never are. The TTL sweeper marks its
+// transaction (cosmos.ttl_expired) so that its deletes are logged with
+// timeToLiveExpired. History older than the container's retention is
+// trimmed by the sweeper (trimChangeLog).
+
+var _ emulator.ChangeLog = (*Store)(nil)
+
+// changeLogTriggerDDL creates the trigger that logs the writes of container
+// n's items table (see migration 0010 for the function).
+func changeLogTriggerDDL(n int64) string {
+	num := strconv.FormatInt(n, 10)
+	return `CREATE CONSTRAINT TRIGGER log_change AFTER INSERT OR UPDATE OR DELETE ON ` + itemsTable(n) +
+		` DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION cosmos.log_change('` + num + `');`
+}
+
+// dropChangeLog deletes container n's history (the container is being
+// deleted; container numbers are never reused).
+func dropChangeLog(ctx context.Context, tx pgx.Tx, n int64) error {
+	_, err := tx.Exec(ctx, `DELETE FROM cosmos.changes WHERE coll = $1`, n)
+	return err
+}
+
+const changeCols = `seq, op, pk, id, coalesce(doc_seq, 0), lsn, coalesce(prev_lsn, 0), crts, ttl_expired, coalesce(etag, ''), body, txid::text`
+
+// ReadChangeLog implements emulator.ChangeLog: up to p.Limit entries, then
+// the rest of the last entry's transaction (its entries are consecutive).
+func (s *Store) ReadChangeLog(ctx context.Context, p emulator.ReadChangeLogParams) ([]emulator.Change, error) {
+	a := args{p.Container.Num, p.AfterSeq}
+	where := `coll = $1 AND seq > $2`
+	if p.PK != nil {
+		where += ` AND pk = ` + a.add(*p.PK)
+	}
+	b := append(args{}, a...)
+	out, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` ORDER BY seq LIMIT `+a.add(p.Limit), a...)
+	if err != nil || len(out) < p.Limit || len(out) == 0 {
+		return out, err
+	}
+	last := out[len(out)-1]
+	b[1] = last.Seq
+	rest, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` AND txid = `+b.add(last.Txn)+`::xid8 ORDER BY seq`, b...)
+	return append(out, rest...), err
+}
+
+func (s *Store) readChanges(ctx context.Context, sql string, a ...any) ([]emulator.Change, error) {
+	rows, err := s.pool.Query(ctx, sql, a...)
+	if err != nil {
+		return nil, classify("read changes", err)
+	}
+	defer rows.Close()
+	var out []emulator.Change
+	for rows.Next() {
+		var ch emulator.Change
+		var body *string
+		if err := rows.Scan(&ch.Seq, &ch.Op, &ch.PK, &ch.ID, &ch.DocSeq, &ch.LSN, &ch.PrevLSN, &ch.CRTS, &ch.TTLExpired, &ch.ETag, &body, &ch.Txn); err != nil {
+			return nil, classify("read changes", err)
+		}
+		if body != nil {
+			ch.Body = []byte(*body)
+		}
+		out = append(out, ch)
+	}
+	return out, classify("read changes", rows.Err())
+}
+
+// LastChange implements emulator.ChangeLog.
+func (s *Store) LastChange(ctx context.Context, c emulator.Container) (int64, error) {
+	var seq int64
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM cosmos.changes WHERE coll = $1`, c.Num).Scan(&seq)
+	return seq, classify("last change", err)
+}
+
+// retentionSeconds returns how long container c keeps its change history:
+// its changeFeedPolicy.retentionDuration (minutes) when positive, else
+// emulator.DefaultChangeFeedRetention.
+func retentionSeconds(c emulator.Container) int64 {
+	var p struct {
+		Policy struct {
+			Retention json.Number `json:"retentionDuration"`
+		} `json:"changeFeedPolicy"`
+	}
+	minutes := int64(emulator.DefaultChangeFeedRetention.Minutes())
+	if json.Unmarshal(c.Properties, &p) == nil {
+		if m, err := p.Policy.Retention.Int64(); err == nil && m > 0 {
+			minutes = m
+		}
+	}
+	return minutes * 60
+}
+
+// trimChangeLog deletes, per container, the entries older than its
+// retention as of unix time now: at most limit rows of each container per
+// call, looking only at its limit oldest rows (the log is in write order,
+// so the old rows come first), so each call is bounded. It returns how many
+// rows it deleted.
+func (s *Store) trimChangeLog(ctx context.Context, now int64, limit int) (int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+containerCols+` FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num ORDER BY c.num`)
+	if err != nil {
+		return 0, err
+	}
+	cs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (emulator.Container, error) { return scanContainer(r) })
+	if err != nil {
+		return 0, err
+	}
+	colls := make([]int64, len(cs))
+	cutoffs := make([]int64, len(cs))
+	for i, c := range cs {
+		colls[i], cutoffs[i] = c.Num, now-retentionSeconds(c)
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM cosmos.changes ch USING (
+  SELECT p.coll, o.seq FROM unnest($1::bigint[], $2::bigint[]) AS p(coll, cutoff)
+  CROSS JOIN LATERAL (SELECT seq, crts FROM cosmos.changes WHERE coll = p.coll ORDER BY seq LIMIT $3) o
+  WHERE o.crts < p.cutoff
+) old WHERE ch.coll = old.coll AND ch.seq = old.seq`, colls, cutoffs, limit)
+	return int(tag.RowsAffected()), err
+}

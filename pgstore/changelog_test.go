@@ -1,0 +1,401 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// changeSummary is the part of a change-log entry a test compares.
+type changeSummary struct {
+	Op         string
+	ID         string
+	Body       string
+	PrevIsLast bool // PrevLSN is the LSN of the item's previous logged write
+	TTLExpired bool
+	CRTS       int64
+}
+
+func readSummaries(t *testing.T, s *Store, c emulator.Container, after int64) ([]changeSummary, []emulator.Change) {
+	t.Helper()
+	chs, err := s.ReadChangeLog(context.Background(), emulator.ReadChangeLogParams{Container: c, AfterSeq: after, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastLSN := map[string]int64{}
+	var out []changeSummary
+	for i, ch := range chs {
+		if i > 0 && ch.Seq <= chs[i-1].Seq {
+			t.Fatalf("entries out of order: %d after %d", ch.Seq, chs[i-1].Seq)
+		}
+		prev, seen := lastLSN[ch.ID]
+		out = append(out, changeSummary{Op: string(ch.Op), ID: ch.ID, Body: string(ch.Body),
+			PrevIsLast: seen && ch.PrevLSN == prev, TTLExpired: ch.TTLExpired, CRTS: ch.CRTS})
+		lastLSN[ch.ID] = ch.LSN
+	}
+	return out, chs
+}
+
+// TestChangeLogRecordsEveryWrite: create, replace, upsert (of an existing
+// and of a new item) and delete each log one entry, in order, with the
+// previous version's LSN; a rolled-back write logs nothing.
+func TestChangeLogRecordsEveryWrite(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	w := func(id, body string, ts int64) emulator.WriteItemParams {
+		return emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: id}, Body: []byte(body), TS: ts, ETag: fmt.Sprintf(`"%d"`, ts)}
+	}
+	if _, err := s.CreateItem(ctx, w("a", `{"id":"a","v":1}`, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReplaceItem(ctx, w("a", `{"id":"a","v":2}`, 11)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.UpsertItem(ctx, w("a", `{"id":"a","v":3}`, 12)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.UpsertItem(ctx, w("b", `{"id":"b"}`, 13)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateItem(ctx, w("a", `{"id":"a","v":9}`, 14)); !emulator.IsKind(err, emulator.KindConflict) {
+		t.Fatalf("conflicting create: %v", err)
+	}
+	if _, err := s.DeleteItem(ctx, emulator.ItemKey{Container: c, PK: `["p"]`, ID: "a"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	// A transaction that writes and rolls back.
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, etag, lsn) VALUES ('["p"]', 'x', nextval('cosmos.doc_seq'), '{}', 15, '"x"', nextval('cosmos.lsn_seq'))`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM `+itemsTable(c.Num)+` WHERE id = 'b'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, chs := readSummaries(t, s, c, 0)
+	for i := range got {
+		got[i].CRTS = 0 // the delete's time is the wall clock here
+	}
+	want := []changeSummary{
+		{Op: "c", ID: "a", Body: `{"id":"a","v":1}`},
+		{Op: "r", ID: "a", Body: `{"id":"a","v":2}`, PrevIsLast: true},
+		{Op: "r", ID: "a", Body: `{"id":"a","v":3}`, PrevIsLast: true},
+		{Op: "c", ID: "b", Body: `{"id":"b"}`},
+		{Op: "d", ID: "a", PrevIsLast: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("change log:\n got %+v\nwant %+v", got, want)
+	}
+	last, err := s.LastChange(ctx, c)
+	if err != nil || last != chs[len(chs)-1].Seq {
+		t.Fatalf("LastChange = %d, %v; want %d", last, err, chs[len(chs)-1].Seq)
+	}
+	// Deleting the container drops its history.
+	if err := s.DeleteContainer(ctx, "db", c.ID); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM cosmos.changes WHERE coll = $1`, c.Num).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d entries left after the container was deleted (%v)", n, err)
+	}
+}
+
+// TestChangeLogSweptExpiry: the sweeper's purge is logged as a delete with
+// the ttl-expired flag at the sweeper's time, and only once the item has
+// expired; a create over an expired, unswept item logs its expiry first.
+func TestChangeLogSweptExpiry(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, i32(10))
+	e := func(now int64) emulator.Expiry { return emulator.Expiry{Now: now, DefaultTTL: c.DefaultTTL} }
+	w := func(id string, ts int64) emulator.WriteItemParams {
+		return emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: id, Expiry: e(ts)}, Body: []byte(`{"id":"` + id + `"}`), TS: ts, ETag: `"e"`}
+	}
+	for _, id := range []string{"a", "b"} {
+		if _, err := s.CreateItem(ctx, w(id, 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Not yet expired at 109: nothing purged, nothing logged.
+	if n, err := s.DeleteExpired(ctx, 109, 100); err != nil || n != 0 {
+		t.Fatalf("sweep at 109: %d, %v", n, err)
+	}
+	got, chs := readSummaries(t, s, c, 0)
+	if len(got) != 2 {
+		t.Fatalf("before expiry: %+v", got)
+	}
+	after := chs[1].Seq
+	// b is re-created at 111 over its expired row (before any sweep).
+	if _, err := s.CreateItem(ctx, w("b", 111)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.DeleteExpired(ctx, 112, 100); err != nil || n != 1 {
+		t.Fatalf("sweep at 112: %d, %v", n, err)
+	}
+	got, _ = readSummaries(t, s, c, after)
+	want := []changeSummary{
+		{Op: "d", ID: "b", TTLExpired: true, CRTS: 111},
+		{Op: "c", ID: "b", Body: `{"id":"b"}`, CRTS: 111},
+		{Op: "d", ID: "a", TTLExpired: true, CRTS: 112},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("change log after expiry:\n got %+v\nwant %+v", got, want)
+	}
+	// A user delete after the sweep is not marked as an expiry.
+	if _, err := s.DeleteItem(ctx, emulator.ItemKey{Container: c, PK: `["p"]`, ID: "b", Expiry: e(112)}, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, chs = readSummaries(t, s, c, after)
+	if last := chs[len(chs)-1]; last.Op != 'd' || last.TTLExpired {
+		t.Fatalf("user delete logged as %+v", last)
+	}
+}
+
+// TestChangeLogRetention: the sweep trims entries older than the
+// container's changeFeedPolicy.retentionDuration (minutes), or the default
+// window, in bounded batches, and keeps the rest.
+func TestChangeLogRetention(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(id, props string) emulator.Container {
+		c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: id, Properties: []byte(props),
+			PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	short := mk("short", `{"id":"short","changeFeedPolicy":{"retentionDuration":2}}`)
+	dflt := mk("default", `{"id":"default"}`)
+	for _, c := range []emulator.Container{short, dflt} {
+		for i := 0; i < 5; i++ {
+			ts := int64(1000 + i*60) // one write a minute
+			p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: fmt.Sprint(i)}, Body: []byte(`{}`), TS: ts, ETag: `"e"`}
+			if _, err := s.CreateItem(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	count := func(c emulator.Container) int {
+		_, chs := readSummaries(t, s, c, 0)
+		return len(chs)
+	}
+	// At 1301, with 2 minutes' retention, the writes before 1181 go (0..3;
+	// the one at 1240 stays), at most 3 per container and call.
+	now := int64(1000 + 5*60 + 1)
+	if _, err := s.trimChangeLog(ctx, now, 3); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(short); got != 2 {
+		t.Fatalf("after one bounded trim %d entries left, want 2", got)
+	}
+	if _, err := s.DeleteExpired(ctx, now, 3); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(short); got != 1 {
+		t.Fatalf("after the sweep %d entries left, want 1", got)
+	}
+	if got := count(dflt); got != 5 {
+		t.Fatalf("default retention: %d entries left, want 5", got)
+	}
+	// Past the default window everything of the default container goes.
+	if _, err := s.trimChangeLog(ctx, now+int64(emulator.DefaultChangeFeedRetention.Seconds()), 100); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(dflt); got != 0 {
+		t.Fatalf("past the default retention %d entries left", got)
+	}
+}
+
+// TestChangeLogKeepsATransactionTogether: a read that fills its limit
+// inside a transaction's entries gets the rest of that transaction too.
+func TestChangeLogKeepsATransactionTogether(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn) VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq'))`
+	if _, err := s.pool.Exec(ctx, insert, "solo"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"t1", "t2", "t3"} {
+		if _, err := tx.Exec(ctx, insert, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, insert, "after"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		limit int
+		want  []string
+	}{
+		{1, []string{"solo"}},
+		{2, []string{"solo", "t1", "t2", "t3"}},
+		{4, []string{"solo", "t1", "t2", "t3"}},
+		{5, []string{"solo", "t1", "t2", "t3", "after"}},
+	} {
+		chs, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, Limit: tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, ch := range chs {
+			ids = append(ids, ch.ID)
+		}
+		if !reflect.DeepEqual(ids, tc.want) {
+			t.Errorf("limit %d: %v, want %v", tc.limit, ids, tc.want)
+		}
+	}
+}
+
+// TestChangeLogReaderMissesNothing: a reader following the log while
+// several writers commit concurrently sees every entry exactly once (the
+// log is in commit order, so a position once passed never gains entries).
+func TestChangeLogReaderMissesNothing(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	const writers, perWriter = 4, 150
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perWriter; i++ {
+				p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: fmt.Sprintf("%d-%d", w, i)}, Body: []byte(`{}`), TS: 1, ETag: `"e"`}
+				if _, err := s.CreateItem(ctx, p); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	seen := map[string]int{}
+	var after int64
+	for finished := false; ; {
+		select {
+		case <-done:
+			finished = true
+		default:
+		}
+		chs, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, AfterSeq: after, Limit: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range chs {
+			seen[ch.ID]++
+			after = ch.Seq
+		}
+		if finished && len(chs) == 0 {
+			break
+		}
+	}
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if len(seen) != writers*perWriter {
+		t.Fatalf("the reader saw %d of %d items", len(seen), writers*perWriter)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s seen %d times", id, n)
+		}
+	}
+}
+
+// BenchmarkChangeLogWrite measures what the change-log trigger costs a
+// single write: point creates and replaces with the trigger (log) and with
+// it dropped (nolog).
+//
+//	go test -run '^$' -bench BenchmarkChangeLogWrite -benchtime 3000x ./pgstore/
+func BenchmarkChangeLogWrite(b *testing.B) {
+	s := openStore(b)
+	ctx := context.Background()
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
+		b.Fatal(err)
+	}
+	next := 0
+	for _, logged := range []bool{true, false} {
+		name := "log"
+		c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: fmt.Sprint(logged), Properties: []byte(`{}`),
+			PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !logged {
+			name = "nolog"
+			if _, err := s.pool.Exec(ctx, `DROP TRIGGER log_change ON `+itemsTable(c.Num)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		first := fmt.Sprint(next)
+		body := []byte(`{"id":"x","pk":"p","payload":"` + strings.Repeat("x", 500) + `"}`)
+		b.Run("create/"+name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: fmt.Sprint(next)}, Body: body, TS: 1, ETag: `"e"`}
+				next++
+				if _, err := s.CreateItem(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("replace/"+name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: first}, Body: body, TS: int64(i), ETag: `"e"`}
+				if _, err := s.ReplaceItem(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestMigrationLogsExistingContainers: migration 0010 gives the items
+// tables of containers created before it the change-log trigger.
+func TestMigrationLogsExistingContainers(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	// Back to the state before 0010: no log, no trigger, not recorded.
+	if _, err := s.pool.Exec(ctx, `DROP TRIGGER log_change ON `+itemsTable(c.Num)+`;
+DROP TABLE cosmos.changes; DROP FUNCTION cosmos.log_change(); DROP SEQUENCE cosmos.change_seq;
+DELETE FROM cosmos.schema_migrations WHERE version = 10`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, s.pool); err != nil {
+		t.Fatal(err)
+	}
+	p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: "a"}, Body: []byte(`{}`), TS: 1, ETag: `"e"`}
+	if _, err := s.CreateItem(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := readSummaries(t, s, c, 0)
+	if len(got) != 1 || got[0].Op != "c" || got[0].ID != "a" {
+		t.Fatalf("change log after the migration: %+v", got)
+	}
+}

@@ -1,0 +1,58 @@
+package wire
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// allVersionsFeedAIM is the A-IM value of the all-versions-and-deletes
+// change feed (the SDKs' ChangeFeedMode.AllVersionsAndDeletes); the SDKs
+// send x-ms-cosmos-changefeed-wire-format-version: 2021-09-15 with it,
+// whose shape ({"current","metadata"}) is the only one served.
+const allVersionsFeedAIM = "Full-Fidelity Feed"
+
+// readAllVersionsFeed serves GET .../docs with A-IM: Full-Fidelity Feed:
+// one page of every create, replace and delete after If-None-Match ("*":
+// from now; an earlier etag: after it; absent: from the oldest retained
+// change), in commit order, for the whole container (partition key range
+// "0") or one logical partition. The etag header is the continuation; no
+// changes is a 304 with an empty body.
+func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if id := r.Header.Get("x-ms-documentdb-partitionkeyrangeid"); id != "" && id != "0" {
+		h.writeError(w, r, (&emulator.Error{Kind: emulator.KindGone, Message: "The partition key range " + id + " does not exist (the container has one range, \"0\")."}).WithSub(emulator.SubStatusPartitionKeyRangeGone))
+		return
+	}
+	if min, max := r.Header.Get("x-ms-start-epk"), r.Header.Get("x-ms-end-epk"); (min != "" || max != "") && !(min == "" && strings.EqualFold(max, "FF")) {
+		h.writeError(w, r, emulator.BadRequest("Effective partition key sub-ranges are not supported by the all versions and deletes change feed of this emulator."))
+		return
+	}
+	p, err := pageRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.ReadAllVersionsFeed(r.Context(), emulator.AllVersionsFeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"),
+		PartitionKey: pk, IfNoneMatch: r.Header.Get("If-None-Match"), Page: p})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	hd := w.Header()
+	hd.Set("etag", res.ETag)
+	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
+	setSession(w, res.LSN)
+	if len(res.Docs) == 0 {
+		hd.Set("x-ms-request-charge", charge(false, 0))
+		hd.Set("x-ms-item-count", "0")
+		writeBody(w, http.StatusNotModified, nil)
+		return
+	}
+	writeFeed(w, res.Container.RID, "Documents", res.Docs, "")
+}
