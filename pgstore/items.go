@@ -5,9 +5,22 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
+
+// querier is what the item statements run on: the pool for a single
+// operation, one pgx.Tx for the operations of a batch.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// itemOps runs the item point operations on q. The Store's methods run
+// them on the pool; a batch runs them inside its transaction.
+type itemOps struct{ q querier }
 
 func itemNotFound(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -18,11 +31,16 @@ func itemNotFound(err error) error {
 
 // ReadItem implements emulator.Store.
 func (s *Store) ReadItem(ctx context.Context, k emulator.ItemKey) (emulator.Item, error) {
+	return itemOps{s.pool}.ReadItem(ctx, k)
+}
+
+// ReadItem reads a live item.
+func (o itemOps) ReadItem(ctx context.Context, k emulator.ItemKey) (emulator.Item, error) {
 	a := args{k.PK, k.ID}
 	live := livePredicate(k.Expiry, "", &a)
 	it := emulator.Item{ID: k.ID, PK: k.PK}
 	var body string
-	err := s.pool.QueryRow(ctx, `SELECT seq, body, ts, etag, lsn FROM `+itemsTable(k.Container.Num)+
+	err := o.q.QueryRow(ctx, `SELECT seq, body, ts, etag, lsn FROM `+itemsTable(k.Container.Num)+
 		` WHERE pk = $1 AND id = $2 AND `+live, a...).Scan(&it.Seq, &body, &it.TS, &it.ETag, &it.LSN)
 	it.Body = []byte(body)
 	return it, classify("read item", itemNotFound(err))
@@ -42,6 +60,11 @@ const overwriteItem = `UPDATE SET body = EXCLUDED.body, ts = EXCLUDED.ts, ttl = 
 // is overwritten (as a new document with a new seq): an expired item is gone
 // for every purpose, including its id.
 func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
+	return itemOps{s.pool}.CreateItem(ctx, p)
+}
+
+// CreateItem is Store.CreateItem on o's querier.
+func (o itemOps) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
 	sql := `INSERT INTO ` + itemsTable(p.Container.Num) + insertItem
 	if p.Expiry.DefaultTTL == nil {
@@ -50,7 +73,7 @@ func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emu
 		sql += overwriteItem + `, seq = EXCLUDED.seq WHERE (` + livePredicate(p.Expiry, "i.", &a) + `) IS NOT TRUE`
 	}
 	it := writtenItem(p)
-	err := s.pool.QueryRow(ctx, sql+` RETURNING seq, lsn`, a...).Scan(&it.Seq, &it.LSN)
+	err := o.q.QueryRow(ctx, sql+` RETURNING seq, lsn`, a...).Scan(&it.Seq, &it.LSN)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return it, emulator.ErrConflict
 	}
@@ -61,6 +84,11 @@ func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emu
 // (and so its _rid); an expired one is replaced like a new document. With
 // IfMatch, a live item whose etag differs is not touched (412).
 func (s *Store) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, bool, error) {
+	return itemOps{s.pool}.UpsertItem(ctx, p)
+}
+
+// UpsertItem is Store.UpsertItem on o's querier.
+func (o itemOps) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, bool, error) {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
 	t := itemsTable(p.Container.Num)
 	oldLive := livePredicate(p.Expiry, "", &a)
@@ -71,7 +99,7 @@ INSERT INTO ` + t + insertItem + overwriteItem + `, seq = coalesce((SELECT seq F
 	}
 	it := writtenItem(p)
 	var existed bool
-	err := s.pool.QueryRow(ctx, sql+` RETURNING seq, lsn, EXISTS (SELECT 1 FROM old)`, a...).Scan(&it.Seq, &it.LSN, &existed)
+	err := o.q.QueryRow(ctx, sql+` RETURNING seq, lsn, EXISTS (SELECT 1 FROM old)`, a...).Scan(&it.Seq, &it.LSN, &existed)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return it, false, emulator.ErrPrecondition
 	}
@@ -80,6 +108,11 @@ INSERT INTO ` + t + insertItem + overwriteItem + `, seq = coalesce((SELECT seq F
 
 // ReplaceItem implements emulator.Store.
 func (s *Store) ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
+	return itemOps{s.pool}.ReplaceItem(ctx, p)
+}
+
+// ReplaceItem is Store.ReplaceItem on o's querier.
+func (o itemOps) ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
 	sql := `UPDATE ` + itemsTable(p.Container.Num) + ` SET body = $3, ts = $4, ttl = $5, etag = $6, lsn = nextval('cosmos.lsn_seq')
 WHERE pk = $1 AND id = $2 AND ` + livePredicate(p.Expiry, "", &a)
@@ -87,20 +120,20 @@ WHERE pk = $1 AND id = $2 AND ` + livePredicate(p.Expiry, "", &a)
 		sql += ` AND etag = ` + a.add(p.IfMatch)
 	}
 	it := writtenItem(p)
-	err := s.pool.QueryRow(ctx, sql+` RETURNING seq, lsn`, a...).Scan(&it.Seq, &it.LSN)
+	err := o.q.QueryRow(ctx, sql+` RETURNING seq, lsn`, a...).Scan(&it.Seq, &it.LSN)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return it, s.missOrMismatch(ctx, p.ItemKey, p.IfMatch)
+		return it, o.missOrMismatch(ctx, p.ItemKey, p.IfMatch)
 	}
 	return it, classify("replace item", err)
 }
 
 // missOrMismatch tells why a conditional write touched no row: 412 when the
 // item is live (its etag differed), else 404.
-func (s *Store) missOrMismatch(ctx context.Context, k emulator.ItemKey, ifMatch string) error {
+func (o itemOps) missOrMismatch(ctx context.Context, k emulator.ItemKey, ifMatch string) error {
 	if ifMatch == "" || ifMatch == "*" {
 		return emulator.ErrItemNotFound
 	}
-	if _, err := s.ReadItem(ctx, k); err != nil {
+	if _, err := o.ReadItem(ctx, k); err != nil {
 		return err
 	}
 	return emulator.ErrPrecondition
@@ -108,15 +141,20 @@ func (s *Store) missOrMismatch(ctx context.Context, k emulator.ItemKey, ifMatch 
 
 // DeleteItem implements emulator.Store.
 func (s *Store) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error) {
+	return itemOps{s.pool}.DeleteItem(ctx, k, ifMatch)
+}
+
+// DeleteItem is Store.DeleteItem on o's querier.
+func (o itemOps) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error) {
 	a := args{k.PK, k.ID}
 	sql := `DELETE FROM ` + itemsTable(k.Container.Num) + ` WHERE pk = $1 AND id = $2 AND ` + livePredicate(k.Expiry, "", &a)
 	if ifMatch != "" && ifMatch != "*" {
 		sql += ` AND etag = ` + a.add(ifMatch)
 	}
 	var lsn int64
-	err := s.pool.QueryRow(ctx, sql+` RETURNING nextval('cosmos.lsn_seq')`, a...).Scan(&lsn)
+	err := o.q.QueryRow(ctx, sql+` RETURNING nextval('cosmos.lsn_seq')`, a...).Scan(&lsn)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, s.missOrMismatch(ctx, k, ifMatch)
+		return 0, o.missOrMismatch(ctx, k, ifMatch)
 	}
 	return lsn, classify("delete item", err)
 }

@@ -1,0 +1,306 @@
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MaxBatchOperations is the most operations of one batch request
+// (transactional or bulk), as on the service (reference §8.3).
+const MaxBatchOperations = 100
+
+// Messages of batch requests refused as a whole.
+const (
+	MsgBatchTooManyOps = "Batch request has more operations than what is supported."
+	MsgBatchNoOps      = "Batch request has no operations."
+	MsgBatchNotArray   = "The batch request body must be a JSON array of operations."
+)
+
+// ItemStore is the item point operations of a Store; a batch runs them
+// inside one transaction (TxStore).
+type ItemStore interface {
+	ReadItem(ctx context.Context, k ItemKey) (Item, error)
+	CreateItem(ctx context.Context, p WriteItemParams) (Item, error)
+	UpsertItem(ctx context.Context, p WriteItemParams) (Item, bool, error)
+	ReplaceItem(ctx context.Context, p WriteItemParams) (Item, error)
+	DeleteItem(ctx context.Context, k ItemKey, ifMatch string) (int64, error)
+}
+
+// TxStore is implemented by a Store that can run item operations in one
+// transaction.
+type TxStore interface {
+	// InItemTx runs fn with an ItemStore whose operations all run in one
+	// transaction. It commits when fn returns nil, and rolls back and
+	// returns fn's error otherwise. A failed operation (ErrConflict,
+	// ErrItemNotFound, ErrPrecondition) leaves the transaction usable.
+	InItemTx(ctx context.Context, fn func(ItemStore) error) error
+}
+
+// BatchRequest is a transactional batch or a bulk request: POST .../docs
+// with x-ms-cosmos-is-batch-request.
+type BatchRequest struct {
+	Database, Container string
+	// PartitionKey is the decoded partition key header (nil: absent).
+	PartitionKey PartitionKey
+	// ParsePartitionKey decodes an operation's own partitionKey member (the
+	// header's syntax); bulk operations carry one.
+	ParsePartitionKey func(string) (PartitionKey, error)
+	Body              []byte // the JSON array of operations
+	// Atomic: all operations commit or none (transactional batch); else
+	// each operation stands alone (bulk).
+	Atomic bool
+	// ContinueOnError (bulk only): run the operations after a failed one;
+	// otherwise they are not run and report 424.
+	ContinueOnError bool
+}
+
+// Batch operation types, as the SDKs spell them.
+const (
+	BatchCreate  = "Create"
+	BatchUpsert  = "Upsert"
+	BatchRead    = "Read"
+	BatchReplace = "Replace"
+	BatchDelete  = "Delete"
+	BatchPatch   = "Patch"
+)
+
+var batchOpTypes = []string{BatchCreate, BatchUpsert, BatchRead, BatchReplace, BatchDelete, BatchPatch}
+
+// BatchOpResult is the outcome of one operation of a batch.
+type BatchOpResult struct {
+	Op   string // one of the Batch* operation types
+	Item Item   // the item read or written (Delete: ID, PK and LSN)
+	// Created reports that an upsert inserted.
+	Created bool
+	// NotModified reports that a read's ifNoneMatch matched.
+	NotModified bool
+	// Err is the operation's own failure.
+	Err error
+	// Dependent reports an operation that was not run, or was rolled
+	// back, because another one failed (424 Failed Dependency).
+	Dependent bool
+}
+
+// BatchResult is the outcome of a batch: one result per operation, in
+// input order.
+type BatchResult struct {
+	Container Container
+	Ops       []BatchOpResult
+	// Failed reports that some operation failed (207 Multi-Status).
+	Failed bool
+}
+
+// batchOp is a parsed operation.
+type batchOp struct {
+	op       string
+	id       string
+	body     *Object // Create, Upsert, Replace
+	patch    patchRequest
+	ifMatch  string
+	ifNone   string
+	pk       PartitionKey // the operation's key; nil: the header's
+	pkErr    error        // an operation key that does not parse
+	hasOwnPK bool
+}
+
+// errBatchAborted rolls an atomic batch back after an operation failed.
+var errBatchAborted = errors.New("batch aborted")
+
+// ExecuteBatch runs a transactional batch or a bulk request. A request
+// refused as a whole (not an array, too many operations, an unknown
+// operation type, a missing id, an invalid patch) is an error and runs
+// nothing; otherwise each operation's outcome is in the result, and an
+// error means the storage failed (nothing of an atomic batch is written).
+func (s *Service) ExecuteBatch(ctx context.Context, r BatchRequest) (BatchResult, error) {
+	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
+	if err != nil {
+		return BatchResult{}, err
+	}
+	ops, err := parseBatch(ctx, r)
+	if err != nil {
+		return BatchResult{Container: c}, err
+	}
+	txs, ok := s.store.(TxStore)
+	if !ok {
+		return BatchResult{Container: c}, BadRequest("Batch requests are not supported by this store.")
+	}
+	res := BatchResult{Container: c, Ops: make([]BatchOpResult, len(ops))}
+	err = txs.InItemTx(ctx, func(st ItemStore) error {
+		for i, op := range ops {
+			res.Ops[i] = s.runBatchOp(ctx, st, c, r.PartitionKey, op)
+			ferr := res.Ops[i].Err
+			if ferr == nil {
+				continue
+			}
+			if k := KindOf(ferr); k == KindInternal || k == KindUnavailable {
+				return ferr // the transaction is unusable
+			}
+			res.Failed = true
+			if r.Atomic || !r.ContinueOnError {
+				for j := range res.Ops {
+					if j != i && (r.Atomic || j > i) {
+						res.Ops[j] = BatchOpResult{Op: ops[j].op, Dependent: true}
+					}
+				}
+				if r.Atomic {
+					return errBatchAborted
+				}
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errBatchAborted) {
+		return BatchResult{Container: c}, err
+	}
+	return res, nil
+}
+
+// runBatchOp runs one operation through st.
+func (s *Service) runBatchOp(ctx context.Context, st ItemStore, c Container, hdr PartitionKey, op batchOp) BatchOpResult {
+	res := BatchOpResult{Op: op.op}
+	if op.pkErr != nil {
+		res.Err = op.pkErr
+		return res
+	}
+	key := hdr
+	if op.hasOwnPK {
+		key = op.pk
+	}
+	want, err := checkPKHeader(c, key)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	if op.hasOwnPK && hdr != nil && hdr.Canonical() != want {
+		res.Err = ErrPKMismatch
+		return res
+	}
+	var p preparedItem
+	if op.body != nil {
+		if p, err = prepareObject(c, op.body, want); err != nil {
+			res.Err = err
+			return res
+		}
+	}
+	ik := ItemKey{Container: c, PK: want, ID: op.id, Expiry: s.expiry(c)}
+	switch op.op {
+	case BatchCreate:
+		res.Item, res.Err = st.CreateItem(ctx, s.writeParams(c, p, ""))
+	case BatchUpsert:
+		res.Item, res.Created, res.Err = st.UpsertItem(ctx, s.writeParams(c, p, op.ifMatch))
+	case BatchReplace:
+		if p.id != op.id {
+			res.Err = idMismatch(p.id, op.id)
+			return res
+		}
+		res.Item, res.Err = st.ReplaceItem(ctx, s.writeParams(c, p, op.ifMatch))
+	case BatchRead:
+		res.Item, res.Err = st.ReadItem(ctx, ik)
+		res.NotModified = res.Err == nil && op.ifNone != "" && (op.ifNone == res.Item.ETag || op.ifNone == "*")
+	case BatchDelete:
+		var lsn int64
+		lsn, res.Err = st.DeleteItem(ctx, ik, op.ifMatch)
+		res.Item = Item{ID: op.id, PK: want, LSN: lsn}
+	case BatchPatch:
+		pr := op.patch
+		pr.ifMatch = op.ifMatch
+		var ir ItemResult
+		ir, res.Err = s.patch(ctx, st, c, ik, pr)
+		res.Item = ir.Item
+	}
+	return res
+}
+
+// parseBatch decodes and checks the operations of a batch body.
+func parseBatch(ctx context.Context, r BatchRequest) ([]batchOp, error) {
+	v, err := decodeBody(ctx, r.Body)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, BadRequest(MsgBatchNotArray)
+	}
+	if len(list) == 0 {
+		return nil, BadRequest(MsgBatchNoOps)
+	}
+	if len(list) > MaxBatchOperations {
+		return nil, BadRequest(MsgBatchTooManyOps)
+	}
+	ops := make([]batchOp, len(list))
+	for i, e := range list {
+		if ops[i], err = parseBatchOp(e, r.ParsePartitionKey); err != nil {
+			return nil, fmt.Errorf("operation %d: %w", i, err)
+		}
+	}
+	return ops, nil
+}
+
+func parseBatchOp(e any, parsePK func(string) (PartitionKey, error)) (batchOp, error) {
+	o, ok := e.(*Object)
+	if !ok {
+		return batchOp{}, BadRequest("Every operation of a batch request must be a JSON object.")
+	}
+	str := func(name string) (string, error) {
+		v, ok := o.Get(name)
+		if !ok || v == nil {
+			return "", nil
+		}
+		s, ok := v.(string)
+		if !ok {
+			return "", BadRequest("The '%s' of a batch operation must be a string.", name)
+		}
+		return s, nil
+	}
+	var op batchOp
+	t, err := str("operationType")
+	if err != nil {
+		return op, err
+	}
+	for _, k := range batchOpTypes {
+		if strings.EqualFold(t, k) {
+			op.op = k
+		}
+	}
+	if op.op == "" {
+		return op, BadRequest("The batch operation type '%s' is not supported: use Create, Upsert, Read, Replace, Delete or Patch.", t)
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"id", &op.id}, {"ifMatch", &op.ifMatch}, {"ifNoneMatch", &op.ifNone}} {
+		if *f.dst, err = str(f.name); err != nil {
+			return op, err
+		}
+	}
+	if pks, err := str("partitionKey"); err != nil {
+		return op, err
+	} else if pks != "" && parsePK != nil {
+		op.hasOwnPK = true
+		op.pk, op.pkErr = parsePK(pks)
+	}
+	body, hasBody := o.Get("resourceBody")
+	switch op.op {
+	case BatchCreate, BatchUpsert, BatchReplace:
+		if op.body, ok = body.(*Object); !ok {
+			return op, BadRequest("A %s operation of a batch needs a resourceBody that is a JSON object.", op.op)
+		}
+	case BatchPatch:
+		if !hasBody {
+			return op, BadRequest("A Patch operation of a batch needs a resourceBody with its operations.")
+		}
+		if op.patch.ops, op.patch.condition, err = parsePatchValue(body); err != nil {
+			return op, err
+		}
+		if op.patch.cond, err = parseCondition(op.patch.condition); err != nil {
+			return op, err
+		}
+	}
+	if op.op != BatchCreate && op.op != BatchUpsert && op.id == "" {
+		return op, BadRequest("A %s operation of a batch needs an id.", op.op)
+	}
+	return op, nil
+}
