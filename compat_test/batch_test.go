@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -309,4 +310,69 @@ func TestTransactionalBatch(t *testing.T) {
 			t.Errorf("items in a after stop on error: %s", got)
 		}
 	})
+}
+
+// TestDeleteAllItemsForPartitionKey drives POST .../operations/
+// partitionkeydelete as the JS SDK's deleteAllItemsForPartitionKey sends
+// it: signed as the container (type colls, the container's link).
+func TestDeleteAllItemsForPartitionKey(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	db := mustDB(t, f.c, "pkdel")
+	e := f.container(t, db, "c")
+	// 2,500 items in partition a (more than one delete step), 10 in b
+	for n := 0; n < 26; n++ {
+		var ops []string
+		for i := 0; i < 100 && n*100+i < 2510; i++ {
+			k := n*100 + i
+			pk := "a"
+			if k >= 2500 {
+				pk = "b"
+			}
+			ops = append(ops, fmt.Sprintf(`{"operationType":"Create","partitionKey":"[\"%s\"]","resourceBody":{"id":"i%d","pk":%q}}`, pk, k, pk))
+		}
+		wantStatus(t, e.raw.do(http.MethodPost, e.docs(), []byte("["+strings.Join(ops, ",")+"]"), bulkHeaders...), http.StatusOK)
+	}
+	send := func(coll, typ, link string, hdr ...string) rawResp {
+		path := "/dbs/pkdel/colls/" + coll + "/operations/partitionkeydelete"
+		r := e.raw.req(http.MethodPost, path, nil)
+		date := r.Header.Get("x-ms-date")
+		r.Header.Set("Authorization", url.QueryEscape("type=master&ver=1.0&sig="+signature(masterKey(t), http.MethodPost, typ, link, date)))
+		for i := 0; i+1 < len(hdr); i += 2 {
+			r.Header.Set(hdr[i], hdr[i+1])
+		}
+		return e.raw.send(r)
+	}
+	wantError(t, send("c", "operations", "dbs/pkdel/colls/c/operations/partitionkeydelete", pkHeader, `["a"]`), http.StatusUnauthorized, "Unauthorized")
+	wantSubStatus(t, send("c", "colls", "dbs/pkdel/colls/c"), 1001) // no partition key
+	wantStatus(t, send("c", "colls", "dbs/pkdel/colls/c", pkHeader, `["a"]`), http.StatusOK)
+	count := func(pk string) int {
+		var n int
+		pager := e.cc.NewQueryItemsPager("SELECT VALUE COUNT(1) FROM c", azcosmos.NewPartitionKeyString(pk), nil)
+		for pager.More() {
+			p, err := pager.NextPage(bg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range p.Items {
+				var c int
+				if err := json.Unmarshal(it, &c); err != nil {
+					t.Fatal(err)
+				}
+				n += c
+			}
+		}
+		return n
+	}
+	// the delete runs in the background: wait for it (a liveness bound,
+	// not a speed expectation)
+	for deadline := time.Now().Add(60 * time.Second); count("a") != 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("partition a still holds %d items", count("a"))
+		}
+	}
+	if n := count("b"); n != 10 {
+		t.Errorf("partition b holds %d items, want 10", n)
+	}
+	wantError(t, send("nope", "colls", "dbs/pkdel/colls/nope", pkHeader, `["a"]`), http.StatusNotFound, "NotFound")
 }

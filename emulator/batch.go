@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // MaxBatchOperations is the most operations of one batch request
@@ -303,4 +304,53 @@ func parseBatchOp(e any, parsePK func(string) (PartitionKey, error)) (batchOp, e
 		return op, BadRequest("A %s operation of a batch needs an id.", op.op)
 	}
 	return op, nil
+}
+
+// PartitionDeleteBatch is the most items one statement of a partition
+// delete removes: the background delete works in bounded steps, so it
+// never holds a long transaction over a large partition.
+const PartitionDeleteBatch = 1000
+
+// partitionDeleteTimeout bounds one background partition delete.
+const partitionDeleteTimeout = 10 * time.Minute
+
+// PartitionDeleter is implemented by a Store that can delete the items of
+// a logical partition in bounded steps.
+type PartitionDeleter interface {
+	// DeletePartitionItems deletes at most limit stored items (live or
+	// expired) of the logical partition pk (canonical) of c and returns
+	// how many it deleted.
+	DeletePartitionItems(ctx context.Context, c Container, pk string, limit int) (int64, error)
+}
+
+// DeletePartition starts deleting every item of the logical partition in
+// the partition key header hdr (deleteAllItemsForPartitionKey): it checks
+// the container and the key, then deletes in the background, in steps of
+// PartitionDeleteBatch items, as the service does; the items disappear
+// shortly after it returns. The background work outlives ctx, bounded in
+// time; a storage failure ends it (a repeated request resumes it).
+func (s *Service) DeletePartition(ctx context.Context, dbRef, collRef string, hdr PartitionKey) (Container, error) {
+	c, err := s.store.GetContainer(ctx, dbRef, collRef)
+	if err != nil {
+		return c, err
+	}
+	pk, err := checkPKHeader(c, hdr)
+	if err != nil {
+		return c, err
+	}
+	pd, ok := s.store.(PartitionDeleter)
+	if !ok {
+		return c, BadRequest("Deleting a logical partition is not supported by this store.")
+	}
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), partitionDeleteTimeout)
+	go func() {
+		defer cancel()
+		for {
+			n, err := pd.DeletePartitionItems(bg, c, pk, PartitionDeleteBatch)
+			if err != nil || n < PartitionDeleteBatch {
+				return
+			}
+		}
+	}()
+	return c, nil
 }

@@ -24,3 +24,16 @@ func (s *Store) InItemTx(ctx context.Context, fn func(emulator.ItemStore) error)
 	}
 	return classify("commit batch", tx.Commit(ctx))
 }
+
+var _ emulator.PartitionDeleter = (*Store)(nil)
+
+// DeletePartitionItems implements emulator.PartitionDeleter: one DELETE of
+// at most limit rows of the partition, found through the (pk, id) key.
+func (s *Store) DeletePartitionItems(ctx context.Context, c emulator.Container, pk string, limit int) (int64, error) {
+	t := itemsTable(c.Num)
+	tag, err := s.pool.Exec(ctx, `DELETE FROM `+t+` WHERE pk = $1 AND id IN (SELECT id FROM `+t+` WHERE pk = $1 LIMIT $2)`, pk, limit)
+	if err != nil {
+		return 0, classify("delete partition", err)
+	}
+	return tag.RowsAffected(), nil
+}

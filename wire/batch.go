@@ -106,3 +106,22 @@ func batchOpStatus(op emulator.BatchOpResult) (int, int) {
 	}
 	return http.StatusOK, 0
 }
+
+// partitionKeyDelete serves POST .../colls/{c}/operations/partitionkeydelete
+// (deleteAllItemsForPartitionKey): 200 at once, the items of the logical
+// partition in the partition key header are deleted in the background.
+func (h *handler) partitionKeyDelete(w http.ResponseWriter, r *http.Request) {
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	c, err := h.svc.DeletePartition(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), pk)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("x-ms-request-charge", charge(true, 0))
+	w.Header().Set("x-ms-content-path", c.RID)
+	writeBody(w, http.StatusOK, nil)
+}

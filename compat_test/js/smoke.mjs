@@ -4,7 +4,8 @@
 // emulator clock moved through the control endpoint, and queries (single-
 // partition, and cross-partition ORDER BY / TOP / COUNT / GROUP BY through
 // the SDK's query-plan path), transactional batch and bulk
-// (executeBulkOperations), asserting status codes and bodies.
+// (executeBulkOperations), deleteAllItemsForPartitionKey, asserting status
+// codes and bodies.
 //
 //   COSMOS_ENDPOINT  default https://127.0.0.1:8081/
 //   COSMOS_KEY       default the well-known emulator key
@@ -384,6 +385,19 @@ async function main() {
         .fetchAll();
       assert.deepEqual(resources, [500]);
       return `${ops.length} operations`;
+    });
+
+    await step("deleteAllItemsForPartitionKey: the partition empties in the background", async () => {
+      const r = await container.deleteAllItemsForPartitionKey("bulk3");
+      assert.equal(r.statusCode, 200);
+      const count = async (pk) => (await container.items
+        .query("SELECT VALUE COUNT(1) FROM c", { partitionKey: pk }).fetchAll()).resources[0];
+      const deadline = Date.now() + 60_000; // a liveness bound, not a speed expectation
+      while ((await count("bulk3")) !== 0) {
+        assert.ok(Date.now() < deadline, "partition bulk3 did not empty");
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      assert.equal(await count("bulk4"), 71);
     });
 
     await step("read container", async () => {
