@@ -354,3 +354,31 @@ func (s *Service) DeletePartition(ctx context.Context, dbRef, collRef string, hd
 	}()
 	return c, nil
 }
+
+// ItemOp is one item point operation of a pipelined batch: Op is
+// BatchCreate, BatchUpsert or BatchReplace (Params is the write),
+// BatchRead (Params.ItemKey) or BatchDelete (Params.ItemKey and
+// Params.IfMatch).
+type ItemOp struct {
+	Op     string
+	Params WriteItemParams
+}
+
+// ItemOpResult is the outcome of an ItemOp: the item read or written
+// (Delete: its LSN), Created for an upsert that inserted, and the
+// operation's own failure.
+type ItemOpResult struct {
+	Item    Item
+	Created bool
+	Err     error
+}
+
+// ItemPipeliner is implemented by the ItemStore of a TxStore transaction
+// that can send many operations at once.
+type ItemPipeliner interface {
+	// RunItemOps runs ops in order, each seeing the ones before, in one
+	// round trip to the storage, and returns one result per operation. An
+	// error means the transaction failed (a storage error, not an
+	// operation's own 404, 409 or 412).
+	RunItemOps(ctx context.Context, ops []ItemOp) ([]ItemOpResult, error)
+}

@@ -2,6 +2,10 @@ package pgstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -36,4 +40,41 @@ func (s *Store) DeletePartitionItems(ctx context.Context, c emulator.Container, 
 		return 0, classify("delete partition", err)
 	}
 	return tag.RowsAffected(), nil
+}
+
+var _ emulator.ItemPipeliner = itemOps{}
+
+// RunItemOps implements emulator.ItemPipeliner: the operations' statements
+// go to PostgreSQL in one pgx.Batch (one round trip) and run in order on
+// o's querier (a batch's transaction).
+func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emulator.ItemOpResult, error) {
+	stmts := make([]itemStmt, len(ops))
+	b := &pgx.Batch{}
+	for i, op := range ops {
+		switch op.Op {
+		case emulator.BatchCreate:
+			stmts[i] = createStmt(op.Params)
+		case emulator.BatchUpsert:
+			stmts[i] = upsertStmt(op.Params)
+		case emulator.BatchReplace:
+			stmts[i] = replaceStmt(op.Params)
+		case emulator.BatchRead:
+			stmts[i] = readStmt(op.Params.ItemKey)
+		case emulator.BatchDelete:
+			stmts[i] = deleteStmt(op.Params.ItemKey, op.Params.IfMatch)
+		default:
+			return nil, fmt.Errorf("pipelined item operation %q: %w", op.Op, errors.ErrUnsupported)
+		}
+		b.Queue(stmts[i].sql, stmts[i].args...)
+	}
+	br := o.q.SendBatch(ctx, b)
+	out := make([]emulator.ItemOpResult, len(ops))
+	for i, st := range stmts {
+		out[i] = st.scan(br.QueryRow())
+		if k := emulator.KindOf(out[i].Err); k == emulator.KindInternal || k == emulator.KindUnavailable {
+			_ = br.Close()
+			return nil, out[i].Err
+		}
+	}
+	return out, classify("batch", br.Close())
 }
