@@ -114,6 +114,11 @@ var errBatchAborted = errors.New("batch aborted")
 // operation type, a missing id, an invalid patch) is an error and runs
 // nothing; otherwise each operation's outcome is in the result, and an
 // error means the storage failed (nothing of an atomic batch is written).
+//
+// The operations run in one transaction. Runs of operations other than
+// Patch (which reads before it writes) go to the store in one round trip
+// when it can pipeline them (ItemPipeliner), except in bulk without
+// continue-on-error, where nothing may run after a failure.
 func (s *Service) ExecuteBatch(ctx context.Context, r BatchRequest) (BatchResult, error) {
 	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
 	if err != nil {
@@ -128,28 +133,40 @@ func (s *Service) ExecuteBatch(ctx context.Context, r BatchRequest) (BatchResult
 		return BatchResult{Container: c}, BadRequest("Batch requests are not supported by this store.")
 	}
 	res := BatchResult{Container: c, Ops: make([]BatchOpResult, len(ops))}
+	stopOnError := r.Atomic || !r.ContinueOnError
 	err = txs.InItemTx(ctx, func(st ItemStore) error {
-		for i, op := range ops {
-			res.Ops[i] = s.runBatchOp(ctx, st, c, r.PartitionKey, op)
-			ferr := res.Ops[i].Err
-			if ferr == nil {
-				continue
+		pl, pipe := st.(ItemPipeliner)
+		pipe = pipe && (r.Atomic || r.ContinueOnError)
+		for i := 0; i < len(ops); {
+			next := i + 1
+			if pipe && ops[i].op != BatchPatch {
+				var err error
+				if next, err = s.runPipelined(ctx, pl, c, r, ops, i, res.Ops); err != nil {
+					return err
+				}
+			} else {
+				res.Ops[i] = s.runBatchOp(ctx, st, c, r.PartitionKey, ops[i])
 			}
-			if k := KindOf(ferr); k == KindInternal || k == KindUnavailable {
-				return ferr // the transaction is unusable
+			for j := i; j < next; j++ {
+				if IsStorageFailure(res.Ops[j].Err) {
+					return res.Ops[j].Err // the transaction is unusable
+				}
 			}
-			res.Failed = true
-			if r.Atomic || !r.ContinueOnError {
-				for j := range res.Ops {
-					if j != i && (r.Atomic || j > i) {
-						res.Ops[j] = BatchOpResult{Op: ops[j].op, Dependent: true}
+			if f := firstFailure(res.Ops[:next]); f >= 0 {
+				res.Failed = true
+				if stopOnError {
+					for j := range res.Ops {
+						if j != f && (r.Atomic || j > f) {
+							res.Ops[j] = BatchOpResult{Op: ops[j].op, Dependent: true}
+						}
 					}
+					if r.Atomic {
+						return errBatchAborted
+					}
+					return nil
 				}
-				if r.Atomic {
-					return errBatchAborted
-				}
-				return nil
 			}
+			i = next
 		}
 		return nil
 	})
@@ -159,12 +176,63 @@ func (s *Service) ExecuteBatch(ctx context.Context, r BatchRequest) (BatchResult
 	return res, nil
 }
 
-// runBatchOp runs one operation through st.
-func (s *Service) runBatchOp(ctx context.Context, st ItemStore, c Container, hdr PartitionKey, op batchOp) BatchOpResult {
-	res := BatchOpResult{Op: op.op}
+// IsStorageFailure reports an error that is not an operation's own
+// outcome but a failure of the storage (KindInternal, KindUnavailable):
+// the transaction it happened in is unusable.
+func IsStorageFailure(err error) bool {
+	k := KindOf(err)
+	return err != nil && (k == KindInternal || k == KindUnavailable)
+}
+
+// firstFailure returns the index of the first failed result, or -1.
+func firstFailure(rs []BatchOpResult) int {
+	for i, r := range rs {
+		if r.Err != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// runPipelined runs the operations from ops[i] up to the next Patch (or,
+// in an atomic batch, up to the first one that fails validation) in one
+// call of pl, stores their results in out and returns the index after the
+// last one run.
+func (s *Service) runPipelined(ctx context.Context, pl ItemPipeliner, c Container, r BatchRequest, ops []batchOp, i int, out []BatchOpResult) (int, error) {
+	var items []ItemOp
+	var idx []int
+	j := i
+	for ; j < len(ops) && ops[j].op != BatchPatch; j++ {
+		io, err := s.planBatchOp(c, r.PartitionKey, ops[j])
+		if err != nil {
+			out[j] = BatchOpResult{Op: ops[j].op, Err: err}
+			if r.Atomic {
+				j++
+				break
+			}
+			continue
+		}
+		items = append(items, io)
+		idx = append(idx, j)
+	}
+	if len(items) == 0 {
+		return j, nil
+	}
+	results, err := pl.RunItemOps(ctx, items)
+	if err != nil {
+		return j, err
+	}
+	for k, rr := range results {
+		out[idx[k]] = batchOpResult(ops[idx[k]], rr)
+	}
+	return j, nil
+}
+
+// planBatchOp validates op against container c (partition key, document)
+// and returns it as an ItemOp; a Patch gets its key only.
+func (s *Service) planBatchOp(c Container, hdr PartitionKey, op batchOp) (ItemOp, error) {
 	if op.pkErr != nil {
-		res.Err = op.pkErr
-		return res
+		return ItemOp{}, op.pkErr
 	}
 	key := hdr
 	if op.hasOwnPK {
@@ -172,47 +240,62 @@ func (s *Service) runBatchOp(ctx context.Context, st ItemStore, c Container, hdr
 	}
 	want, err := checkPKHeader(c, key)
 	if err != nil {
-		res.Err = err
-		return res
+		return ItemOp{}, err
 	}
 	if op.hasOwnPK && hdr != nil && hdr.Canonical() != want {
-		res.Err = ErrPKMismatch
-		return res
+		return ItemOp{}, ErrPKMismatch
 	}
-	var p preparedItem
-	if op.body != nil {
-		if p, err = prepareObject(c, op.body, want); err != nil {
-			res.Err = err
-			return res
+	switch op.op {
+	case BatchCreate, BatchUpsert, BatchReplace:
+		p, err := prepareObject(c, op.body, want)
+		if err != nil {
+			return ItemOp{}, err
 		}
+		if op.op == BatchReplace && p.id != op.id {
+			return ItemOp{}, idMismatch(p.id, op.id)
+		}
+		ifMatch := op.ifMatch
+		if op.op == BatchCreate {
+			ifMatch = ""
+		}
+		return ItemOp{Op: op.op, Params: s.writeParams(c, p, ifMatch)}, nil
 	}
-	ik := ItemKey{Container: c, PK: want, ID: op.id, Expiry: s.expiry(c)}
+	return ItemOp{Op: op.op, Params: WriteItemParams{ItemKey: ItemKey{Container: c, PK: want, ID: op.id, Expiry: s.expiry(c)}, IfMatch: op.ifMatch}}, nil
+}
+
+// runBatchOp runs one operation through st.
+func (s *Service) runBatchOp(ctx context.Context, st ItemStore, c Container, hdr PartitionKey, op batchOp) BatchOpResult {
+	io, err := s.planBatchOp(c, hdr, op)
+	if err != nil {
+		return BatchOpResult{Op: op.op, Err: err}
+	}
+	var r ItemOpResult
 	switch op.op {
 	case BatchCreate:
-		res.Item, res.Err = st.CreateItem(ctx, s.writeParams(c, p, ""))
+		r.Item, r.Err = st.CreateItem(ctx, io.Params)
 	case BatchUpsert:
-		res.Item, res.Created, res.Err = st.UpsertItem(ctx, s.writeParams(c, p, op.ifMatch))
+		r.Item, r.Created, r.Err = st.UpsertItem(ctx, io.Params)
 	case BatchReplace:
-		if p.id != op.id {
-			res.Err = idMismatch(p.id, op.id)
-			return res
-		}
-		res.Item, res.Err = st.ReplaceItem(ctx, s.writeParams(c, p, op.ifMatch))
+		r.Item, r.Err = st.ReplaceItem(ctx, io.Params)
 	case BatchRead:
-		res.Item, res.Err = st.ReadItem(ctx, ik)
-		res.NotModified = res.Err == nil && op.ifNone != "" && (op.ifNone == res.Item.ETag || op.ifNone == "*")
+		r.Item, r.Err = st.ReadItem(ctx, io.Params.ItemKey)
 	case BatchDelete:
-		var lsn int64
-		lsn, res.Err = st.DeleteItem(ctx, ik, op.ifMatch)
-		res.Item = Item{ID: op.id, PK: want, LSN: lsn}
+		r.Item = Item{ID: op.id, PK: io.Params.PK}
+		r.Item.LSN, r.Err = st.DeleteItem(ctx, io.Params.ItemKey, op.ifMatch)
 	case BatchPatch:
 		pr := op.patch
 		pr.ifMatch = op.ifMatch
 		var ir ItemResult
-		ir, res.Err = s.patch(ctx, st, c, ik, pr)
-		res.Item = ir.Item
+		ir, r.Err = s.patch(ctx, st, c, io.Params.ItemKey, pr)
+		r.Item = ir.Item
 	}
-	return res
+	return batchOpResult(op, r)
+}
+
+// batchOpResult is the batch result of op's outcome r.
+func batchOpResult(op batchOp, r ItemOpResult) BatchOpResult {
+	return BatchOpResult{Op: op.op, Item: r.Item, Created: r.Created, Err: r.Err,
+		NotModified: op.op == BatchRead && r.Err == nil && op.ifNone != "" && (op.ifNone == r.Item.ETag || op.ifNone == "*")}
 }
 
 // parseBatch decodes and checks the operations of a batch body.

@@ -71,7 +71,7 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 	out := make([]emulator.ItemOpResult, len(ops))
 	for i, st := range stmts {
 		out[i] = st.scan(br.QueryRow())
-		if k := emulator.KindOf(out[i].Err); k == emulator.KindInternal || k == emulator.KindUnavailable {
+		if emulator.IsStorageFailure(out[i].Err) {
 			_ = br.Close()
 			return nil, out[i].Err
 		}
