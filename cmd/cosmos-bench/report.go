@@ -32,6 +32,8 @@ type results struct {
 	TTL *ttlResult `json:"ttl,omitempty"`
 	// Query is the query scenario's results, if it ran.
 	Query *queryResult `json:"query,omitempty"`
+	// Batch holds the batch scenario's results.
+	Batch *batchResult `json:"batch,omitempty"`
 }
 
 // runConfig describes the run.
@@ -127,6 +129,9 @@ func writeReport(w io.Writer, r *results) {
 	}
 	if r.Query != nil {
 		writeQueryReport(w, c, r.Query)
+	}
+	if r.Batch != nil {
+		writeBatchReport(w, r.Batch)
 	}
 }
 
