@@ -234,8 +234,12 @@ func TestTransactionalBatch(t *testing.T) {
 		// 100 operations are accepted
 		resp := e.raw.do(http.MethodPost, e.docs(), []byte("["+strings.Join(many[:100], ",")+"]"), batchHeaders...)
 		wantStatus(t, resp, http.StatusOK)
-		if n := len(e.ids(t)); n != 100 {
-			t.Errorf("%d items after a batch of 100 creates", n)
+		var want []string
+		for i := 0; i < 100; i++ {
+			want = append(want, fmt.Sprintf("m%d", i))
+		}
+		if got := strings.Join(e.ids(t), ","); got != strings.Join(want, ",") {
+			t.Errorf("items after a batch of 100 creates, in creation order: %s", got)
 		}
 	})
 
@@ -272,8 +276,15 @@ func TestTransactionalBatch(t *testing.T) {
 		}
 		b = cc.NewTransactionalBatch(pk)
 		b.CreateItem([]byte(`{"id":"k","pk":"a"}`), nil)
+		b.CreateItem([]byte(`{"id":"k2","pk":"a"}`), nil)
 		if res, err = cc.ExecuteTransactionalBatch(bg, b, nil); err != nil || !res.Success {
 			t.Errorf("re-create of an expired id in a batch: %v %+v", err, res.OperationResults)
+		}
+		b = cc.NewTransactionalBatch(pk)
+		b.CreateItem([]byte(`{"id":"k3","pk":"a"}`), nil)
+		b.CreateItem([]byte(`{"id":"k","pk":"a"}`), nil)
+		if res, err = cc.ExecuteTransactionalBatch(bg, b, nil); err != nil || res.OperationResults[1].StatusCode != 409 {
+			t.Errorf("create of a live id in a batch: %v %+v", err, res.OperationResults)
 		}
 	})
 
