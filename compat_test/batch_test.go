@@ -228,11 +228,15 @@ func TestTransactionalBatch(t *testing.T) {
 				t.Errorf("%s: message %q, want %q", tc.name, msg, tc.msg)
 			}
 		}
+		// a transactional batch without the partition key header
+		resp := e.raw.do(http.MethodPost, e.docs(), []byte("["+create+"]"), batchHeaders[:4]...)
+		wantError(t, resp, http.StatusBadRequest, "BadRequest")
+		wantSubStatus(t, resp, 1001)
 		if ids := e.ids(t); len(ids) != 0 {
 			t.Errorf("items %v written by refused batches", ids)
 		}
 		// 100 operations are accepted
-		resp := e.raw.do(http.MethodPost, e.docs(), []byte("["+strings.Join(many[:100], ",")+"]"), batchHeaders...)
+		resp = e.raw.do(http.MethodPost, e.docs(), []byte("["+strings.Join(many[:100], ",")+"]"), batchHeaders...)
 		wantStatus(t, resp, http.StatusOK)
 		var want []string
 		for i := 0; i < 100; i++ {

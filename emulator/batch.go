@@ -124,6 +124,12 @@ func (s *Service) ExecuteBatch(ctx context.Context, r BatchRequest) (BatchResult
 	if err != nil {
 		return BatchResult{}, err
 	}
+	if r.Atomic {
+		// a transactional batch addresses the header's logical partition
+		if _, err := checkPKHeader(c, r.PartitionKey); err != nil {
+			return BatchResult{Container: c}, err
+		}
+	}
 	ops, err := parseBatch(ctx, r)
 	if err != nil {
 		return BatchResult{Container: c}, err
