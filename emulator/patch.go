@@ -29,6 +29,12 @@ func ParsePatch(ctx context.Context, body []byte) (PatchOperations, string, erro
 	if err != nil {
 		return nil, "", err
 	}
+	return parsePatchValue(v)
+}
+
+// parsePatchValue is ParsePatch over a decoded body (a list of operations
+// or {"condition","operations"}).
+func parsePatchValue(v any) (PatchOperations, string, error) {
 	ops, err := parsePatch(v)
 	if err != nil {
 		return nil, "", err

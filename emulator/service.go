@@ -342,6 +342,12 @@ func prepareItem(ctx context.Context, c Container, body []byte, hdr PartitionKey
 	if err != nil {
 		return preparedItem{}, err
 	}
+	return prepareObject(c, doc, want)
+}
+
+// prepareObject is prepareItem over a decoded document and the canonical
+// key it must carry.
+func prepareObject(c Container, doc *Object, want string) (preparedItem, error) {
 	p, err := prepareDoc(c, doc)
 	if err != nil {
 		return preparedItem{}, err
@@ -426,10 +432,15 @@ func (s *Service) ReplaceItem(ctx context.Context, r ItemRequest) (ItemResult, e
 		return ItemResult{Container: c}, err
 	}
 	if p.id != r.ID {
-		return ItemResult{Container: c}, BadRequest("The id '%s' in the request body does not match the id '%s' in the request URL.", p.id, r.ID)
+		return ItemResult{Container: c}, idMismatch(p.id, r.ID)
 	}
 	it, err := s.store.ReplaceItem(ctx, s.writeParams(c, p, r.IfMatch))
 	return ItemResult{Container: c, Item: it}, err
+}
+
+// idMismatch is the 400 of a replace whose body names another item.
+func idMismatch(body, url string) error {
+	return BadRequest("The id '%s' in the request body does not match the id '%s' in the request URL.", body, url)
 }
 
 // ReadItem reads a live document (200; 404 when missing or expired; 304
@@ -485,7 +496,6 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
-	pk := key.PK
 	ops, condition, err := ParsePatch(ctx, r.Body)
 	if err != nil {
 		return ItemResult{Container: c}, err
@@ -494,19 +504,35 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
+	return s.patch(ctx, s.store, c, key, patchRequest{ops: ops, cond: cond, condition: condition, ifMatch: r.IfMatch})
+}
+
+// patchRequest is a parsed patch: its operations, its condition (nil when
+// none) with the condition's text, and the If-Match.
+type patchRequest struct {
+	ops       PatchOperations
+	cond      *cosmosql.Query
+	condition string
+	ifMatch   string
+}
+
+// patch applies pr to the item at key through st (the store, or a batch's
+// transaction).
+func (s *Service) patch(ctx context.Context, st ItemStore, c Container, key ItemKey, pr patchRequest) (ItemResult, error) {
+	pk := key.PK
 	for attempt := 0; ; attempt++ {
 		key.Expiry = s.expiry(c)
-		cur, err := s.store.ReadItem(ctx, key)
+		cur, err := st.ReadItem(ctx, key)
 		if err != nil {
 			return ItemResult{Container: c}, err
 		}
-		if r.IfMatch != "" && r.IfMatch != "*" && r.IfMatch != cur.ETag {
+		if pr.ifMatch != "" && pr.ifMatch != "*" && pr.ifMatch != cur.ETag {
 			return ItemResult{Container: c}, ErrPrecondition
 		}
-		if cond != nil {
+		if pr.cond != nil {
 			// The condition is evaluated against the document as read; the
 			// write below is conditioned on that version's etag.
-			page, err := s.store.QueryDocuments(ctx, [][]byte{cur.JSON(c)}, QueryItemsParams{Query: cond, Text: condition, Page: PageRequest{MaxItems: 1}})
+			page, err := s.store.QueryDocuments(ctx, [][]byte{cur.JSON(c)}, QueryItemsParams{Query: pr.cond, Text: pr.condition, Page: PageRequest{MaxItems: 1}})
 			if err != nil {
 				return ItemResult{Container: c}, err
 			}
@@ -519,10 +545,10 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 			return ItemResult{Container: c}, fmt.Errorf("stored document: %w", err)
 		}
 		doc := v.(*Object)
-		if err := ops.Apply(doc); err != nil {
+		if err := pr.ops.Apply(doc); err != nil {
 			return ItemResult{Container: c}, err
 		}
-		if idv, _ := doc.Get("id"); idv != r.ID {
+		if idv, _ := doc.Get("id"); idv != key.ID {
 			return ItemResult{Container: c}, BadRequest("The id of a document cannot be changed by a patch operation.")
 		}
 		p, err := prepareDoc(c, doc)
@@ -532,7 +558,7 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 		if p.pk != pk {
 			return ItemResult{Container: c}, BadRequest("The partition key of a document cannot be changed by a patch operation.")
 		}
-		it, err := s.store.ReplaceItem(ctx, s.writeParams(c, p, cur.ETag))
+		it, err := st.ReplaceItem(ctx, s.writeParams(c, p, cur.ETag))
 		if IsKind(err, KindPreconditionFailed) && attempt < patchRetries {
 			continue // a concurrent writer changed the document: patch the new version
 		}

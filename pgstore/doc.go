@@ -34,6 +34,15 @@
 // defaultTtl and the operation's time; when TTL is off the predicate is
 // omitted entirely. Etag checks happen in the same statement as the write.
 //
+// Item point operations. Each is one statement that decides its own
+// outcome (a conditional replace or delete also reports whether the item
+// was live, telling 412 from 404), run on a querier: the pool for a single
+// operation, one transaction for a batch (InItemTx). A batch sends runs of
+// them in one pgx.Batch, one round trip (RunItemOps), and a run of creates
+// as one multi-row INSERT. Deleting a logical partition
+// (DeletePartitionItems) removes at most a bounded number of rows per
+// statement.
+//
 // What reaches SQL text. Values from clients (ids, partition keys,
 // bodies, query literals and parameters, continuation positions) travel
 // as bind arguments. Table and index names are built from integers and

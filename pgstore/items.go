@@ -5,9 +5,23 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
+
+// querier is what the item statements run on: the pool for a single
+// operation, one pgx.Tx for the operations of a batch.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// itemOps runs the item point operations on q. The Store's methods run
+// them on the pool; a batch runs them inside its transaction.
+type itemOps struct{ q querier }
 
 func itemNotFound(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -16,16 +30,44 @@ func itemNotFound(err error) error {
 	return err
 }
 
+// itemStmt is one item point operation as a single statement: its SQL and
+// arguments, and how the row it yields becomes the outcome. Every outcome,
+// failures included (404, 409, 412), is decided by the statement alone, so
+// a batch can send many of them in one round trip (RunItemOps).
+type itemStmt struct {
+	op   string
+	sql  string
+	args []any
+	scan func(row pgx.Row) emulator.ItemOpResult
+}
+
+// run executes st on o's querier.
+func (o itemOps) run(ctx context.Context, st itemStmt) emulator.ItemOpResult {
+	return st.scan(o.q.QueryRow(ctx, st.sql, st.args...))
+}
+
 // ReadItem implements emulator.Store.
 func (s *Store) ReadItem(ctx context.Context, k emulator.ItemKey) (emulator.Item, error) {
+	return itemOps{s.pool}.ReadItem(ctx, k)
+}
+
+// ReadItem reads a live item.
+func (o itemOps) ReadItem(ctx context.Context, k emulator.ItemKey) (emulator.Item, error) {
+	r := o.run(ctx, readStmt(k))
+	return r.Item, r.Err
+}
+
+func readStmt(k emulator.ItemKey) itemStmt {
 	a := args{k.PK, k.ID}
 	live := livePredicate(k.Expiry, "", &a)
-	it := emulator.Item{ID: k.ID, PK: k.PK}
-	var body string
-	err := s.pool.QueryRow(ctx, `SELECT seq, body, ts, etag, lsn FROM `+itemsTable(k.Container.Num)+
-		` WHERE pk = $1 AND id = $2 AND `+live, a...).Scan(&it.Seq, &body, &it.TS, &it.ETag, &it.LSN)
-	it.Body = []byte(body)
-	return it, classify("read item", itemNotFound(err))
+	return itemStmt{op: "read item", sql: `SELECT seq, body, ts, etag, lsn FROM ` + itemsTable(k.Container.Num) +
+		` WHERE pk = $1 AND id = $2 AND ` + live, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
+		it := emulator.Item{ID: k.ID, PK: k.PK}
+		var body string
+		err := row.Scan(&it.Seq, &body, &it.TS, &it.ETag, &it.LSN)
+		it.Body = []byte(body)
+		return emulator.ItemOpResult{Item: it, Err: classify("read item", itemNotFound(err))}
+	}}
 }
 
 func writtenItem(p emulator.WriteItemParams) emulator.Item {
@@ -42,6 +84,16 @@ const overwriteItem = `UPDATE SET body = EXCLUDED.body, ts = EXCLUDED.ts, ttl = 
 // is overwritten (as a new document with a new seq): an expired item is gone
 // for every purpose, including its id.
 func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
+	return itemOps{s.pool}.CreateItem(ctx, p)
+}
+
+// CreateItem is Store.CreateItem on o's querier.
+func (o itemOps) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
+	r := o.run(ctx, createStmt(p))
+	return r.Item, r.Err
+}
+
+func createStmt(p emulator.WriteItemParams) itemStmt {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
 	sql := `INSERT INTO ` + itemsTable(p.Container.Num) + insertItem
 	if p.Expiry.DefaultTTL == nil {
@@ -49,18 +101,30 @@ func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emu
 	} else {
 		sql += overwriteItem + `, seq = EXCLUDED.seq WHERE (` + livePredicate(p.Expiry, "i.", &a) + `) IS NOT TRUE`
 	}
-	it := writtenItem(p)
-	err := s.pool.QueryRow(ctx, sql+` RETURNING seq, lsn`, a...).Scan(&it.Seq, &it.LSN)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return it, emulator.ErrConflict
-	}
-	return it, classify("create item", err)
+	return itemStmt{op: "create item", sql: sql + ` RETURNING seq, lsn`, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
+		it := writtenItem(p)
+		err := row.Scan(&it.Seq, &it.LSN)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return emulator.ItemOpResult{Item: it, Err: emulator.ErrConflict}
+		}
+		return emulator.ItemOpResult{Item: it, Err: classify("create item", err)}
+	}}
 }
 
 // UpsertItem implements emulator.Store. A replaced live item keeps its seq
 // (and so its _rid); an expired one is replaced like a new document. With
 // IfMatch, a live item whose etag differs is not touched (412).
 func (s *Store) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, bool, error) {
+	return itemOps{s.pool}.UpsertItem(ctx, p)
+}
+
+// UpsertItem is Store.UpsertItem on o's querier.
+func (o itemOps) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, bool, error) {
+	r := o.run(ctx, upsertStmt(p))
+	return r.Item, r.Created, r.Err
+}
+
+func upsertStmt(p emulator.WriteItemParams) itemStmt {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
 	t := itemsTable(p.Container.Num)
 	oldLive := livePredicate(p.Expiry, "", &a)
@@ -69,56 +133,100 @@ INSERT INTO ` + t + insertItem + overwriteItem + `, seq = coalesce((SELECT seq F
 	if p.IfMatch != "" && p.IfMatch != "*" {
 		sql += ` WHERE i.etag = ` + a.add(p.IfMatch) + ` OR (` + livePredicate(p.Expiry, "i.", &a) + `) IS NOT TRUE`
 	}
-	it := writtenItem(p)
-	var existed bool
-	err := s.pool.QueryRow(ctx, sql+` RETURNING seq, lsn, EXISTS (SELECT 1 FROM old)`, a...).Scan(&it.Seq, &it.LSN, &existed)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return it, false, emulator.ErrPrecondition
-	}
-	return it, !existed, classify("upsert item", err)
+	return itemStmt{op: "upsert item", sql: sql + ` RETURNING seq, lsn, EXISTS (SELECT 1 FROM old)`, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
+		it := writtenItem(p)
+		var existed bool
+		err := row.Scan(&it.Seq, &it.LSN, &existed)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return emulator.ItemOpResult{Item: it, Err: emulator.ErrPrecondition}
+		}
+		return emulator.ItemOpResult{Item: it, Created: !existed, Err: classify("upsert item", err)}
+	}}
 }
 
 // ReplaceItem implements emulator.Store.
 func (s *Store) ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
+	return itemOps{s.pool}.ReplaceItem(ctx, p)
+}
+
+// ReplaceItem is Store.ReplaceItem on o's querier.
+func (o itemOps) ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
+	r := o.run(ctx, replaceStmt(p))
+	return r.Item, r.Err
+}
+
+func replaceStmt(p emulator.WriteItemParams) itemStmt {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
-	sql := `UPDATE ` + itemsTable(p.Container.Num) + ` SET body = $3, ts = $4, ttl = $5, etag = $6, lsn = nextval('cosmos.lsn_seq')
+	write := `UPDATE ` + itemsTable(p.Container.Num) + ` SET body = $3, ts = $4, ttl = $5, etag = $6, lsn = nextval('cosmos.lsn_seq')
 WHERE pk = $1 AND id = $2 AND ` + livePredicate(p.Expiry, "", &a)
-	if p.IfMatch != "" && p.IfMatch != "*" {
-		sql += ` AND etag = ` + a.add(p.IfMatch)
+	sql, a := conditional(p.ItemKey, p.IfMatch, write, `seq, lsn`, `w.seq, w.lsn`, a)
+	return itemStmt{op: "replace item", sql: sql, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
+		it := writtenItem(p)
+		var seq, lsn *int64
+		var live bool
+		err := row.Scan(&seq, &lsn, &live)
+		if err == nil && seq == nil {
+			err = missOrMismatch(live)
+		}
+		if seq != nil {
+			it.Seq, it.LSN = *seq, *lsn
+		}
+		return emulator.ItemOpResult{Item: it, Err: classify("replace item", itemNotFound(err))}
+	}}
+}
+
+// conditional completes write (an UPDATE or DELETE of the live item k,
+// without RETURNING) with the If-Match condition and makes it yield
+// exactly one row: selected, the returned columns of w (NULL when nothing
+// was written), and whether the item was live before, which tells 412
+// from 404 without a second statement.
+func conditional(k emulator.ItemKey, ifMatch, write, returning, selected string, a args) (string, args) {
+	if ifMatch != "" && ifMatch != "*" {
+		write += ` AND etag = ` + a.add(ifMatch)
 	}
-	it := writtenItem(p)
-	err := s.pool.QueryRow(ctx, sql+` RETURNING seq, lsn`, a...).Scan(&it.Seq, &it.LSN)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return it, s.missOrMismatch(ctx, p.ItemKey, p.IfMatch)
-	}
-	return it, classify("replace item", err)
+	live := livePredicate(k.Expiry, "", &a)
+	return `WITH cur AS (SELECT 1 FROM ` + itemsTable(k.Container.Num) + ` WHERE pk = $1 AND id = $2 AND ` + live + `),
+w AS (` + write + ` RETURNING ` + returning + `)
+SELECT ` + selected + `, EXISTS (SELECT 1 FROM cur) FROM (VALUES (1)) AS one LEFT JOIN w ON TRUE`, a
 }
 
 // missOrMismatch tells why a conditional write touched no row: 412 when the
-// item is live (its etag differed), else 404.
-func (s *Store) missOrMismatch(ctx context.Context, k emulator.ItemKey, ifMatch string) error {
-	if ifMatch == "" || ifMatch == "*" {
-		return emulator.ErrItemNotFound
+// item was live (its etag differed), else 404.
+func missOrMismatch(live bool) error {
+	if live {
+		return emulator.ErrPrecondition
 	}
-	if _, err := s.ReadItem(ctx, k); err != nil {
-		return err
-	}
-	return emulator.ErrPrecondition
+	return emulator.ErrItemNotFound
 }
 
 // DeleteItem implements emulator.Store.
 func (s *Store) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error) {
+	return itemOps{s.pool}.DeleteItem(ctx, k, ifMatch)
+}
+
+// DeleteItem is Store.DeleteItem on o's querier.
+func (o itemOps) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error) {
+	r := o.run(ctx, deleteStmt(k, ifMatch))
+	return r.Item.LSN, r.Err
+}
+
+func deleteStmt(k emulator.ItemKey, ifMatch string) itemStmt {
 	a := args{k.PK, k.ID}
-	sql := `DELETE FROM ` + itemsTable(k.Container.Num) + ` WHERE pk = $1 AND id = $2 AND ` + livePredicate(k.Expiry, "", &a)
-	if ifMatch != "" && ifMatch != "*" {
-		sql += ` AND etag = ` + a.add(ifMatch)
-	}
-	var lsn int64
-	err := s.pool.QueryRow(ctx, sql+` RETURNING nextval('cosmos.lsn_seq')`, a...).Scan(&lsn)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, s.missOrMismatch(ctx, k, ifMatch)
-	}
-	return lsn, classify("delete item", err)
+	write := `DELETE FROM ` + itemsTable(k.Container.Num) + ` WHERE pk = $1 AND id = $2 AND ` + livePredicate(k.Expiry, "", &a)
+	sql, a := conditional(k, ifMatch, write, `nextval('cosmos.lsn_seq') AS lsn`, `w.lsn`, a)
+	return itemStmt{op: "delete item", sql: sql, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
+		it := emulator.Item{ID: k.ID, PK: k.PK}
+		var lsn *int64
+		var live bool
+		err := row.Scan(&lsn, &live)
+		if err == nil && lsn == nil {
+			err = missOrMismatch(live)
+		}
+		if lsn != nil {
+			it.LSN = *lsn
+		}
+		return emulator.ItemOpResult{Item: it, Err: classify("delete item", err)}
+	}}
 }
 
 // ReadItems implements emulator.Store. Besides Limit, it stops reading

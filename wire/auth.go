@@ -22,11 +22,17 @@ const WellKnownKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8
 // segment; an odd count addresses a feed (type = last segment, link = the
 // segments before it), an even count a resource (type = second to last,
 // link = all segments). The empty path is type "" and link "".
+// Container operations (.../colls/{c}/operations/{op}) are signed as the
+// container.
 func ResourceTypeAndLink(escapedPath string) (resourceType, link string) {
 	segs := splitPath(escapedPath)
 	switch {
 	case len(segs) == 0:
 		return "", ""
+	case len(segs) == 6 && segs[0] == "dbs" && segs[2] == "colls" && segs[4] == "operations":
+		// POST .../colls/{c}/operations/partitionkeydelete is signed as
+		// the container (the JS SDK's deleteAllItemsForPartitionKey)
+		return "colls", strings.Join(segs[:4], "/")
 	case len(segs)%2 == 1:
 		return segs[len(segs)-1], strings.Join(segs[:len(segs)-1], "/")
 	default:

@@ -138,6 +138,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/dbs/{db}/colls/{coll}", h.replaceContainer).Methods(http.MethodPut)
 	r.HandleFunc("/dbs/{db}/colls/{coll}", h.deleteContainer).Methods(http.MethodDelete)
 	r.HandleFunc("/dbs/{db}/colls/{coll}/pkranges", h.partitionKeyRanges).Methods(http.MethodGet)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/operations/partitionkeydelete", h.partitionKeyDelete).Methods(http.MethodPost)
 
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs", h.readFeed).Methods(http.MethodGet)
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs", h.postDocs).Methods(http.MethodPost)

@@ -61,7 +61,7 @@ func (h *handler) writeItem(w http.ResponseWriter, r *http.Request, status int, 
 func (h *handler) postDocs(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case isTrue(r.Header.Get("x-ms-cosmos-is-batch-request")):
-		h.writeError(w, r, emulator.BadRequest("Transactional batch is not supported by this emulator yet."))
+		h.batch(w, r)
 		return
 	case isTrue(r.Header.Get("x-ms-cosmos-is-query-plan-request")):
 		h.queryPlan(w, r)

@@ -74,7 +74,7 @@ import (
 
 // config holds the command-line flags.
 type config struct {
-	scenario     string // point, ttl, query or all
+	scenario     string // point, ttl, query, batch or all
 	bin          string
 	emulatorArgs []string
 	pg           string
@@ -91,6 +91,7 @@ type config struct {
 	ttl          ttlConfig
 	query        queryConfig
 	cf           cfConfig
+	batch        batchConfig
 }
 
 func main() {
@@ -128,7 +129,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var emuArgs string
 	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.scenario, "scenario", "point", "what to measure: point (ready time, memory, point operations), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), changefeed (a change feed drain), or all")
+	fs.StringVar(&cfg.scenario, "scenario", "point", "what to measure: point (ready time, memory, point operations), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), or all")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
@@ -161,6 +162,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.cf.items, "cf-items", 100_000, "changefeed: items in the container whose change feed is drained")
 	fs.IntVar(&cfg.cf.page, "cf-page", 1000, "changefeed: x-ms-max-item-count of each change feed page")
 	fs.IntVar(&cfg.cf.size, "cf-size", 400, "changefeed: size in bytes of each item's JSON")
+	fs.IntVar(&cfg.batch.runs, "batch-n", 200, "batch: measured single creates and transactional batches of 100 creates")
+	fs.IntVar(&cfg.batch.bulkItems, "bulk-items", 10_000, "batch: items created in bulk (requests of 100)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -184,10 +187,12 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-concurrency must be at least 1")
 	case cfg.itemSize < 128:
 		return cfg, errors.New("-size must be at least 128")
-	case cfg.scenario != "point" && cfg.scenario != "ttl" && cfg.scenario != "query" && cfg.scenario != "changefeed" && cfg.scenario != "all":
-		return cfg, fmt.Errorf("-scenario must be point, ttl, query, changefeed or all, not %q", cfg.scenario)
+	case cfg.scenario != "point" && cfg.scenario != "ttl" && cfg.scenario != "query" && cfg.scenario != "changefeed" && cfg.scenario != "batch" && cfg.scenario != "all":
+		return cfg, fmt.Errorf("-scenario must be point, ttl, query, changefeed, batch or all, not %q", cfg.scenario)
 	case cfg.cf.items < 1 || cfg.cf.page < 1 || cfg.cf.size < 128:
 		return cfg, errors.New("-cf-items and -cf-page must be positive and -cf-size at least 128")
+	case cfg.batch.runs < 1 || cfg.batch.bulkItems < 1:
+		return cfg, errors.New("-batch-n and -bulk-items must be at least 1")
 	case cfg.ttl.items < 1 || cfg.ttl.live < 1 || cfg.ttl.live > cfg.ttl.items:
 		return cfg, errors.New("-ttl-items and -ttl-live must be positive, with -ttl-live at most -ttl-items")
 	case cfg.ttl.partitions < 1 || cfg.ttl.partitions > cfg.ttl.live:
@@ -267,6 +272,12 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		res.ChangeFeed.check()
 		if err != nil {
 			return res, fmt.Errorf("changefeed scenario: %w", err)
+		}
+	}
+	if cfg.scenario == "batch" || cfg.scenario == "all" {
+		res.Batch = &batchResult{}
+		if err := b.runBatch(ctx, res.Batch); err != nil {
+			return res, fmt.Errorf("batch scenario: %w", err)
 		}
 	}
 	return res, nil

@@ -34,6 +34,8 @@ type results struct {
 	Query *queryResult `json:"query,omitempty"`
 	// ChangeFeed is the changefeed scenario's results, if it ran.
 	ChangeFeed *cfResult `json:"changefeed,omitempty"`
+	// Batch holds the batch scenario's results.
+	Batch *batchResult `json:"batch,omitempty"`
 }
 
 // runConfig describes the run.
@@ -132,6 +134,9 @@ func writeReport(w io.Writer, r *results) {
 	}
 	if r.ChangeFeed != nil {
 		writeCFReport(w, r.ChangeFeed)
+	}
+	if r.Batch != nil {
+		writeBatchReport(w, r.Batch)
 	}
 }
 

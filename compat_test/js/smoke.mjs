@@ -3,7 +3,9 @@
 // container and a few items through every point operation, TTL with the
 // emulator clock moved through the control endpoint, and queries (single-
 // partition, and cross-partition ORDER BY / TOP / COUNT / GROUP BY through
-// the SDK's query-plan path), asserting status codes and bodies.
+// the SDK's query-plan path), transactional batch and bulk
+// (executeBulkOperations), deleteAllItemsForPartitionKey, asserting status
+// codes and bodies.
 //
 //   COSMOS_ENDPOINT  default https://127.0.0.1:8081/
 //   COSMOS_KEY       default the well-known emulator key
@@ -327,6 +329,75 @@ async function main() {
       const r = await hc.items.query("SELECT VALUE c.id FROM c ORDER BY c.id", { partitionKey: ["x"] }).fetchAll();
       assert.deepEqual(r.resources, ["x1", "x2"]);
       await hc.delete();
+    });
+
+    await step("transactional batch: in order, one commit -> 200", async () => {
+      const r = await container.items.batch([
+        { operationType: "Create", resourceBody: { id: "b1", pk: "batch", n: 1 } },
+        { operationType: "Read", id: "b1" },
+        { operationType: "Patch", id: "b1", resourceBody: { operations: [{ op: "incr", path: "/n", value: 5 }] } },
+        { operationType: "Upsert", resourceBody: { id: "b2", pk: "batch" } },
+        { operationType: "Create", resourceBody: { id: "b3", pk: "batch" } },
+        { operationType: "Delete", id: "b3" },
+      ], "batch");
+      assert.equal(r.code, 200);
+      assert.deepEqual(r.result.map((o) => o.statusCode), [201, 200, 200, 201, 201, 204]);
+      assert.equal(r.result[1].resourceBody.n, 1);
+      assert.equal(r.result[2].resourceBody.n, 6);
+      assert.ok(r.result.every((o) => o.requestCharge > 0));
+      const { resource } = await container.item("b1", "batch").read();
+      assert.equal(resource.n, 6);
+      assert.equal(resource._etag, r.result[2].eTag);
+    });
+
+    await step("transactional batch: a conflict -> 207, 424 for the others, nothing written", async () => {
+      const r = await container.items.batch([
+        { operationType: "Create", resourceBody: { id: "b4", pk: "batch" } },
+        { operationType: "Replace", id: "b1", resourceBody: { id: "b1", pk: "batch", n: 100 } },
+        { operationType: "Create", resourceBody: { id: "b2", pk: "batch" } },
+      ], "batch");
+      assert.equal(r.code, 207);
+      assert.deepEqual(r.result.map((o) => o.statusCode), [424, 424, 409]);
+      assert.equal((await container.item("b4", "batch").read()).statusCode, 404);
+      const { resource } = await container.item("b1", "batch").read();
+      assert.equal(resource.n, 6);
+    });
+
+    await step("bulk: executeBulkOperations, each operation on its own", async () => {
+      const ops = [];
+      for (let i = 0; i < 500; i++) {
+        ops.push({ operationType: "Create", partitionKey: `bulk${i % 7}`, resourceBody: { id: `bulk${i}`, pk: `bulk${i % 7}`, i } });
+      }
+      ops.push({ operationType: "Create", partitionKey: "bulk3", resourceBody: { id: "bulk3", pk: "bulk3" } }); // conflict
+      ops.push({ operationType: "Read", id: "bulk10", partitionKey: "bulk3" });
+      ops.push({ operationType: "Delete", id: "missing", partitionKey: "bulk1" });
+      const res = await container.items.executeBulkOperations(ops);
+      assert.equal(res.length, ops.length);
+      for (let i = 0; i < 500; i++) {
+        assert.equal(res[i].response?.statusCode, 201, `op ${i}: ${res[i].error?.message}`);
+      }
+      assert.equal(res[500].error?.code, 409);
+      assert.equal(res[501].response?.statusCode, 200);
+      assert.equal(res[501].response.resourceBody.i, 10);
+      assert.equal(res[502].error?.code, 404);
+      const { resources } = await container.items
+        .query("SELECT VALUE COUNT(1) FROM c WHERE STARTSWITH(c.id, 'bulk')")
+        .fetchAll();
+      assert.deepEqual(resources, [500]);
+      return `${ops.length} operations`;
+    });
+
+    await step("deleteAllItemsForPartitionKey: the partition empties in the background", async () => {
+      const r = await container.deleteAllItemsForPartitionKey("bulk3");
+      assert.equal(r.statusCode, 200);
+      const count = async (pk) => (await container.items
+        .query("SELECT VALUE COUNT(1) FROM c", { partitionKey: pk }).fetchAll()).resources[0];
+      const deadline = Date.now() + 60_000; // a liveness bound, not a speed expectation
+      while ((await count("bulk3")) !== 0) {
+        assert.ok(Date.now() < deadline, "partition bulk3 did not empty");
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      assert.equal(await count("bulk4"), 71);
     });
 
     await step("read container", async () => {

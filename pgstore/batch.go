@@ -1,0 +1,174 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+var _ emulator.TxStore = (*Store)(nil)
+
+// InItemTx implements emulator.TxStore: fn's item operations run in one
+// READ COMMITTED transaction on one connection, committed when fn returns
+// nil and rolled back otherwise. The item statements are those of the
+// single operations (itemOps), so a batch behaves exactly like its
+// operations run one by one, except that it commits once.
+func (s *Store) InItemTx(ctx context.Context, fn func(emulator.ItemStore) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return classify("begin batch", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	if err := fn(itemOps{tx}); err != nil {
+		return err
+	}
+	return classify("commit batch", tx.Commit(ctx))
+}
+
+var _ emulator.PartitionDeleter = (*Store)(nil)
+
+// DeletePartitionItems implements emulator.PartitionDeleter: one DELETE of
+// at most limit rows of the partition, found through the (pk, id) key.
+func (s *Store) DeletePartitionItems(ctx context.Context, c emulator.Container, pk string, limit int) (int64, error) {
+	t := itemsTable(c.Num)
+	tag, err := s.pool.Exec(ctx, `DELETE FROM `+t+` WHERE pk = $1 AND id IN (SELECT id FROM `+t+` WHERE pk = $1 LIMIT $2)`, pk, limit)
+	if err != nil {
+		return 0, classify("delete partition", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+var _ emulator.ItemPipeliner = itemOps{}
+
+// RunItemOps implements emulator.ItemPipeliner: the operations' statements
+// go to PostgreSQL in one pgx.Batch (one round trip) and run in order on
+// o's querier (a batch's transaction). A run of creates becomes one
+// multi-row INSERT (createManyStmt).
+func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emulator.ItemOpResult, error) {
+	type unit struct {
+		from, to int      // the operations it serves
+		one      itemStmt // to == from+1
+	}
+	var units []unit
+	b := &pgx.Batch{}
+	for i := 0; i < len(ops); {
+		if j := createRun(ops, i); j-i >= 2 {
+			sql, a := createManyStmt(ops[i:j])
+			b.Queue(sql, a...)
+			units = append(units, unit{from: i, to: j})
+			i = j
+			continue
+		}
+		var st itemStmt
+		p := ops[i].Params
+		switch ops[i].Op {
+		case emulator.BatchCreate:
+			st = createStmt(p)
+		case emulator.BatchUpsert:
+			st = upsertStmt(p)
+		case emulator.BatchReplace:
+			st = replaceStmt(p)
+		case emulator.BatchRead:
+			st = readStmt(p.ItemKey)
+		case emulator.BatchDelete:
+			st = deleteStmt(p.ItemKey, p.IfMatch)
+		default:
+			return nil, fmt.Errorf("pipelined item operation %q: %w", ops[i].Op, errors.ErrUnsupported)
+		}
+		b.Queue(st.sql, st.args...)
+		units = append(units, unit{from: i, to: i + 1, one: st})
+		i++
+	}
+	br := o.q.SendBatch(ctx, b)
+	out := make([]emulator.ItemOpResult, len(ops))
+	for _, u := range units {
+		if u.one.sql != "" {
+			out[u.from] = u.one.scan(br.QueryRow())
+		} else {
+			rows, err := br.Query()
+			if err == nil {
+				err = scanCreated(rows, ops[u.from:u.to], out[u.from:u.to])
+			}
+			if err != nil {
+				out[u.from].Err = classify("create items", err)
+			}
+		}
+		for _, r := range out[u.from:u.to] {
+			if emulator.IsStorageFailure(r.Err) {
+				_ = br.Close()
+				return nil, r.Err
+			}
+		}
+	}
+	return out, classify("batch", br.Close())
+}
+
+// createRun returns the end of the run of creates starting at ops[i] that
+// one multi-row INSERT can serve: same container and expiry, no key twice
+// (an INSERT ... ON CONFLICT DO UPDATE cannot touch a row twice).
+func createRun(ops []emulator.ItemOp, i int) int {
+	seen := map[[2]string]bool{}
+	j := i
+	for ; j < len(ops) && ops[j].Op == emulator.BatchCreate; j++ {
+		p, first := ops[j].Params, ops[i].Params
+		k := [2]string{p.PK, p.ID}
+		if seen[k] || p.Container.Num != first.Container.Num || p.Expiry.Now != first.Expiry.Now {
+			break
+		}
+		seen[k] = true
+	}
+	return j
+}
+
+// createManyStmt is createStmt for several items in one statement: the
+// rows come from arrays in input order (so their seq and lsn increase in
+// that order), and the statement returns the key, seq and lsn of every
+// row it wrote; an item it did not write is a conflict.
+func createManyStmt(ops []emulator.ItemOp) (string, args) {
+	n := len(ops)
+	pks, ids, bodies, etags := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	tss, ttls := make([]int64, n), make([]*int32, n)
+	for k, op := range ops {
+		p := op.Params
+		pks[k], ids[k], bodies[k], etags[k], tss[k], ttls[k] = p.PK, p.ID, string(p.Body), p.ETag, p.TS, p.TTL
+	}
+	first := ops[0].Params
+	a := args{pks, ids, bodies, tss, ttls, etags}
+	sql := `INSERT INTO ` + itemsTable(first.Container.Num) + ` AS i (pk, id, seq, body, ts, ttl, etag, lsn)
+SELECT v.pk, v.id, nextval('cosmos.doc_seq'), v.body, v.ts, v.ttl, v.etag, nextval('cosmos.lsn_seq')
+FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::integer[], $6::text[]) WITH ORDINALITY AS v (pk, id, body, ts, ttl, etag, n)
+ORDER BY v.n
+ON CONFLICT (pk, id) DO `
+	if first.Expiry.DefaultTTL == nil {
+		sql += `NOTHING`
+	} else {
+		sql += overwriteItem + `, seq = EXCLUDED.seq WHERE (` + livePredicate(first.Expiry, "i.", &a) + `) IS NOT TRUE`
+	}
+	return sql + ` RETURNING pk, id, seq, lsn`, a
+}
+
+// scanCreated reads the rows of a createManyStmt into out: a written item
+// gets its seq and lsn, the others ErrConflict.
+func scanCreated(rows pgx.Rows, ops []emulator.ItemOp, out []emulator.ItemOpResult) error {
+	defer rows.Close()
+	at := make(map[[2]string]int, len(ops))
+	for k, op := range ops {
+		at[[2]string{op.Params.PK, op.Params.ID}] = k
+		out[k] = emulator.ItemOpResult{Item: writtenItem(op.Params), Err: emulator.ErrConflict}
+	}
+	for rows.Next() {
+		var pk, id string
+		var seq, lsn int64
+		if err := rows.Scan(&pk, &id, &seq, &lsn); err != nil {
+			return err
+		}
+		if k, ok := at[[2]string{pk, id}]; ok {
+			out[k].Item.Seq, out[k].Item.LSN, out[k].Err = seq, lsn, nil
+		}
+	}
+	return rows.Err()
+}

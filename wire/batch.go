@@ -1,0 +1,127 @@
+package wire
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// batch serves POST .../docs with x-ms-cosmos-is-batch-request: a
+// transactional batch (x-ms-cosmos-batch-atomic: True) or a bulk request.
+// The response is 200 when every operation succeeded, else 207; its body
+// is one result per operation, in order (reference §8.3).
+func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
+	req, err := itemRequest(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	atomic := r.Header.Get("x-ms-cosmos-batch-atomic")
+	res, err := h.svc.ExecuteBatch(r.Context(), emulator.BatchRequest{
+		Database: req.Database, Container: req.Container, PartitionKey: req.PartitionKey,
+		ParsePartitionKey: ParsePartitionKeyHeader, Body: req.Body,
+		Atomic:          atomic == "" || isTrue(atomic),
+		ContinueOnError: isTrue(r.Header.Get("x-ms-cosmos-batch-continue-on-error")),
+	})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	minimal := wantsMinimal(r)
+	var lsn int64
+	total := 0.0
+	buf := []byte{'['}
+	for i, op := range res.Ops {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		status, sub := batchOpStatus(op)
+		var body []byte
+		if op.Err == nil && !op.Dependent && !op.NotModified && op.Op != emulator.BatchDelete && (op.Op == emulator.BatchRead || !minimal) {
+			body = op.Item.JSON(res.Container)
+		}
+		write := op.Op != emulator.BatchRead
+		ru, _ := strconv.ParseFloat(charge(write, len(body)), 64)
+		total += ru
+		buf = append(buf, `{"statusCode":`...)
+		buf = strconv.AppendInt(buf, int64(status), 10)
+		if sub != 0 {
+			buf = append(buf, `,"subStatusCode":`...)
+			buf = strconv.AppendInt(buf, int64(sub), 10)
+		}
+		buf = append(buf, `,"requestCharge":`...)
+		buf = strconv.AppendFloat(buf, ru, 'f', -1, 64)
+		if op.Err == nil && !op.Dependent && op.Item.ETag != "" {
+			buf = append(buf, `,"eTag":`...)
+			buf = emulator.AppendJSONString(buf, op.Item.ETag)
+		}
+		if body != nil {
+			buf = append(buf, `,"resourceBody":`...)
+			buf = append(buf, body...)
+		}
+		buf = append(buf, '}')
+		if op.Err == nil && op.Item.LSN > lsn {
+			lsn = op.Item.LSN
+		}
+	}
+	buf = append(buf, ']')
+	hd := w.Header()
+	hd.Set("x-ms-request-charge", strconv.FormatFloat(float64(int(total*100+0.5))/100, 'f', -1, 64))
+	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
+	setSession(w, lsn)
+	status := http.StatusOK
+	if res.Failed {
+		status = http.StatusMultiStatus
+	}
+	writeBody(w, status, buf)
+}
+
+// batchOpStatus is the status and sub-status of one batch operation's
+// result.
+func batchOpStatus(op emulator.BatchOpResult) (int, int) {
+	switch {
+	case op.Dependent:
+		return http.StatusFailedDependency, 0
+	case op.Err != nil:
+		var sub int
+		var e *emulator.Error
+		if errors.As(op.Err, &e) {
+			sub = e.SubStatus
+		}
+		return StatusOf(emulator.KindOf(op.Err)), sub
+	case op.NotModified:
+		return http.StatusNotModified, 0
+	}
+	switch op.Op {
+	case emulator.BatchCreate:
+		return http.StatusCreated, 0
+	case emulator.BatchUpsert:
+		if op.Created {
+			return http.StatusCreated, 0
+		}
+	case emulator.BatchDelete:
+		return http.StatusNoContent, 0
+	}
+	return http.StatusOK, 0
+}
+
+// partitionKeyDelete serves POST .../colls/{c}/operations/partitionkeydelete
+// (deleteAllItemsForPartitionKey): 200 at once, the items of the logical
+// partition in the partition key header are deleted in the background.
+func (h *handler) partitionKeyDelete(w http.ResponseWriter, r *http.Request) {
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	c, err := h.svc.DeletePartition(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), pk)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("x-ms-request-charge", charge(true, 0))
+	w.Header().Set("x-ms-content-path", c.RID)
+	writeBody(w, http.StatusOK, nil)
+}
