@@ -137,16 +137,8 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 		p.PK = &k
 	}
 	if r.EPKRange {
-		start, end := strings.ToUpper(r.StartEPK), strings.ToUpper(r.EndEPK)
-		if end != "" && end <= start {
-			return res, BadRequest("The effective partition key range [%s, %s) is empty.", r.StartEPK, r.EndEPK)
-		}
-		if start != "" || (end != "" && end != "FF") {
-			def := c.PartitionKey
-			p.Match = func(pk string) bool {
-				k, ok := decodeCanonicalPK(pk)
-				return ok && EPKInRange(EffectivePartitionKey(def, k), start, end)
-			}
+		if p.Match, err = epkMatcher(c, r.StartEPK, r.EndEPK); err != nil {
+			return res, err
 		}
 	}
 	// The container's latest lsn, read before the scan: a scan that finds
@@ -184,6 +176,25 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 	}
 	res.Items, res.ETag, res.NotModified = page.Items, lsnETag(next), len(page.Items) == 0
 	return res, nil
+}
+
+// epkMatcher returns the filter of stored (canonical) partition keys whose
+// effective partition key lies in [start, end) (hex, case-insensitive; ""
+// end: no upper bound), nil when the range is the whole container, and a
+// 400 when it is empty.
+func epkMatcher(c Container, start, end string) (func(pk string) bool, error) {
+	ustart, uend := strings.ToUpper(start), strings.ToUpper(end)
+	if uend != "" && uend <= ustart {
+		return nil, BadRequest("The effective partition key range [%s, %s) is empty.", start, end)
+	}
+	if ustart == "" && (uend == "" || uend == "FF") {
+		return nil, nil
+	}
+	def := c.PartitionKey
+	return func(pk string) bool {
+		k, ok := decodeCanonicalPK(pk)
+		return ok && EPKInRange(EffectivePartitionKey(def, k), ustart, uend)
+	}, nil
 }
 
 // decodeCanonicalPK parses a stored (canonical) partition key.

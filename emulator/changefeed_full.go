@@ -51,6 +51,20 @@ type ReadChangeLogParams struct {
 	PK        *string // nil: all partitions
 	AfterSeq  int64
 	Limit     int
+	// Match, when set, keeps only the entries whose canonical partition
+	// key it accepts; the store then reads at most ScanLimit entries (plus
+	// the rest of a transaction it keeps entries of).
+	Match     func(pk string) bool
+	ScanLimit int
+}
+
+// ChangeLogPage is what ChangeLog.ReadChangeLog read.
+type ChangeLogPage struct {
+	Changes []Change
+	// ScannedTo is the Seq up to which the read is complete: every entry
+	// after p.AfterSeq up to it is in Changes or was refused by p.Match
+	// (0 when nothing was read).
+	ScannedTo int64
 }
 
 // ChangeLog is the store's record of every committed write, which the
@@ -58,9 +72,10 @@ type ReadChangeLogParams struct {
 // alongside Store.
 type ChangeLog interface {
 	// ReadChangeLog returns the container's entries after p.AfterSeq in
-	// order: p.Limit of them (fewer at the end), and then the remaining
-	// entries of the last one's transaction.
-	ReadChangeLog(ctx context.Context, p ReadChangeLogParams) ([]Change, error)
+	// order (those p.Match accepts, when set): p.Limit of them (fewer at
+	// the end), and then the remaining entries of the last one's
+	// transaction.
+	ReadChangeLog(ctx context.Context, p ReadChangeLogParams) (ChangeLogPage, error)
 	// LastChange returns the Seq of the container's latest committed entry
 	// (0 when there is none): the position "now".
 	LastChange(ctx context.Context, c Container) (int64, error)
@@ -71,6 +86,11 @@ type ChangeLog interface {
 type AllVersionsFeedRequest struct {
 	Database, Container string
 	PartitionKey        PartitionKey // nil: every partition
+	// StartEPK and EndEPK bound the effective partition keys when
+	// EPKRange is set (x-ms-start-epk, x-ms-end-epk), as in
+	// ChangeFeedRequest.
+	EPKRange         bool
+	StartEPK, EndEPK string
 	// IfNoneMatch is the request's If-None-Match: "*" starts from now, a
 	// quoted position (an earlier response's etag) continues after it, ""
 	// starts from the oldest retained change.
@@ -102,7 +122,9 @@ func parseChangePosition(s string) (int64, error) {
 
 // ReadAllVersionsFeed serves one page of the all-versions-and-deletes change
 // feed: every create, replace and delete after the request's position, in
-// commit order, scoped to one logical partition when r.PartitionKey is set.
+// commit order, scoped to one logical partition when r.PartitionKey is set
+// and to an effective partition key range when r.EPKRange is (reading at
+// most ChangeFeedScanRows entries per request, like the latest-version feed).
 // An empty page means caught up (the service answers 304).
 func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequest) (AllVersionsFeedResult, error) {
 	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
@@ -134,12 +156,17 @@ func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequ
 			return res, err
 		}
 	}
-	limit := r.Page.Limit()
-	changes, err := log.ReadChangeLog(ctx, ReadChangeLogParams{Container: c, PK: pk, AfterSeq: after, Limit: limit})
+	lp := ReadChangeLogParams{Container: c, PK: pk, AfterSeq: after, Limit: r.Page.Limit(), ScanLimit: ChangeFeedScanRows}
+	if r.EPKRange {
+		if lp.Match, err = epkMatcher(c, r.StartEPK, r.EndEPK); err != nil {
+			return res, err
+		}
+	}
+	page, err := log.ReadChangeLog(ctx, lp)
 	if err != nil {
 		return res, err
 	}
-	size := 0
+	size, changes := 0, page.Changes
 	for i, ch := range changes {
 		// A page ends past MaxResponseBytes, but never inside a transaction.
 		if size > MaxResponseBytes && ch.Txn != changes[i-1].Txn {
@@ -149,6 +176,11 @@ func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequ
 		res.Docs = append(res.Docs, ch.AppendJSON(nil, c))
 		after = ch.Seq
 		res.LSN = max(res.LSN, ch.LSN)
+	}
+	if len(res.Docs) == len(changes) {
+		// Everything read was served: the entries an EPK range skipped
+		// need not be read again.
+		after = max(after, page.ScannedTo)
 	}
 	res.ETag = `"` + strconv.FormatInt(after, 10) + `"`
 	return res, nil

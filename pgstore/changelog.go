@@ -40,21 +40,81 @@ const changeCols = `seq, op, pk, id, coalesce(doc_seq, 0), lsn, coalesce(prev_ls
 
 // ReadChangeLog implements emulator.ChangeLog: up to p.Limit entries, then
 // the rest of the last entry's transaction (its entries are consecutive).
-func (s *Store) ReadChangeLog(ctx context.Context, p emulator.ReadChangeLogParams) ([]emulator.Change, error) {
+// With p.Match it streams at most p.ScanLimit entries (plus maxTxnRows to
+// finish a transaction) from one statement and filters them, cancelling
+// the statement once the page is full.
+func (s *Store) ReadChangeLog(ctx context.Context, p emulator.ReadChangeLogParams) (emulator.ChangeLogPage, error) {
 	a := args{p.Container.Num, p.AfterSeq}
 	where := `coll = $1 AND seq > $2`
 	if p.PK != nil {
 		where += ` AND pk = ` + a.add(*p.PK)
 	}
+	if p.Match != nil {
+		return s.readMatchingChanges(ctx, p, where, a)
+	}
 	b := append(args{}, a...)
 	out, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` ORDER BY seq LIMIT `+a.add(p.Limit), a...)
 	if err != nil || len(out) < p.Limit || len(out) == 0 {
-		return out, err
+		return changeLogPage(out), err
 	}
 	last := out[len(out)-1]
 	b[1] = last.Seq
 	rest, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` AND txid = `+b.add(last.Txn)+`::xid8 ORDER BY seq`, b...)
-	return append(out, rest...), err
+	return changeLogPage(append(out, rest...)), err
+}
+
+// changeLogPage is the page of an unfiltered read: complete up to its last
+// entry.
+func changeLogPage(chs []emulator.Change) emulator.ChangeLogPage {
+	page := emulator.ChangeLogPage{Changes: chs}
+	if len(chs) > 0 {
+		page.ScannedTo = chs[len(chs)-1].Seq
+	}
+	return page
+}
+
+// readMatchingChanges is ReadChangeLog with p.Match (see there).
+func (s *Store) readMatchingChanges(ctx context.Context, p emulator.ReadChangeLogParams, where string, a args) (emulator.ChangeLogPage, error) {
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(qctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` ORDER BY seq LIMIT `+a.add(p.ScanLimit+maxTxnRows), a...)
+	if err != nil {
+		return emulator.ChangeLogPage{}, classify("read changes", err)
+	}
+	defer rows.Close()
+	var page emulator.ChangeLogPage
+	read, lastTxn := 0, ""
+	for rows.Next() {
+		ch, err := scanChange(rows)
+		if err != nil {
+			return emulator.ChangeLogPage{}, err
+		}
+		// A full page (or a finished scan) ends where the next
+		// transaction starts.
+		if (len(page.Changes) >= p.Limit || read >= p.ScanLimit) && ch.Txn != lastTxn {
+			return page, nil
+		}
+		read++
+		page.ScannedTo = ch.Seq
+		if p.Match(ch.PK) {
+			page.Changes = append(page.Changes, ch)
+		}
+		lastTxn = ch.Txn
+	}
+	return page, classify("read changes", rows.Err())
+}
+
+// scanChange scans one row of changeCols.
+func scanChange(row pgx.Row) (emulator.Change, error) {
+	var ch emulator.Change
+	var body *string
+	if err := row.Scan(&ch.Seq, &ch.Op, &ch.PK, &ch.ID, &ch.DocSeq, &ch.LSN, &ch.PrevLSN, &ch.CRTS, &ch.TTLExpired, &ch.ETag, &body, &ch.Txn); err != nil {
+		return ch, classify("read changes", err)
+	}
+	if body != nil {
+		ch.Body = []byte(*body)
+	}
+	return ch, nil
 }
 
 func (s *Store) readChanges(ctx context.Context, sql string, a ...any) ([]emulator.Change, error) {
@@ -65,13 +125,9 @@ func (s *Store) readChanges(ctx context.Context, sql string, a ...any) ([]emulat
 	defer rows.Close()
 	var out []emulator.Change
 	for rows.Next() {
-		var ch emulator.Change
-		var body *string
-		if err := rows.Scan(&ch.Seq, &ch.Op, &ch.PK, &ch.ID, &ch.DocSeq, &ch.LSN, &ch.PrevLSN, &ch.CRTS, &ch.TTLExpired, &ch.ETag, &body, &ch.Txn); err != nil {
-			return nil, classify("read changes", err)
-		}
-		if body != nil {
-			ch.Body = []byte(*body)
+		ch, err := scanChange(rows)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, ch)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,8 @@ type changeSummary struct {
 
 func readSummaries(t *testing.T, s *Store, c emulator.Container, after int64) ([]changeSummary, []emulator.Change) {
 	t.Helper()
-	chs, err := s.ReadChangeLog(context.Background(), emulator.ReadChangeLogParams{Container: c, AfterSeq: after, Limit: 1000})
+	page, err := s.ReadChangeLog(context.Background(), emulator.ReadChangeLogParams{Container: c, AfterSeq: after, Limit: 1000})
+	chs := page.Changes
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,12 +257,12 @@ func TestChangeLogKeepsATransactionTogether(t *testing.T) {
 		{4, []string{"solo", "t1", "t2", "t3"}},
 		{5, []string{"solo", "t1", "t2", "t3", "after"}},
 	} {
-		chs, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, Limit: tc.limit})
+		page, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, Limit: tc.limit})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var ids []string
-		for _, ch := range chs {
+		for _, ch := range page.Changes {
 			ids = append(ids, ch.ID)
 		}
 		if !reflect.DeepEqual(ids, tc.want) {
@@ -302,10 +304,11 @@ func TestChangeLogReaderMissesNothing(t *testing.T) {
 			finished = true
 		default:
 		}
-		chs, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, AfterSeq: after, Limit: 7})
+		page, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, AfterSeq: after, Limit: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
+		chs := page.Changes
 		for _, ch := range chs {
 			seen[ch.ID]++
 			after = ch.Seq
@@ -397,5 +400,64 @@ DELETE FROM cosmos.schema_migrations WHERE version = 10`); err != nil {
 	got, _ := readSummaries(t, s, c, 0)
 	if len(got) != 1 || got[0].Op != "c" || got[0].ID != "a" {
 		t.Fatalf("change log after the migration: %+v", got)
+	}
+}
+
+// TestChangeLogMatchScanBound: with a Match filter a read keeps the
+// entries it accepts, reads at most ScanLimit entries (finishing a
+// transaction it keeps entries of) and reports how far it read.
+func TestChangeLogMatchScanBound(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn) VALUES ($1, $2, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq'))`
+	// x1 y1 y2 [x2 x3] y3 x4: the bracketed pair in one transaction.
+	for _, w := range [][]string{{"x1"}, {"y1"}, {"y2"}, {"x2", "x3"}, {"y3"}, {"x4"}} {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range w {
+			if _, err := tx.Exec(ctx, insert, `["`+id[:1]+`"]`, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, Limit: 100})
+	if err != nil || len(all.Changes) != 7 {
+		t.Fatalf("%d entries, %v", len(all.Changes), err)
+	}
+	seq := func(i int) int64 { return all.Changes[i].Seq }
+	isX := func(pk string) bool { return pk == `["x"]` }
+	for _, tc := range []struct {
+		name        string
+		after       int64
+		limit, scan int
+		want        []string
+		wantScanned int64
+	}{
+		{"limit", 0, 1, 100, []string{"x1"}, seq(0)},
+		{"scan bound", seq(0), 10, 2, nil, seq(2)},
+		{"scan bound ends after the transaction", 0, 10, 4, []string{"x1", "x2", "x3"}, seq(4)},
+		{"full page keeps its transaction", 0, 2, 100, []string{"x1", "x2", "x3"}, seq(4)},
+		{"to the end", seq(4), 10, 100, []string{"x4"}, seq(6)},
+		{"nothing after", seq(6), 10, 100, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, AfterSeq: tc.after, Limit: tc.limit, Match: isX, ScanLimit: tc.scan})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, ch := range page.Changes {
+				ids = append(ids, ch.ID)
+			}
+			if !slices.Equal(ids, tc.want) || page.ScannedTo != tc.wantScanned {
+				t.Errorf("got %v scanned to %d, want %v scanned to %d", ids, page.ScannedTo, tc.want, tc.wantScanned)
+			}
+		})
 	}
 }

@@ -80,21 +80,29 @@ func changeFeedRequest(r *http.Request) (emulator.ChangeFeedRequest, error) {
 			req.SinceTS = 1
 		}
 	}
-	start, end := r.Header.Get("x-ms-start-epk"), r.Header.Get("x-ms-end-epk")
+	req.EPKRange, req.StartEPK, req.EndEPK, err = epkRangeHeaders(r)
+	return req, err
+}
+
+// epkRangeHeaders decodes the effective partition key range of a change
+// feed read (x-ms-read-key-type, x-ms-start-epk, x-ms-end-epk): ok is false
+// when the request has none.
+func epkRangeHeaders(r *http.Request) (ok bool, start, end string, err error) {
+	start, end = r.Header.Get("x-ms-start-epk"), r.Header.Get("x-ms-end-epk")
 	switch kt := r.Header.Get("x-ms-read-key-type"); {
 	case kt == "" && start == "" && end == "":
+		return false, "", "", nil
 	case kt == "" || strings.EqualFold(kt, "EffectivePartitionKeyRange"):
-		req.EPKRange = true
-		if req.StartEPK, err = epkHeader("x-ms-start-epk", start); err != nil {
-			return req, err
+		if start, err = epkHeader("x-ms-start-epk", start); err != nil {
+			return false, "", "", err
 		}
-		if req.EndEPK, err = epkHeader("x-ms-end-epk", end); err != nil {
-			return req, err
+		if end, err = epkHeader("x-ms-end-epk", end); err != nil {
+			return false, "", "", err
 		}
+		return true, start, end, nil
 	default:
-		return req, emulator.BadRequest("The x-ms-read-key-type header value '%s' is not supported: use 'EffectivePartitionKeyRange'.", kt)
+		return false, "", "", emulator.BadRequest("The x-ms-read-key-type header value '%s' is not supported: use 'EffectivePartitionKeyRange'.", kt)
 	}
-	return req, nil
 }
 
 // incrementalFeed serves the latest-version change feed: 200 with the

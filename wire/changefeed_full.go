@@ -2,7 +2,6 @@ package wire
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -17,7 +16,8 @@ const allVersionsFeedAIM = "Full-Fidelity Feed"
 // one page of every create, replace and delete after If-None-Match ("*":
 // from now; an earlier etag: after it; absent: from the oldest retained
 // change), in commit order, for the whole container (partition key range
-// "0") or one logical partition. The etag header is the continuation; no
+// "0"), one logical partition or an effective partition key range
+// (x-ms-start-epk, x-ms-end-epk, as the latest-version feed takes them). The etag header is the continuation; no
 // changes is a 304 with an empty body.
 func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
 	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
@@ -29,17 +29,17 @@ func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, (&emulator.Error{Kind: emulator.KindGone, Message: "The partition key range " + id + " does not exist (the container has one range, \"0\")."}).WithSub(emulator.SubStatusPartitionKeyRangeGone))
 		return
 	}
-	if min, max := r.Header.Get("x-ms-start-epk"), r.Header.Get("x-ms-end-epk"); (min != "" || max != "") && !(min == "" && strings.EqualFold(max, "FF")) {
-		h.writeError(w, r, emulator.BadRequest("Effective partition key sub-ranges are not supported by the all versions and deletes change feed of this emulator."))
-		return
-	}
-	p, err := pageRequest(r)
-	if err != nil {
+	req := emulator.AllVersionsFeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"),
+		PartitionKey: pk, IfNoneMatch: r.Header.Get("If-None-Match")}
+	if req.EPKRange, req.StartEPK, req.EndEPK, err = epkRangeHeaders(r); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	res, err := h.svc.ReadAllVersionsFeed(r.Context(), emulator.AllVersionsFeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"),
-		PartitionKey: pk, IfNoneMatch: r.Header.Get("If-None-Match"), Page: p})
+	if req.Page, err = pageRequest(r); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.ReadAllVersionsFeed(r.Context(), req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
