@@ -20,7 +20,9 @@ import (
 // continuation token, sees every create, replace, upsert, patch and delete
 // in order with previousImageLSN chaining, and 304 when caught up; a TTL
 // expiry (frozen clock moved through the control endpoint) is a delete with
-// timeToLiveExpired once swept, not before.
+// timeToLiveExpired once swept, not before; a hierarchical key prefix (an
+// effective partition key sub-range) sees the changes of its partitions
+// only.
 func TestJSAllVersionsAndDeletesFeed(t *testing.T) {
 	node, dir := jsSDK(t)
 	e := emulatortest.Start(t, emulatortest.WithProtocol("http"), emulatortest.WithFrozenClock(time.Unix(1_800_000_000, 0)), emulatortest.WithoutBackgroundSweeper())
@@ -69,6 +71,12 @@ CAUGHTUP all
 SWEPT 1
 CHANGE all delete t - true true
 CAUGHTUP all
+CAUGHTUP prefix
+CHANGE prefix create a 1 false true
+CHANGE prefix create c 1 false true
+CHANGE prefix replace a 2 false true
+CHANGE prefix delete a - false true
+CAUGHTUP prefix
 `
 	if got := string(out); got != want {
 		t.Fatalf("JS SDK change feed:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr.String()))

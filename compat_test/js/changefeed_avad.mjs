@@ -121,4 +121,19 @@ await drain("all", all);
 const { deleted } = await control("ttl/sweep", {});
 console.log(`SWEPT ${deleted}`);
 await drain("all", all);
+// A hierarchical key prefix: the SDK reads the prefix's effective
+// partition key range (x-ms-start-epk / x-ms-end-epk).
+const { container: h } = await database.containers.create({
+  id: "h",
+  partitionKey: { paths: ["/t", "/u"], kind: "MultiHash", version: 2 },
+});
+const prefix = h.items.getChangeFeedIterator({ ...opts, changeFeedStartFrom: ChangeFeedStartFrom.Now(["t1"]) });
+await drain("prefix", prefix);
+await h.items.create({ id: "a", t: "t1", u: "u1", n: 1 });
+await h.items.create({ id: "b", t: "t2", u: "u1", n: 1 });
+await h.items.create({ id: "c", t: "t1", u: "u2", n: 1 });
+await h.item("a", ["t1", "u1"]).replace({ id: "a", t: "t1", u: "u1", n: 2 });
+await h.item("b", ["t2", "u1"]).delete();
+await h.item("a", ["t1", "u1"]).delete();
+await drain("prefix", prefix);
 await database.delete();
