@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -270,14 +271,25 @@ func TestAllVersionsAndDeletesFeedEPKRange(t *testing.T) {
 	}
 }
 
-// TestAllVersionsAndDeletesFeedBadInput: malformed continuations, unknown
-// A-IM values and ranges that do not exist are errors in the service's
-// shape.
+// TestAllVersionsAndDeletesFeedBadInput: malformed continuations, a
+// continuation of another container, unknown A-IM values and ranges that
+// do not exist are errors in the service's shape.
 func TestAllVersionsAndDeletesFeedBadInput(t *testing.T) {
 	f := newFixture(t)
 	wantStatus(t, f.raw.do(http.MethodPost, "/dbs", []byte(`{"id":"db"}`)), http.StatusCreated)
 	wantStatus(t, f.raw.do(http.MethodPost, "/dbs/db/colls", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"}}`)), http.StatusCreated)
 	avad := []string{"A-IM", "Full-Fidelity Feed", "x-ms-cosmos-changefeed-wire-format-version", "2021-09-15"}
+	// A continuation of another container, with changes, so that its
+	// position exists in c's numbering too.
+	wantStatus(t, f.raw.do(http.MethodPost, "/dbs/db/colls", []byte(`{"id":"other","partitionKey":{"paths":["/pk"],"kind":"Hash"}}`)), http.StatusCreated)
+	wantStatus(t, f.raw.do(http.MethodPost, docsPath("db", "c"), []byte(`{"id":"a","pk":"p"}`), pkHeader, `["p"]`), http.StatusCreated)
+	_, _, cStart := avadFeed(t, f.raw, "db", "c", "*", 10)
+	_, _, otherStart := avadFeed(t, f.raw, "db", "other", "*", 10)
+	wantStatus(t, f.raw.do(http.MethodPost, docsPath("db", "other"), []byte(`{"id":"a","pk":"p"}`), pkHeader, `["p"]`), http.StatusCreated)
+	_, _, otherEnd := avadFeed(t, f.raw, "db", "other", otherStart, 10)
+	if got, _, _ := avadFeed(t, f.raw, "db", "c", cStart, 10); len(got) != 0 {
+		t.Fatalf("c's own continuation: %+v", got)
+	}
 	for _, tc := range []struct {
 		name   string
 		hdr    []string
@@ -285,6 +297,9 @@ func TestAllVersionsAndDeletesFeedBadInput(t *testing.T) {
 	}{
 		{"continuation not a number", append(avad, "If-None-Match", `"abc"`), http.StatusBadRequest},
 		{"negative continuation", append(avad, "If-None-Match", `"-1"`), http.StatusBadRequest},
+		{"continuation of another container", append(avad, "If-None-Match", otherEnd), http.StatusBadRequest},
+		{"continuation without its container", append(avad, "If-None-Match", `"1"`), http.StatusBadRequest},
+		{"negative position", append(avad, "If-None-Match", strings.Replace(cStart, ":", ":-", 1)), http.StatusBadRequest},
 		{"unknown A-IM", []string{"A-IM", "Full Feed"}, http.StatusBadRequest},
 		{"range that does not exist", append(avad, "If-None-Match", "*", "x-ms-documentdb-partitionkeyrangeid", "7"), http.StatusGone},
 		{"bad partition key", append(avad, "If-None-Match", "*", pkHeader, `["p"`), http.StatusBadRequest},

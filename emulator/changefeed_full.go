@@ -91,8 +91,8 @@ type AllVersionsFeedRequest struct {
 	// ChangeFeedRequest.
 	EPKRange         bool
 	StartEPK, EndEPK string
-	// IfNoneMatch is the request's If-None-Match: "*" starts from now, a
-	// quoted position (an earlier response's etag) continues after it, ""
+	// IfNoneMatch is the request's If-None-Match: "*" starts from now, an
+	// earlier response's etag (of the same container) continues after it, ""
 	// starts from the oldest retained change.
 	IfNoneMatch string
 	Page        PageRequest
@@ -109,11 +109,23 @@ type AllVersionsFeedResult struct {
 	LSN int64
 }
 
-// parseChangePosition reads an If-None-Match continuation: a quoted or
-// bare non-negative integer.
-func parseChangePosition(s string) (int64, error) {
+// changePositionETag renders a position in container c's change log as the
+// feed's etag: "<collection rid>:<seq>". The SDKs keep the etag as an
+// opaque continuation, so binding it to the container lets a continuation
+// from another container be refused.
+func changePositionETag(c Container, seq int64) string {
+	return `"` + c.RID + ":" + strconv.FormatInt(seq, 10) + `"`
+}
+
+// parseChangePosition reads an If-None-Match continuation of container c's
+// feed: an etag changePositionETag made for c (quotes optional).
+func parseChangePosition(c Container, s string) (int64, error) {
 	t := strings.TrimPrefix(strings.TrimSuffix(strings.TrimSpace(s), `"`), `"`)
-	n, err := strconv.ParseInt(t, 10, 64)
+	rid, pos, ok := strings.Cut(t, ":")
+	if !ok || rid != c.RID {
+		return 0, BadRequest("Invalid continuation token %q for the change feed of this container.", s)
+	}
+	n, err := strconv.ParseInt(pos, 10, 64)
 	if err != nil || n < 0 {
 		return 0, BadRequest("Invalid continuation token %q for the change feed.", s)
 	}
@@ -152,7 +164,7 @@ func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequ
 			return res, err
 		}
 	default:
-		if after, err = parseChangePosition(r.IfNoneMatch); err != nil {
+		if after, err = parseChangePosition(c, r.IfNoneMatch); err != nil {
 			return res, err
 		}
 	}
@@ -182,7 +194,7 @@ func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequ
 		// need not be read again.
 		after = max(after, page.ScannedTo)
 	}
-	res.ETag = `"` + strconv.FormatInt(after, 10) + `"`
+	res.ETag = changePositionETag(c, after)
 	return res, nil
 }
 
