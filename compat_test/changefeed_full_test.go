@@ -271,6 +271,45 @@ func TestAllVersionsAndDeletesFeedEPKRange(t *testing.T) {
 	}
 }
 
+// TestAllVersionsAndDeletesFeedDeleteLSN: a delete's metadata.lsn is the
+// LSN its response reported (lsn header, session token), as for creates
+// and replaces.
+func TestAllVersionsAndDeletesFeedDeleteLSN(t *testing.T) {
+	f := newFixture(t)
+	raw := f.raw
+	wantStatus(t, raw.do(http.MethodPost, "/dbs", []byte(`{"id":"db"}`)), http.StatusCreated)
+	wantStatus(t, raw.do(http.MethodPost, "/dbs/db/colls", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"}}`)), http.StatusCreated)
+	_, _, start := avadFeed(t, raw, "db", "c", "*", 10)
+	p := []string{pkHeader, `["p"]`}
+	var lsns []string
+	for _, w := range []struct {
+		method, path, body string
+		status             int
+	}{
+		{http.MethodPost, docsPath("db", "c"), `{"id":"a","pk":"p"}`, http.StatusCreated},
+		{http.MethodDelete, docPath("db", "c", "a"), ``, http.StatusNoContent},
+		{http.MethodPost, docsPath("db", "c"), `{"id":"b","pk":"p"}`, http.StatusCreated},
+		{http.MethodPost, docsPath("db", "c"), `{"id":"a","pk":"p"}`, http.StatusCreated},
+		{http.MethodDelete, docPath("db", "c", "b"), ``, http.StatusNoContent},
+		{http.MethodDelete, docPath("db", "c", "a"), ``, http.StatusNoContent},
+	} {
+		resp := raw.do(w.method, w.path, []byte(w.body), p...)
+		wantStatus(t, resp, w.status)
+		if tok := resp.Header.Get("x-ms-session-token"); tok != "0:-1#"+resp.Header.Get("lsn") {
+			t.Fatalf("session token %q, lsn %q", tok, resp.Header.Get("lsn"))
+		}
+		lsns = append(lsns, resp.Header.Get("lsn"))
+	}
+	got, _, _ := avadFeed(t, raw, "db", "c", start, 10)
+	var feed []string
+	for _, ch := range got {
+		feed = append(feed, strconv.FormatInt(ch.Metadata.LSN, 10))
+	}
+	if !slices.Equal(feed, lsns) {
+		t.Errorf("feed LSNs %v, the responses' %v", feed, lsns)
+	}
+}
+
 // TestAllVersionsAndDeletesFeedBadInput: malformed continuations, a
 // continuation of another container, unknown A-IM values and ranges that
 // do not exist are errors in the service's shape.

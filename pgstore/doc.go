@@ -21,7 +21,9 @@
 //     and every write path is logged alike. The TTL sweeper marks its
 //     transactions (cosmos.ttl_expired, cosmos.now) so that its purges are
 //     logged as expiries, and trims entries past each container's
-//     retention in bounded batches.
+//     retention in bounded batches. A point delete hands the LSN it
+//     reports to the trigger (cosmos.delete_lsn, migration 0011) so the
+//     logged delete carries it; other deletes draw theirs at commit.
 //
 // Why one table per container rather than one LIST-partitioned table: the
 // indexing policy of each container becomes that table's own indexes, and

@@ -199,10 +199,21 @@ func missOrMismatch(live bool) error {
 	return emulator.ErrItemNotFound
 }
 
-// DeleteItem implements emulator.Store.
+// DeleteItem implements emulator.Store. Its statement is a transaction of
+// its own, so it hands the LSN it reports to the change log's trigger
+// (pointDeleteLSN).
 func (s *Store) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error) {
-	return itemOps{s.pool}.DeleteItem(ctx, k, ifMatch)
+	r := itemOps{s.pool}.run(ctx, deleteStmtLSN(k, ifMatch, pointDeleteLSN))
+	return r.Item.LSN, r.Err
 }
+
+// pointDeleteLSN draws a point delete's LSN and stores it in the
+// transaction-local setting cosmos.delete_lsn, which the change log's
+// commit-time trigger (migration 0011) takes as the logged delete's LSN, so
+// that metadata.lsn in the all-versions feed is the LSN the delete
+// reported. Only a statement that is its own transaction and deletes at
+// most one row may use it.
+const pointDeleteLSN = `set_config('cosmos.delete_lsn', nextval('cosmos.lsn_seq')::text, true)::bigint`
 
 // DeleteItem is Store.DeleteItem on o's querier.
 func (o itemOps) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error) {
@@ -211,9 +222,14 @@ func (o itemOps) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch str
 }
 
 func deleteStmt(k emulator.ItemKey, ifMatch string) itemStmt {
+	return deleteStmtLSN(k, ifMatch, `nextval('cosmos.lsn_seq')`)
+}
+
+// deleteStmtLSN is deleteStmt drawing the delete's LSN with lsnExpr.
+func deleteStmtLSN(k emulator.ItemKey, ifMatch, lsnExpr string) itemStmt {
 	a := args{k.PK, k.ID}
 	write := `DELETE FROM ` + itemsTable(k.Container.Num) + ` WHERE pk = $1 AND id = $2 AND ` + livePredicate(k.Expiry, "", &a)
-	sql, a := conditional(k, ifMatch, write, `nextval('cosmos.lsn_seq') AS lsn`, `w.lsn`, a)
+	sql, a := conditional(k, ifMatch, write, lsnExpr+` AS lsn`, `w.lsn`, a)
 	return itemStmt{op: "delete item", sql: sql, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
 		it := emulator.Item{ID: k.ID, PK: k.PK}
 		var lsn *int64
