@@ -36,7 +36,15 @@ type TxStore interface {
 	// transaction. It commits when fn returns nil, and rolls back and
 	// returns fn's error otherwise. A failed operation (ErrConflict,
 	// ErrItemNotFound, ErrPrecondition) leaves the transaction usable.
-	InItemTx(ctx context.Context, fn func(ItemStore) error) error
+	InItemTx(ctx context.Context, opts TxOptions, fn func(ItemStore) error) error
+}
+
+// TxOptions qualify the transaction of TxStore.InItemTx.
+type TxOptions struct {
+	// SharedLSN gives every write of the transaction the same LSN (_lsn),
+	// as the service does for a transactional batch; otherwise (bulk)
+	// each write takes its own, as a single operation does.
+	SharedLSN bool
 }
 
 // BatchRequest is a transactional batch or a bulk request: POST .../docs
@@ -140,7 +148,7 @@ func (s *Service) ExecuteBatch(ctx context.Context, r BatchRequest) (BatchResult
 	}
 	res := BatchResult{Container: c, Ops: make([]BatchOpResult, len(ops))}
 	stopOnError := r.Atomic || !r.ContinueOnError
-	err = txs.InItemTx(ctx, func(st ItemStore) error {
+	err = txs.InItemTx(ctx, TxOptions{SharedLSN: r.Atomic}, func(st ItemStore) error {
 		pl, pipe := st.(ItemPipeliner)
 		pipe = pipe && (r.Atomic || r.ContinueOnError)
 		for i := 0; i < len(ops); {

@@ -16,14 +16,19 @@ var _ emulator.TxStore = (*Store)(nil)
 // READ COMMITTED transaction on one connection, committed when fn returns
 // nil and rolled back otherwise. The item statements are those of the
 // single operations (itemOps), so a batch behaves exactly like its
-// operations run one by one, except that it commits once.
-func (s *Store) InItemTx(ctx context.Context, fn func(emulator.ItemStore) error) error {
+// operations run one by one, except that it commits once and, with
+// opts.SharedLSN, that its writes share one LSN (lsnShared).
+func (s *Store) InItemTx(ctx context.Context, opts emulator.TxOptions, fn func(emulator.ItemStore) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return classify("begin batch", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-	if err := fn(itemOps{tx}); err != nil {
+	o := itemOps{q: tx}
+	if opts.SharedLSN {
+		o.lsn = lsnShared
+	}
+	if err := fn(o); err != nil {
 		return err
 	}
 	return classify("commit batch", tx.Commit(ctx))
@@ -57,7 +62,7 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 	b := &pgx.Batch{}
 	for i := 0; i < len(ops); {
 		if j := createRun(ops, i); j-i >= 2 {
-			sql, a := createManyStmt(ops[i:j])
+			sql, a := createManyStmt(ops[i:j], o.lsnExpr())
 			b.Queue(sql, a...)
 			units = append(units, unit{from: i, to: j})
 			i = j
@@ -67,15 +72,15 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 		p := ops[i].Params
 		switch ops[i].Op {
 		case emulator.BatchCreate:
-			st = createStmt(p)
+			st = createStmt(p, o.lsnExpr())
 		case emulator.BatchUpsert:
-			st = upsertStmt(p)
+			st = upsertStmt(p, o.lsnExpr())
 		case emulator.BatchReplace:
-			st = replaceStmt(p)
+			st = replaceStmt(p, o.lsnExpr())
 		case emulator.BatchRead:
 			st = readStmt(p.ItemKey)
 		case emulator.BatchDelete:
-			st = deleteStmt(p.ItemKey, p.IfMatch)
+			st = deleteStmt(p.ItemKey, p.IfMatch, o.lsnExpr())
 		default:
 			return nil, fmt.Errorf("pipelined item operation %q: %w", ops[i].Op, errors.ErrUnsupported)
 		}
@@ -125,10 +130,10 @@ func createRun(ops []emulator.ItemOp, i int) int {
 }
 
 // createManyStmt is createStmt for several items in one statement: the
-// rows come from arrays in input order (so their seq and lsn increase in
-// that order), and the statement returns the key, seq and lsn of every
+// rows come from arrays in input order (so their seq, and their lsn when
+// lsn is lsnEach, increase in that order), and the statement returns the key, seq and lsn of every
 // row it wrote; an item it did not write is a conflict.
-func createManyStmt(ops []emulator.ItemOp) (string, args) {
+func createManyStmt(ops []emulator.ItemOp, lsn string) (string, args) {
 	n := len(ops)
 	pks, ids, bodies, etags := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	tss, ttls := make([]int64, n), make([]*int32, n)
@@ -139,7 +144,7 @@ func createManyStmt(ops []emulator.ItemOp) (string, args) {
 	first := ops[0].Params
 	a := args{pks, ids, bodies, tss, ttls, etags}
 	sql := `INSERT INTO ` + itemsTable(first.Container.Num) + ` AS i (pk, id, seq, body, ts, ttl, etag, lsn)
-SELECT v.pk, v.id, nextval('cosmos.doc_seq'), v.body, v.ts, v.ttl, v.etag, nextval('cosmos.lsn_seq')
+SELECT v.pk, v.id, nextval('cosmos.doc_seq'), v.body, v.ts, v.ttl, v.etag, ` + lsn + `
 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::integer[], $6::text[]) WITH ORDINALITY AS v (pk, id, body, ts, ttl, etag, n)
 ORDER BY v.n
 ON CONFLICT (pk, id) DO `

@@ -23,10 +23,10 @@ func lsnIndexDDL(n int64) string {
 // wraparound, i.e. very old: settled.
 const unsettledSQL = `age(xmin) BETWEEN 0 AND age((pg_snapshot_xmin(pg_current_snapshot())::text::bigint % 4294967296)::text::xid)`
 
-// maxTxnRows bounds how many rows of one transaction a full page takes in
-// beyond its item count (a transactional batch holds at most 100
-// operations).
-const maxTxnRows = 100
+// maxTxnRows bounds how many rows share one LSN (the writes of a
+// transactional batch, which holds at most emulator.MaxBatchOperations),
+// and so how many a page takes in beyond its item count.
+const maxTxnRows = emulator.MaxBatchOperations
 
 // ReadChanges implements emulator.ChangeFeedStore. Rows stream from one
 // statement in LSN order; once the page is full the statement is
@@ -40,13 +40,17 @@ const maxTxnRows = 100
 // come with a later read, once the transactions that were in progress have
 // ended.
 //
-// The changes of one transaction (a transactional batch) stay on one
-// page, as the service keeps them: a page that reaches its item count
-// still takes the rows that follow while they carry the same xmin (up to
-// maxTxnRows more, within the byte budget).
+// A page ends only between two LSNs. The continuation is an LSN (the next
+// page reads the rows above it), and the writes of one transactional
+// batch share one LSN (lsnShared), so they stay on one page, as the
+// service keeps them: a page that reaches its item count or its byte
+// budget still takes the rows that follow while they carry the same LSN
+// (at most maxTxnRows, of at most one batch's size), and a scan that ends
+// at its row limit gives back the rows of its last LSN, which may go on
+// beyond the limit.
 func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emulator.ChangesPage, error) {
 	a := args{p.AfterLSN}
-	sql := `SELECT pk, id, seq, body, ts, etag, lsn, xmin::text, ` + unsettledSQL + ` FROM ` + itemsTable(p.Container.Num) + ` WHERE lsn > $1`
+	sql := `SELECT pk, id, seq, body, ts, etag, lsn, ` + unsettledSQL + ` FROM ` + itemsTable(p.Container.Num) + ` WHERE lsn > $1`
 	switch {
 	case p.PK != nil && p.PKPrefix:
 		sql += ` AND starts_with(pk, ` + a.add(*p.PK) + `::text)`
@@ -71,40 +75,46 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 	defer rows.Close()
 	var page emulator.ChangesPage
 	size, read := 0, 0
-	lastTxn := ""
+	// the current LSN's first item on the page, and the LSN before it
+	group, before := 0, int64(0)
 	for rows.Next() {
 		var it emulator.Item
-		var body, txn string
+		var body string
 		var unsettled bool
-		if err := rows.Scan(&it.PK, &it.ID, &it.Seq, &body, &it.TS, &it.ETag, &it.LSN, &txn, &unsettled); err != nil {
+		if err := rows.Scan(&it.PK, &it.ID, &it.Seq, &body, &it.TS, &it.ETag, &it.LSN, &unsettled); err != nil {
 			return emulator.ChangesPage{}, classify("read changes", err)
 		}
 		if unsettled {
-			return page, nil // not exhausted: the continuation stays before this row
+			// not exhausted: the continuation stays before this row (its
+			// LSN's other rows are of the same transaction, unsettled too)
+			return page, nil
 		}
-		full := len(page.Items) >= p.Limit
-		if full && txn != lastTxn {
-			return page, nil // the next transaction's changes start the next page
+		if it.LSN != page.LastLSN {
+			full := len(page.Items) >= p.Limit ||
+				(len(page.Items) > 0 && size+len(body)+200 > emulator.MaxResponseBytes)
+			if full {
+				return page, nil // this LSN starts the next page
+			}
+			group, before = len(page.Items), page.LastLSN
 		}
 		read++
+		page.LastLSN = it.LSN
 		if p.Match != nil && !p.Match(it.PK) {
-			if full {
-				return page, nil
-			}
-			page.LastLSN = it.LSN
 			continue
 		}
-		if size += len(body) + 200; size > emulator.MaxResponseBytes && len(page.Items) > 0 {
-			return page, nil // this row starts the next page
-		}
+		size += len(body) + 200
 		it.Body = []byte(body)
 		page.Items = append(page.Items, it)
-		page.LastLSN, lastTxn = it.LSN, txn
 	}
 	if err := rows.Err(); err != nil {
 		return emulator.ChangesPage{}, classify("read changes", err)
 	}
 	page.Exhausted = read < scan
+	if !page.Exhausted && before != 0 {
+		// the row limit may have cut the last LSN's rows: they all come
+		// with the next page
+		page.Items, page.LastLSN = page.Items[:group], before
+	}
 	return page, nil
 }
 

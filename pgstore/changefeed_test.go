@@ -144,21 +144,23 @@ VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{"id":"'||$1||'"}', 1, '"e"', n
 }
 
 // TestReadChangesKeepsTransactionsTogether: the changes of one
-// transaction come on one page even past its item count; the next
-// transaction starts the next page.
+// transactional batch (one LSN) come on one page even past its item
+// count; the next LSN starts the next page.
 func TestReadChangesKeepsTransactionsTogether(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
 	c := newContainer(t, s, nil)
-	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn)
-SELECT '["p"]', $1 || g, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq') FROM generate_series(1, $2) g`
-	if _, err := s.pool.Exec(ctx, insert, "single", 1); err != nil {
+	insert := func(lsn string) string {
+		return `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn)
+SELECT '["p"]', $1 || g, nextval('cosmos.doc_seq'), '{}', 1, '"e"', ` + lsn + ` FROM generate_series(1, $2) g`
+	}
+	if _, err := s.pool.Exec(ctx, insert(lsnEach), "single", 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, insert, "batch", 3); err != nil { // one transaction
+	if _, err := s.pool.Exec(ctx, insert(lsnShared), "batch", 3); err != nil { // one transaction, one LSN
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, insert, "after", 1); err != nil {
+	if _, err := s.pool.Exec(ctx, insert(lsnEach), "after", 1); err != nil {
 		t.Fatal(err)
 	}
 	var pages [][]string

@@ -74,9 +74,11 @@
 // cursor in its continuation (keyset, or a position for GROUP BY).
 //
 // Change feed (changefeed.go). Every write stamps lsn from one database-
-// wide sequence; the latest-version feed reads live rows with lsn above the
+// wide sequence, one per write, except that the writes of a transactional
+// batch share one, drawn at its first write (cosmos.txn_lsn, migration
+// 0012). The latest-version feed reads live rows with lsn above the
 // continuation in lsn order through the (lsn) index (migration 0009 adds
-// it to older containers), and stops before the first row written by a
+// it to older containers), ends its pages only between two LSNs, and stops before the first row written by a
 // transaction that may have overlapped one still in progress, so its
 // continuation never passes a change that can still commit below it.
 //

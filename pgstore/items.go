@@ -21,7 +21,30 @@ type querier interface {
 
 // itemOps runs the item point operations on q. The Store's methods run
 // them on the pool; a batch runs them inside its transaction.
-type itemOps struct{ q querier }
+type itemOps struct {
+	q querier
+	// lsn is the SQL expression that gives a write its LSN: lsnEach (the
+	// zero value) or, in a transactional batch, lsnShared.
+	lsn string
+}
+
+// lsnEach draws a new LSN for every write.
+const lsnEach = `nextval('cosmos.lsn_seq')`
+
+// lsnShared is the LSN of the current transaction, drawn at its first
+// write (cosmos.txn_lsn, migration 0012): every write of a transactional
+// batch carries it, as in the service, where a transaction's writes share
+// one _lsn. It is an uncorrelated subquery, so a statement evaluates it
+// once however many rows it writes.
+const lsnShared = `(SELECT cosmos.txn_lsn())`
+
+// lsnExpr returns o's LSN expression.
+func (o itemOps) lsnExpr() string {
+	if o.lsn == "" {
+		return lsnEach
+	}
+	return o.lsn
+}
 
 func itemNotFound(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -48,7 +71,7 @@ func (o itemOps) run(ctx context.Context, st itemStmt) emulator.ItemOpResult {
 
 // ReadItem implements emulator.Store.
 func (s *Store) ReadItem(ctx context.Context, k emulator.ItemKey) (emulator.Item, error) {
-	return itemOps{s.pool}.ReadItem(ctx, k)
+	return itemOps{q: s.pool}.ReadItem(ctx, k)
 }
 
 // ReadItem reads a live item.
@@ -74,9 +97,13 @@ func writtenItem(p emulator.WriteItemParams) emulator.Item {
 	return emulator.Item{ID: p.ID, PK: p.PK, Body: p.Body, TS: p.TS, ETag: p.ETag}
 }
 
-const insertItem = ` AS i (pk, id, seq, body, ts, ttl, etag, lsn)
-VALUES ($1, $2, nextval('cosmos.doc_seq'), $3, $4, $5, $6, nextval('cosmos.lsn_seq'))
+// insertItem is the tail of a single-row INSERT of an item, the LSN given
+// by the SQL expression lsn.
+func insertItem(lsn string) string {
+	return ` AS i (pk, id, seq, body, ts, ttl, etag, lsn)
+VALUES ($1, $2, nextval('cosmos.doc_seq'), $3, $4, $5, $6, ` + lsn + `)
 ON CONFLICT (pk, id) DO `
+}
 
 const overwriteItem = `UPDATE SET body = EXCLUDED.body, ts = EXCLUDED.ts, ttl = EXCLUDED.ttl, etag = EXCLUDED.etag, lsn = EXCLUDED.lsn`
 
@@ -84,18 +111,18 @@ const overwriteItem = `UPDATE SET body = EXCLUDED.body, ts = EXCLUDED.ts, ttl = 
 // is overwritten (as a new document with a new seq): an expired item is gone
 // for every purpose, including its id.
 func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
-	return itemOps{s.pool}.CreateItem(ctx, p)
+	return itemOps{q: s.pool}.CreateItem(ctx, p)
 }
 
 // CreateItem is Store.CreateItem on o's querier.
 func (o itemOps) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
-	r := o.run(ctx, createStmt(p))
+	r := o.run(ctx, createStmt(p, o.lsnExpr()))
 	return r.Item, r.Err
 }
 
-func createStmt(p emulator.WriteItemParams) itemStmt {
+func createStmt(p emulator.WriteItemParams, lsn string) itemStmt {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
-	sql := `INSERT INTO ` + itemsTable(p.Container.Num) + insertItem
+	sql := `INSERT INTO ` + itemsTable(p.Container.Num) + insertItem(lsn)
 	if p.Expiry.DefaultTTL == nil {
 		sql += `NOTHING`
 	} else {
@@ -115,21 +142,21 @@ func createStmt(p emulator.WriteItemParams) itemStmt {
 // (and so its _rid); an expired one is replaced like a new document. With
 // IfMatch, a live item whose etag differs is not touched (412).
 func (s *Store) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, bool, error) {
-	return itemOps{s.pool}.UpsertItem(ctx, p)
+	return itemOps{q: s.pool}.UpsertItem(ctx, p)
 }
 
 // UpsertItem is Store.UpsertItem on o's querier.
 func (o itemOps) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, bool, error) {
-	r := o.run(ctx, upsertStmt(p))
+	r := o.run(ctx, upsertStmt(p, o.lsnExpr()))
 	return r.Item, r.Created, r.Err
 }
 
-func upsertStmt(p emulator.WriteItemParams) itemStmt {
+func upsertStmt(p emulator.WriteItemParams, lsn string) itemStmt {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
 	t := itemsTable(p.Container.Num)
 	oldLive := livePredicate(p.Expiry, "", &a)
 	sql := `WITH old AS (SELECT seq FROM ` + t + ` WHERE pk = $1 AND id = $2 AND ` + oldLive + `)
-INSERT INTO ` + t + insertItem + overwriteItem + `, seq = coalesce((SELECT seq FROM old), EXCLUDED.seq)`
+INSERT INTO ` + t + insertItem(lsn) + overwriteItem + `, seq = coalesce((SELECT seq FROM old), EXCLUDED.seq)`
 	if p.IfMatch != "" && p.IfMatch != "*" {
 		sql += ` WHERE i.etag = ` + a.add(p.IfMatch) + ` OR (` + livePredicate(p.Expiry, "i.", &a) + `) IS NOT TRUE`
 	}
@@ -146,18 +173,18 @@ INSERT INTO ` + t + insertItem + overwriteItem + `, seq = coalesce((SELECT seq F
 
 // ReplaceItem implements emulator.Store.
 func (s *Store) ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
-	return itemOps{s.pool}.ReplaceItem(ctx, p)
+	return itemOps{q: s.pool}.ReplaceItem(ctx, p)
 }
 
 // ReplaceItem is Store.ReplaceItem on o's querier.
 func (o itemOps) ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
-	r := o.run(ctx, replaceStmt(p))
+	r := o.run(ctx, replaceStmt(p, o.lsnExpr()))
 	return r.Item, r.Err
 }
 
-func replaceStmt(p emulator.WriteItemParams) itemStmt {
+func replaceStmt(p emulator.WriteItemParams, lsn string) itemStmt {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
-	write := `UPDATE ` + itemsTable(p.Container.Num) + ` SET body = $3, ts = $4, ttl = $5, etag = $6, lsn = nextval('cosmos.lsn_seq')
+	write := `UPDATE ` + itemsTable(p.Container.Num) + ` SET body = $3, ts = $4, ttl = $5, etag = $6, lsn = ` + lsn + `
 WHERE pk = $1 AND id = $2 AND ` + livePredicate(p.Expiry, "", &a)
 	sql, a := conditional(p.ItemKey, p.IfMatch, write, `seq, lsn`, `w.seq, w.lsn`, a)
 	return itemStmt{op: "replace item", sql: sql, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
@@ -203,7 +230,7 @@ func missOrMismatch(live bool) error {
 // its own, so it hands the LSN it reports to the change log's trigger
 // (pointDeleteLSN).
 func (s *Store) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error) {
-	r := itemOps{s.pool}.run(ctx, deleteStmtLSN(k, ifMatch, pointDeleteLSN))
+	r := itemOps{q: s.pool}.run(ctx, deleteStmt(k, ifMatch, pointDeleteLSN))
 	return r.Item.LSN, r.Err
 }
 
@@ -215,21 +242,19 @@ func (s *Store) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch stri
 // most one row may use it.
 const pointDeleteLSN = `set_config('cosmos.delete_lsn', nextval('cosmos.lsn_seq')::text, true)::bigint`
 
-// DeleteItem is Store.DeleteItem on o's querier.
+// DeleteItem deletes an item on o's querier (a batch's transaction),
+// drawing its LSN as o does.
 func (o itemOps) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error) {
-	r := o.run(ctx, deleteStmt(k, ifMatch))
+	r := o.run(ctx, deleteStmt(k, ifMatch, o.lsnExpr()))
 	return r.Item.LSN, r.Err
 }
 
-func deleteStmt(k emulator.ItemKey, ifMatch string) itemStmt {
-	return deleteStmtLSN(k, ifMatch, `nextval('cosmos.lsn_seq')`)
-}
-
-// deleteStmtLSN is deleteStmt drawing the delete's LSN with lsnExpr.
-func deleteStmtLSN(k emulator.ItemKey, ifMatch, lsnExpr string) itemStmt {
+// deleteStmt deletes the item k, drawing its LSN with lsn (an SQL
+// expression).
+func deleteStmt(k emulator.ItemKey, ifMatch, lsn string) itemStmt {
 	a := args{k.PK, k.ID}
 	write := `DELETE FROM ` + itemsTable(k.Container.Num) + ` WHERE pk = $1 AND id = $2 AND ` + livePredicate(k.Expiry, "", &a)
-	sql, a := conditional(k, ifMatch, write, lsnExpr+` AS lsn`, `w.lsn`, a)
+	sql, a := conditional(k, ifMatch, write, lsn+` AS lsn`, `w.lsn`, a)
 	return itemStmt{op: "delete item", sql: sql, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
 		it := emulator.Item{ID: k.ID, PK: k.PK}
 		var lsn *int64
