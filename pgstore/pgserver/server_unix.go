@@ -525,6 +525,18 @@ func (s *Server) clearStalePostmaster(ctx context.Context) error {
 	out, err := s.command(ctx, s.bin.PgCtl, "stop", "-D", s.pgdata, "-m", "fast", "-w",
 		"-t", strconv.Itoa(int(stopTimeout/time.Second))).CombinedOutput()
 	if err != nil {
+		// The leftover server may have been shutting itself down (its
+		// owner died, which it notices) and exited while pg_ctl was
+		// signalling it: then there is nothing left to stop.
+		switch processState(pid) {
+		case procGone:
+			return nil
+		case procZombie:
+			if err := os.Remove(pidFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return nil
+		}
 		return fmt.Errorf("pgserver: a PostgreSQL server (pid %d) still runs on %s and pg_ctl stop failed: %v\n%s", pid, s.pgdata, err, tail(out, 10))
 	}
 	return nil
