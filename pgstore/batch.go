@@ -131,8 +131,9 @@ func createRun(ops []emulator.ItemOp, i int) int {
 
 // createManyStmt is createStmt for several items in one statement: the
 // rows come from arrays in input order (so their seq, and their lsn when
-// lsn is lsnEach, increase in that order), and the statement returns the key, seq and lsn of every
-// row it wrote; an item it did not write is a conflict.
+// lsn is lsnEach, increase in that order), and the statement returns the
+// key, seq and lsn of every row it wrote; an item it did not write is a
+// conflict.
 func createManyStmt(ops []emulator.ItemOp, lsn string) (string, args) {
 	n := len(ops)
 	pks, ids, bodies, etags := make([]string, n), make([]string, n), make([]string, n), make([]string, n)

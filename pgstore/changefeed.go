@@ -89,9 +89,10 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 			// LSN's other rows are of the same transaction, unsettled too)
 			return page, nil
 		}
+		cost := len(body) + 200 // the row's share of the response
 		if it.LSN != page.LastLSN {
 			full := len(page.Items) >= p.Limit ||
-				(len(page.Items) > 0 && size+len(body)+200 > emulator.MaxResponseBytes)
+				(len(page.Items) > 0 && size+cost > emulator.MaxResponseBytes)
 			if full {
 				return page, nil // this LSN starts the next page
 			}
@@ -102,7 +103,7 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 		if p.Match != nil && !p.Match(it.PK) {
 			continue
 		}
-		size += len(body) + 200
+		size += cost
 		it.Body = []byte(body)
 		page.Items = append(page.Items, it)
 	}

@@ -57,9 +57,14 @@ func (s *Store) ReadChangeLog(ctx context.Context, p emulator.ReadChangeLogParam
 	if err != nil || len(out) < p.Limit || len(out) == 0 {
 		return changeLogPage(out), err
 	}
+	// A transaction's entries are consecutive, so its rest ends before
+	// the first later entry of another transaction: the scan stops there
+	// rather than filtering the whole remaining log.
 	last := out[len(out)-1]
 	b[1] = last.Seq
-	rest, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` AND txid = `+b.add(last.Txn)+`::xid8 ORDER BY seq`, b...)
+	txn := b.add(last.Txn) + `::xid8`
+	rest, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` AND txid = `+txn+
+		` AND seq < coalesce((SELECT seq FROM cosmos.changes WHERE `+where+` AND txid <> `+txn+` ORDER BY seq LIMIT 1), 9223372036854775807) ORDER BY seq`, b...)
 	return changeLogPage(append(out, rest...)), err
 }
 

@@ -276,6 +276,15 @@ func (t *translator) rawDouble(v string) (string, bool) {
 	return d, ok
 }
 
+// cancelled is the error of the request's context (Input.Ctx) once it is
+// done, checked at every 1024th step i of a loop over a query's terms.
+func (t *translator) cancelled(i int) error {
+	if i%1024 != 0 || t.in.Ctx == nil {
+		return nil
+	}
+	return t.in.Ctx.Err()
+}
+
 // maxINListBind is how many constant IN-list items travel as separate bind
 // arguments; longer constant lists travel as one array argument, as the
 // wire protocol carries at most 65535 arguments per statement.
@@ -288,10 +297,8 @@ func (t *translator) inList(list []cosmosql.Expr) (string, error) {
 	var consts []*string
 	var exprs []string
 	for i, el := range list {
-		if i%1024 == 0 && t.in.Ctx != nil {
-			if err := t.in.Ctx.Err(); err != nil {
-				return "", err
-			}
+		if err := t.cancelled(i); err != nil {
+			return "", err
 		}
 		if len(list) > maxINListBind {
 			if raw, ok := t.constText(el); ok {
@@ -385,10 +392,8 @@ func (t *translator) logicalChain(x *cosmosql.Binary) (string, bool, error) {
 	}
 	parts := make([]string, len(terms))
 	for i, e := range terms {
-		if i%1024 == 0 && t.in.Ctx != nil {
-			if err := t.in.Ctx.Err(); err != nil {
-				return "", true, err
-			}
+		if err := t.cancelled(i); err != nil {
+			return "", true, err
 		}
 		v, err := t.val(e)
 		if err != nil {

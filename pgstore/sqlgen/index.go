@@ -123,13 +123,17 @@ func (t *translator) sargable(where cosmosql.Expr) []string {
 	var out []string
 	seen := map[string]bool{}
 	term := func(path []string, op string, c cosmosql.Expr) (string, bool) {
-		raw, _, ok := t.constJSON(c)
+		raw, rank, ok := t.constJSON(c)
 		key := strings.Join(path, "\x00") + "\x00" + op + "\x00" + string(raw)
-		if !ok || seen[key] || len(out) >= maxSargable {
+		if !ok || !t.servable(rank, op) || seen[key] || len(out) >= maxSargable {
 			return "", false
 		}
 		seen[key] = true
-		return t.pathTerm(path, op, c)
+		return t.pathTerm(path, op, raw, rank), true
+	}
+	constServable := func(c cosmosql.Expr, op string) bool {
+		_, rank, ok := t.constJSON(c)
+		return ok && t.servable(rank, op)
 	}
 	var visit func(e cosmosql.Expr)
 	visit = func(e cosmosql.Expr) {
@@ -164,7 +168,7 @@ func (t *translator) sargable(where cosmosql.Expr) []string {
 			}
 			// both bounds or neither (a bound translated is bound
 			// arguments, which must all appear in the statement)
-			if path, ok := t.rootPath(x.X); ok && len(out)+2 <= maxSargable && t.servable(x.Lo, ">=") && t.servable(x.Hi, "<=") {
+			if path, ok := t.rootPath(x.X); ok && len(out)+2 <= maxSargable && constServable(x.Lo, ">=") && constServable(x.Hi, "<=") {
 				lo, okLo := term(path, ">=", x.Lo)
 				hi, okHi := term(path, "<=", x.Hi)
 				if okLo && okHi {
@@ -179,24 +183,20 @@ func (t *translator) sargable(where cosmosql.Expr) []string {
 	return out
 }
 
-// servable reports whether pathTerm takes the constant c with op.
-func (t *translator) servable(c cosmosql.Expr, op string) bool {
-	_, rank, ok := t.constJSON(c)
-	return ok && (rank != 4 || op == "=" || t.in.CodePointCollation)
+// servable reports whether a constant of type rank (constJSON) can be
+// compared with op in a pathTerm: string ranges only when the database
+// orders strings by code point (else jsonb's order could differ from the
+// Cosmos order and the conjunct would not be implied).
+func (t *translator) servable(rank int, op string) bool {
+	return rank != 4 || op == "=" || t.in.CodePointCollation
 }
 
-// pathTerm is `type_rank(path) = R AND path op constant`; string ranges
-// only when the database orders strings by code point (else jsonb's order
-// could differ from the Cosmos order and the conjunct would not be
-// implied).
-func (t *translator) pathTerm(path []string, op string, c cosmosql.Expr) (string, bool) {
-	if !t.servable(c, op) {
-		return "", false
-	}
-	raw, rank, _ := t.constJSON(c)
+// pathTerm is `type_rank(path) = rank AND path op raw`, for a constant raw
+// of type rank (constJSON) that is servable with op.
+func (t *translator) pathTerm(path []string, op string, raw []byte, rank int) string {
 	t.indexPaths = append(t.indexPaths, path)
 	r, v := IndexKey("r.doc", path)
-	return r + " = " + t.bind(rank) + "::integer AND " + v + " " + op + " " + t.jsonArg(raw), true
+	return r + " = " + t.bind(rank) + "::integer AND " + v + " " + op + " " + t.jsonArg(raw)
 }
 
 // CompositeIndex is one entry of an indexing policy's compositeIndexes.
