@@ -23,9 +23,15 @@ const (
 // inside one transaction (TxStore).
 type ItemStore interface {
 	ReadItem(ctx context.Context, k ItemKey) (Item, error)
+	// CreateItem inserts the item; a live item with the same key is a
+	// conflict, an expired one is replaced.
 	CreateItem(ctx context.Context, p WriteItemParams) (Item, error)
-	UpsertItem(ctx context.Context, p WriteItemParams) (Item, bool, error)
+	// UpsertItem inserts or replaces the item; created reports an insert.
+	UpsertItem(ctx context.Context, p WriteItemParams) (it Item, created bool, err error)
+	// ReplaceItem replaces a live item, checking p.IfMatch atomically.
 	ReplaceItem(ctx context.Context, p WriteItemParams) (Item, error)
+	// DeleteItem deletes a live item, checking ifMatch atomically; it
+	// returns the write's LSN.
 	DeleteItem(ctx context.Context, k ItemKey, ifMatch string) (int64, error)
 }
 

@@ -13,9 +13,9 @@ import (
 type ChangeFeedStore interface {
 	// ReadChanges reads the live items of p.Container whose lsn is above
 	// p.AfterLSN (and, with p.SinceTS, whose _ts is at least that), in
-	// LSN order: at most p.ScanLimit rows, of which it keeps those p.Match
-	// accepts (nil: all), at most p.Limit of them and no more than
-	// MaxResponseBytes of bodies (at least one).
+	// LSN order, keeping at most p.Limit of them and no more than
+	// MaxResponseBytes of bodies (at least one). With p.Match it reads at
+	// most p.ScanLimit rows and keeps those p.Match accepts.
 	ReadChanges(ctx context.Context, p ChangesParams) (ChangesPage, error)
 	// LatestLSN returns the highest lsn stored in the container's table
 	// (expired rows included) below which no change can still appear, 0
@@ -79,10 +79,9 @@ type ChangeFeedRequest struct {
 type ChangeFeedResult struct {
 	Container Container
 	Items     []Item
-	// ETag is the continuation: the response's etag header.
+	// ETag is the continuation: the response's etag header. No Items
+	// means nothing new (304).
 	ETag string
-	// NotModified says there is nothing new (304).
-	NotModified bool
 }
 
 // lsnETag renders an LSN as a change feed etag.
@@ -174,7 +173,7 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 	if page.Exhausted {
 		next = max(next, latest)
 	}
-	res.Items, res.ETag, res.NotModified = page.Items, lsnETag(next), len(page.Items) == 0
+	res.Items, res.ETag = page.Items, lsnETag(next)
 	return res, nil
 }
 

@@ -399,7 +399,7 @@ func decodeQuery(r *http.Request) (emulator.Query, error) {
 	var q emulator.Query
 	if !utf8.Valid(body) {
 		// encoding/json would replace the bytes with U+FFFD silently
-		return q, &emulator.Error{Kind: emulator.KindBadRequest, Message: emulator.MsgInvalidPayload + " The request body is invalid: " + emulator.ErrJSONInvalidUTF8.Error() + ".", Err: emulator.ErrJSONInvalidUTF8}
+		return q, emulator.InvalidBody(emulator.ErrJSONInvalidUTF8)
 	}
 	if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/sql") {
 		q.Text = string(body)
