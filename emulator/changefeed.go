@@ -97,6 +97,31 @@ func parseLSNETag(s string) (int64, bool) {
 	return n, err == nil && n >= 0 && len(s) <= 19
 }
 
+// RangeGone is the 410 of a request addressing partition key range id, which
+// the container's one range ("0") is not.
+func RangeGone(id string) error {
+	return (&Error{Kind: KindGone, Message: fmt.Sprintf("The partition key range %s does not exist (the container has one range, \"0\").", id)}).WithSub(SubStatusPartitionKeyRangeGone)
+}
+
+// pkScope returns the logical partitions a partition key header hdr
+// addresses in container c: nil for no header, the canonical prefix with
+// prefix set for a prefix of a hierarchical key (the partitions under it),
+// else the checked canonical key.
+func pkScope(c Container, hdr PartitionKey) (pk *string, prefix bool, err error) {
+	switch {
+	case len(hdr) > 0 && len(hdr) < len(c.PartitionKey.Paths):
+		k := hdr.CanonicalPrefix()
+		return &k, true, nil
+	case hdr != nil:
+		k, err := checkPKHeader(c, hdr)
+		if err != nil {
+			return nil, false, err
+		}
+		return &k, false, nil
+	}
+	return nil, false, nil
+}
+
 // rangeIDServed reports whether a partition key range id header names the
 // container's one range: "0" or "<collRid>,0".
 func rangeIDServed(c Container, id string) bool {
@@ -120,20 +145,11 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 		return res, BadRequest("The change feed is not supported by this store.")
 	}
 	if r.RangeID != "" && !rangeIDServed(c, r.RangeID) {
-		return res, (&Error{Kind: KindGone, Message: fmt.Sprintf("The partition key range %s does not exist (the container has one range, \"0\").", r.RangeID)}).WithSub(SubStatusPartitionKeyRangeGone)
+		return res, RangeGone(r.RangeID)
 	}
 	p := ChangesParams{Container: c, Expiry: s.expiry(c), Limit: PageRequest{MaxItems: r.MaxItems}.Limit(), ScanLimit: ChangeFeedScanRows}
-	switch {
-	case len(r.PartitionKey) > 0 && len(r.PartitionKey) < len(c.PartitionKey.Paths):
-		// A prefix of a hierarchical key: the partitions under it.
-		k := r.PartitionKey.CanonicalPrefix()
-		p.PK, p.PKPrefix = &k, true
-	case r.PartitionKey != nil:
-		k, err := checkPKHeader(c, r.PartitionKey)
-		if err != nil {
-			return res, err
-		}
-		p.PK = &k
+	if p.PK, p.PKPrefix, err = pkScope(c, r.PartitionKey); err != nil {
+		return res, err
 	}
 	if r.EPKRange {
 		if p.Match, err = epkMatcher(c, r.StartEPK, r.EndEPK); err != nil {

@@ -26,7 +26,7 @@ func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if id := r.Header.Get("x-ms-documentdb-partitionkeyrangeid"); id != "" && id != "0" {
-		h.writeError(w, r, (&emulator.Error{Kind: emulator.KindGone, Message: "The partition key range " + id + " does not exist (the container has one range, \"0\")."}).WithSub(emulator.SubStatusPartitionKeyRangeGone))
+		h.writeError(w, r, emulator.RangeGone(id))
 		return
 	}
 	req := emulator.AllVersionsFeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"),
