@@ -396,10 +396,7 @@ func parseBatchOp(e any, parsePK func(string) (PartitionKey, error)) (batchOp, e
 		if !hasBody {
 			return op, BadRequest("A Patch operation of a batch needs a resourceBody with its operations.")
 		}
-		if op.patch.ops, op.patch.condition, err = parsePatchValue(body); err != nil {
-			return op, err
-		}
-		if op.patch.cond, err = parseCondition(op.patch.condition); err != nil {
+		if op.patch, err = parsePatchRequest(body); err != nil {
 			return op, err
 		}
 	}
