@@ -23,9 +23,15 @@ const (
 // inside one transaction (TxStore).
 type ItemStore interface {
 	ReadItem(ctx context.Context, k ItemKey) (Item, error)
+	// CreateItem inserts the item; a live item with the same key is a
+	// conflict, an expired one is replaced.
 	CreateItem(ctx context.Context, p WriteItemParams) (Item, error)
-	UpsertItem(ctx context.Context, p WriteItemParams) (Item, bool, error)
+	// UpsertItem inserts or replaces the item; created reports an insert.
+	UpsertItem(ctx context.Context, p WriteItemParams) (it Item, created bool, err error)
+	// ReplaceItem replaces a live item, checking p.IfMatch atomically.
 	ReplaceItem(ctx context.Context, p WriteItemParams) (Item, error)
+	// DeleteItem deletes a live item, checking ifMatch atomically; it
+	// returns the write's LSN.
 	DeleteItem(ctx context.Context, k ItemKey, ifMatch string) (int64, error)
 }
 
@@ -390,10 +396,7 @@ func parseBatchOp(e any, parsePK func(string) (PartitionKey, error)) (batchOp, e
 		if !hasBody {
 			return op, BadRequest("A Patch operation of a batch needs a resourceBody with its operations.")
 		}
-		if op.patch.ops, op.patch.condition, err = parsePatchValue(body); err != nil {
-			return op, err
-		}
-		if op.patch.cond, err = parseCondition(op.patch.condition); err != nil {
+		if op.patch, err = parsePatchRequest(body); err != nil {
 			return op, err
 		}
 	}

@@ -13,9 +13,9 @@ import (
 type ChangeFeedStore interface {
 	// ReadChanges reads the live items of p.Container whose lsn is above
 	// p.AfterLSN (and, with p.SinceTS, whose _ts is at least that), in
-	// LSN order: at most p.ScanLimit rows, of which it keeps those p.Match
-	// accepts (nil: all), at most p.Limit of them and no more than
-	// MaxResponseBytes of bodies (at least one).
+	// LSN order, keeping at most p.Limit of them and no more than
+	// MaxResponseBytes of bodies (at least one). With p.Match it reads at
+	// most p.ScanLimit rows and keeps those p.Match accepts.
 	ReadChanges(ctx context.Context, p ChangesParams) (ChangesPage, error)
 	// LatestLSN returns the highest lsn stored in the container's table
 	// (expired rows included) below which no change can still appear, 0
@@ -79,10 +79,9 @@ type ChangeFeedRequest struct {
 type ChangeFeedResult struct {
 	Container Container
 	Items     []Item
-	// ETag is the continuation: the response's etag header.
+	// ETag is the continuation: the response's etag header. No Items
+	// means nothing new (304).
 	ETag string
-	// NotModified says there is nothing new (304).
-	NotModified bool
 }
 
 // lsnETag renders an LSN as a change feed etag.
@@ -96,6 +95,31 @@ func parseLSNETag(s string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil && n >= 0 && len(s) <= 19
+}
+
+// RangeGone is the 410 of a request addressing partition key range id, which
+// the container's one range ("0") is not.
+func RangeGone(id string) error {
+	return (&Error{Kind: KindGone, Message: fmt.Sprintf("The partition key range %s does not exist (the container has one range, \"0\").", id)}).WithSub(SubStatusPartitionKeyRangeGone)
+}
+
+// pkScope returns the logical partitions a partition key header hdr
+// addresses in container c: nil for no header, the canonical prefix with
+// prefix set for a prefix of a hierarchical key (the partitions under it),
+// else the checked canonical key.
+func pkScope(c Container, hdr PartitionKey) (pk *string, prefix bool, err error) {
+	switch {
+	case len(hdr) > 0 && len(hdr) < len(c.PartitionKey.Paths):
+		k := hdr.CanonicalPrefix()
+		return &k, true, nil
+	case hdr != nil:
+		k, err := checkPKHeader(c, hdr)
+		if err != nil {
+			return nil, false, err
+		}
+		return &k, false, nil
+	}
+	return nil, false, nil
 }
 
 // rangeIDServed reports whether a partition key range id header names the
@@ -121,20 +145,11 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 		return res, BadRequest("The change feed is not supported by this store.")
 	}
 	if r.RangeID != "" && !rangeIDServed(c, r.RangeID) {
-		return res, (&Error{Kind: KindGone, Message: fmt.Sprintf("The partition key range %s does not exist (the container has one range, \"0\").", r.RangeID)}).WithSub(SubStatusPartitionKeyRangeGone)
+		return res, RangeGone(r.RangeID)
 	}
 	p := ChangesParams{Container: c, Expiry: s.expiry(c), Limit: PageRequest{MaxItems: r.MaxItems}.Limit(), ScanLimit: ChangeFeedScanRows}
-	switch {
-	case len(r.PartitionKey) > 0 && len(r.PartitionKey) < len(c.PartitionKey.Paths):
-		// A prefix of a hierarchical key: the partitions under it.
-		k := r.PartitionKey.CanonicalPrefix()
-		p.PK, p.PKPrefix = &k, true
-	case r.PartitionKey != nil:
-		k, err := checkPKHeader(c, r.PartitionKey)
-		if err != nil {
-			return res, err
-		}
-		p.PK = &k
+	if p.PK, p.PKPrefix, err = pkScope(c, r.PartitionKey); err != nil {
+		return res, err
 	}
 	if r.EPKRange {
 		if p.Match, err = epkMatcher(c, r.StartEPK, r.EndEPK); err != nil {
@@ -174,7 +189,7 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 	if page.Exhausted {
 		next = max(next, latest)
 	}
-	res.Items, res.ETag, res.NotModified = page.Items, lsnETag(next), len(page.Items) == 0
+	res.Items, res.ETag = page.Items, lsnETag(next)
 	return res, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -92,23 +91,18 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	if err := checkCounts(q, params); err != nil {
 		return res, err
 	}
-	var pk *string
-	prefix, fanOut := false, false
+	// A prefix of a hierarchical key addresses the partitions under it (the
+	// service routes such queries to the ranges that hold them).
+	pk, prefix, err := pkScope(c, r.PartitionKey)
+	if err != nil {
+		return res, err
+	}
+	fanOut := false
 	switch {
-	case r.PartitionKey != nil && len(r.PartitionKey) > 0 && len(r.PartitionKey) < len(c.PartitionKey.Paths):
-		// A prefix of a hierarchical key: the partitions under it (the
-		// service routes such queries to the ranges that hold them).
-		k := r.PartitionKey.CanonicalPrefix()
-		pk, prefix = &k, true
-	case r.PartitionKey != nil:
-		k, err := checkPKHeader(c, r.PartitionKey)
-		if err != nil {
-			return res, err
-		}
-		pk = &k
+	case pk != nil: // scoped by the partition key header
 	case r.RangeID != "":
 		if r.RangeID != "0" {
-			return res, (&Error{Kind: KindGone, Message: fmt.Sprintf("The partition key range %s does not exist (the container has one range, \"0\").", r.RangeID)}).WithSub(SubStatusPartitionKeyRangeGone)
+			return res, RangeGone(r.RangeID)
 		}
 	default:
 		if k, ok := pinnedPartitionKey(q, c.PartitionKey, params); ok {

@@ -66,20 +66,15 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 		if e == nil {
 			return nil
 		}
-		var f float64
-		switch x := e.(type) {
-		case *cosmosql.Literal:
-			f, _ = x.Value.(float64)
-		case *cosmosql.Param:
-			_ = json.Unmarshal(params[x.Name], &f)
-		}
+		f, _ := countValue(e, params)
 		n := int64(f)
 		return &n
 	}
+	// (with GROUP BY or aggregates, the SDK applies TOP and OFFSET/LIMIT
+	// to the merged groups)
+	info.Top, info.Offset, info.Limit = number(q.Top), number(q.Offset), number(q.Limit)
 	if q.GroupBy != nil || (q.HasAggregates() && q.Select.Value == nil) {
 		if groupByPlan(q, &info) {
-			// the SDK applies TOP and OFFSET/LIMIT to the merged groups
-			info.Top, info.Offset, info.Limit = number(q.Top), number(q.Offset), number(q.Limit)
 			plan.QueryInfo = info
 			b, _ := json.Marshal(plan)
 			return b
@@ -90,7 +85,6 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 		b, _ := json.Marshal(plan)
 		return b
 	}
-	info.Top, info.Offset, info.Limit = number(q.Top), number(q.Offset), number(q.Limit)
 	if q.Distinct {
 		info.DistinctType = "Unordered"
 		if q.OrderBy != nil {
@@ -161,17 +155,7 @@ func checkCounts(q *cosmosql.Query, params map[string]json.RawMessage) error {
 		if e == nil || err != nil {
 			return
 		}
-		var v any
-		switch x := e.(type) {
-		case *cosmosql.Literal:
-			v = x.Value
-		case *cosmosql.Param:
-			var f float64
-			if raw, ok := params[x.Name]; ok && json.Unmarshal(raw, &f) == nil {
-				v = f
-			}
-		}
-		f, ok := v.(float64)
+		f, ok := countValue(e, params)
 		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
 			err = BadRequest("%s", msg)
 		}
@@ -198,6 +182,19 @@ func checkCounts(q *cosmosql.Query, params map[string]json.RawMessage) error {
 		return err == nil
 	})
 	return err
+}
+
+// countValue is the number a TOP, OFFSET or LIMIT count e (a literal or a
+// parameter) holds; ok is false when it holds no number.
+func countValue(e cosmosql.Expr, params map[string]json.RawMessage) (f float64, ok bool) {
+	switch x := e.(type) {
+	case *cosmosql.Literal:
+		f, ok = x.Value.(float64)
+	case *cosmosql.Param:
+		raw, found := params[x.Name]
+		ok = found && json.Unmarshal(raw, &f) == nil
+	}
+	return f, ok
 }
 
 // fromWhere renders " FROM ... [WHERE (cond) AND (extra)]" of q.

@@ -496,15 +496,16 @@ func (s *Service) PatchItem(ctx context.Context, r ItemRequest) (ItemResult, err
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
-	ops, condition, err := ParsePatch(ctx, r.Body)
+	v, err := decodeBody(ctx, r.Body)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
-	cond, err := parseCondition(condition)
+	pr, err := parsePatchRequest(v)
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
-	return s.patch(ctx, s.store, c, key, patchRequest{ops: ops, cond: cond, condition: condition, ifMatch: r.IfMatch})
+	pr.ifMatch = r.IfMatch
+	return s.patch(ctx, s.store, c, key, pr)
 }
 
 // patchRequest is a parsed patch: its operations, its condition (nil when
@@ -514,6 +515,20 @@ type patchRequest struct {
 	cond      *cosmosql.Query
 	condition string
 	ifMatch   string
+}
+
+// parsePatchRequest parses a decoded patch body (ParsePatch) and its
+// condition; the If-Match is left to the caller.
+func parsePatchRequest(v any) (patchRequest, error) {
+	ops, condition, err := parsePatchValue(v)
+	if err != nil {
+		return patchRequest{}, err
+	}
+	cond, err := parseCondition(condition)
+	if err != nil {
+		return patchRequest{}, err
+	}
+	return patchRequest{ops: ops, cond: cond, condition: condition}, nil
 }
 
 // patch applies pr to the item at key through st (the store, or a batch's

@@ -36,17 +36,7 @@ type Store interface {
 	GetOffer(ctx context.Context, rid string) (Offer, error)
 	ReplaceOffer(ctx context.Context, p ReplaceOfferParams) (Offer, error)
 
-	ReadItem(ctx context.Context, k ItemKey) (Item, error)
-	// CreateItem inserts the item; a live item with the same key is a
-	// conflict, an expired one is replaced.
-	CreateItem(ctx context.Context, p WriteItemParams) (Item, error)
-	// UpsertItem inserts or replaces the item; created reports an insert.
-	UpsertItem(ctx context.Context, p WriteItemParams) (it Item, created bool, err error)
-	// ReplaceItem replaces a live item, checking p.IfMatch atomically.
-	ReplaceItem(ctx context.Context, p WriteItemParams) (Item, error)
-	// DeleteItem deletes a live item, checking ifMatch atomically; it
-	// returns the write's LSN.
-	DeleteItem(ctx context.Context, k ItemKey, ifMatch string) (int64, error)
+	ItemStore // the item point operations (emulator/batch.go)
 	// ReadItems returns live items in creation order (Seq), after
 	// p.AfterSeq, at most p.Limit of them.
 	ReadItems(ctx context.Context, p ReadItemsParams) ([]Item, error)

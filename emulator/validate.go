@@ -161,10 +161,16 @@ func decodeBody(ctx context.Context, body []byte) (any, error) {
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return nil, err
 	case errors.Is(err, ErrJSONInvalidUTF8), errors.Is(err, ErrJSONTooDeep):
-		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload + " The request body is invalid: " + err.Error() + ".", Err: err}
+		return nil, InvalidBody(err)
 	default:
 		return nil, &Error{Kind: KindBadRequest, Message: MsgInvalidPayload, Err: err}
 	}
+}
+
+// InvalidBody is the 400 of a request body that err (such as
+// ErrJSONInvalidUTF8) says is invalid; the message names err.
+func InvalidBody(err error) *Error {
+	return &Error{Kind: KindBadRequest, Message: MsgInvalidPayload + " The request body is invalid: " + err.Error() + ".", Err: err}
 }
 
 // decodeObject decodes a request body that must be a JSON object.

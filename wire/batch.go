@@ -43,7 +43,7 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 			body = op.Item.JSON(res.Container)
 		}
 		write := op.Op != emulator.BatchRead
-		ru, _ := strconv.ParseFloat(charge(write, len(body)), 64)
+		ru := chargeRU(write, len(body))
 		total += ru
 		buf = append(buf, `{"statusCode":`...)
 		buf = strconv.AppendInt(buf, int64(status), 10)

@@ -119,20 +119,27 @@ func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	hd := w.Header()
-	hd.Set("etag", res.ETag)
-	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
 	var lsn int64
 	docs := make([][]byte, len(res.Items))
 	for i, it := range res.Items {
 		docs[i] = it.AppendChangeFeedJSON(nil, res.Container)
 		lsn = max(lsn, it.LSN)
 	}
+	writeChangeFeedPage(w, res.Container.RID, res.ETag, lsn, docs)
+}
+
+// writeChangeFeedPage answers a change feed read of either mode: the etag
+// (the continuation), range "0" and the session at lsn (the page's largest
+// LSN), then the page, or 304 with an empty body when docs is empty.
+func writeChangeFeedPage(w http.ResponseWriter, ownerRID, etag string, lsn int64, docs [][]byte) {
+	hd := w.Header()
+	hd.Set("etag", etag)
+	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
 	setSession(w, lsn)
-	if res.NotModified {
+	if len(docs) == 0 {
 		hd.Set("x-ms-request-charge", charge(false, 0))
 		writeBody(w, http.StatusNotModified, nil)
 		return
 	}
-	writeFeed(w, res.Container.RID, "Documents", docs, "")
+	writeFeed(w, ownerRID, "Documents", docs, "")
 }

@@ -26,7 +26,7 @@ func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if id := r.Header.Get("x-ms-documentdb-partitionkeyrangeid"); id != "" && id != "0" {
-		h.writeError(w, r, (&emulator.Error{Kind: emulator.KindGone, Message: "The partition key range " + id + " does not exist (the container has one range, \"0\")."}).WithSub(emulator.SubStatusPartitionKeyRangeGone))
+		h.writeError(w, r, emulator.RangeGone(id))
 		return
 	}
 	req := emulator.AllVersionsFeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"),
@@ -44,15 +44,9 @@ func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	hd := w.Header()
-	hd.Set("etag", res.ETag)
-	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
-	setSession(w, res.LSN)
 	if len(res.Docs) == 0 {
-		hd.Set("x-ms-request-charge", charge(false, 0))
-		hd.Set("x-ms-item-count", "0")
-		writeBody(w, http.StatusNotModified, nil)
-		return
+		// this feed's 304 also counts its (no) items
+		w.Header().Set("x-ms-item-count", "0")
 	}
-	writeFeed(w, res.Container.RID, "Documents", res.Docs, "")
+	writeChangeFeedPage(w, res.Container.RID, res.ETag, res.LSN, res.Docs)
 }

@@ -399,7 +399,7 @@ func decodeQuery(r *http.Request) (emulator.Query, error) {
 	var q emulator.Query
 	if !utf8.Valid(body) {
 		// encoding/json would replace the bytes with U+FFFD silently
-		return q, &emulator.Error{Kind: emulator.KindBadRequest, Message: emulator.MsgInvalidPayload + " The request body is invalid: " + emulator.ErrJSONInvalidUTF8.Error() + ".", Err: emulator.ErrJSONInvalidUTF8}
+		return q, emulator.InvalidBody(emulator.ErrJSONInvalidUTF8)
 	}
 	if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/sql") {
 		q.Text = string(body)
@@ -464,12 +464,17 @@ func pageRequest(r *http.Request) (emulator.PageRequest, error) {
 // operation touching n bytes: reads cost about 1 RU per KB, writes about
 // 5 RU plus 1 per KB, like the service's published ballpark.
 func charge(write bool, n int) string {
+	return strconv.FormatFloat(chargeRU(write, n), 'f', -1, 64)
+}
+
+// chargeRU is charge as a number (rounded to hundredths).
+func chargeRU(write bool, n int) float64 {
 	kb := float64(n) / 1024
 	ru := 1 + kb
 	if write {
 		ru = 5.71 + kb
 	}
-	return strconv.FormatFloat(float64(int(ru*100+0.5))/100, 'f', -1, 64)
+	return float64(int(ru*100+0.5)) / 100
 }
 
 func setSession(w http.ResponseWriter, lsn int64) {
