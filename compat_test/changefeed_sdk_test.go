@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func sdkFeedPage(t *testing.T, cc *azcosmos.ContainerClient, o azcosmos.ChangeFe
 
 func wantIDs(t *testing.T, got []string, want ...string) {
 	t.Helper()
-	if !equalStrings(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("change feed ids = %v, want %v", got, want)
 	}
 }

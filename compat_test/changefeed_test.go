@@ -3,6 +3,7 @@ package compat_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,7 +102,7 @@ func (env *cfEnv) feed(t *testing.T, coll string, hdr ...string) cfPage {
 
 func wantPage(t *testing.T, p cfPage, status int, ids ...string) {
 	t.Helper()
-	if p.status != status || !equalStrings(p.ids, ids) {
+	if p.status != status || !slices.Equal(p.ids, ids) {
 		t.Fatalf("change feed page = %d %v, want %d %v", p.status, p.ids, status, ids)
 	}
 	for i := 1; i < len(p.lsns); i++ {
@@ -117,18 +118,6 @@ func wantPage(t *testing.T, p cfPage, status int, ids ...string) {
 			t.Errorf("etag = %s, want a quoted LSN >= the last document's _lsn %d", p.etag, p.lsns[len(p.lsns)-1])
 		}
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestChangeFeedLatestVersion: every start point, page bounds, 304 when

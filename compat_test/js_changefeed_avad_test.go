@@ -1,11 +1,6 @@
 package compat_test
 
 import (
-	"bytes"
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,17 +21,7 @@ import (
 func TestJSAllVersionsAndDeletesFeed(t *testing.T) {
 	node, dir := jsSDK(t)
 	e := emulatortest.Start(t, emulatortest.WithProtocol("http"), emulatortest.WithFrozenClock(time.Unix(1_800_000_000, 0)), emulatortest.WithoutBackgroundSweeper())
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "changefeed_avad.mjs"))
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB=avad", "COSMOS_KEY="+emulatortest.Key)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node changefeed_avad.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
-	}
+	out, stderr := runJS(t, node, dir, "changefeed_avad.mjs", 90*time.Second, "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB=avad")
 	want := `CAUGHTUP all
 CAUGHTUP p
 CAUGHTUP range
@@ -79,6 +64,6 @@ CHANGE prefix delete a - false true
 CAUGHTUP prefix
 `
 	if got := string(out); got != want {
-		t.Fatalf("JS SDK change feed:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr.String()))
+		t.Fatalf("JS SDK change feed:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr))
 	}
 }

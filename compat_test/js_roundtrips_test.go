@@ -81,6 +81,25 @@ func jsSDK(t *testing.T) (node, dir string) {
 	return node, dir
 }
 
+// runJS runs the script in dir with node and the given environment
+// (COSMOS_KEY is the emulator's) under timeout, failing the test when it
+// exits non-zero. It returns the script's stdout and stderr.
+func runJS(t *testing.T, node, dir, script string, timeout time.Duration, env ...string) (stdout []byte, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, script))
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "COSMOS_KEY="+emulatortest.Key), env...)
+	var errBuf bytes.Buffer
+	cmd.Stderr = &errBuf
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node %s: %v\nstdout:\n%s\nstderr:\n%s", script, err, out, errBuf.String())
+	}
+	return out, errBuf.String()
+}
+
 // TestJSOneRoundTripPerCall drives the JS SDK (compat_test/js/
 // roundtrips.mjs) through a counting proxy: after the client's one account
 // read (GET /) at start-up, each point operation and resource call is one
@@ -92,17 +111,7 @@ func TestJSOneRoundTripPerCall(t *testing.T) {
 	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
 	proxy, endpoint := startCountingProxy(t, e.Endpoint)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "roundtrips.mjs"))
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "COSMOS_ENDPOINT="+endpoint, "COSMOS_DB=rt", "COSMOS_KEY="+emulatortest.Key)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node roundtrips.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
-	}
+	out, _ := runJS(t, node, dir, "roundtrips.mjs", 90*time.Second, "COSMOS_ENDPOINT="+endpoint, "COSMOS_DB=rt")
 
 	const (
 		docs = "/dbs/rt/colls/c/docs"

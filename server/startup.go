@@ -122,5 +122,5 @@ func firstLine(msg string) string {
 
 // oneLine joins the lines of msg with spaces.
 func oneLine(msg string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
+	return strings.Join(strings.Fields(msg), " ")
 }

@@ -68,35 +68,21 @@ func (b *bench) runChangeFeed(ctx context.Context, res *cfResult) error {
 	}
 	defer p.stop()
 	res.Endpoint = p.url
-	client, _, err := newSDKClient(p.url, 1, cfg.http1)
+	sdk, err := newSDKBench(ctx, p.url, 1, cfg.http1)
 	if err != nil {
 		return err
 	}
-	dbID := newDatabaseID()
-	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
-		return err
-	}
-	defer func() {
-		if db, err := client.NewDatabase(dbID); err == nil {
-			_, _ = db.Delete(context.Background(), nil)
-		}
-	}()
-	db, _ := client.NewDatabase(dbID)
-	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "feed", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
-		return err
-	}
-	container, _ := db.NewContainer("feed")
+	defer func() { _ = sdk.close(context.Background()) }()
 
 	pool, err := b.connectPG(ctx, dataDir)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	var num int64
-	if err := pool.QueryRow(ctx, `SELECT c.num FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num WHERE d.id = $1 AND c.id = 'feed'`, dbID).Scan(&num); err != nil {
-		return fmt.Errorf("pgx: finding the container: %w", err)
+	_, table, err := itemsTable(ctx, pool, sdk.db.ID(), sdk.container.ID())
+	if err != nil {
+		return err
 	}
-	table := "cosmos.items_" + strconv.FormatInt(num, 10)
 	logf("changefeed: seeding %d items", cc.items)
 	t0 := time.Now()
 	pad := cc.size - 60
@@ -121,7 +107,7 @@ FROM generate_series(1, $1) g`, cc.items, pad); err != nil {
 	opts := azcosmos.ChangeFeedOptions{MaxItemCount: int32(cc.page), FeedRange: &azcosmos.FeedRange{MinInclusive: "", MaxExclusive: "FF"}}
 	t0 = time.Now()
 	for {
-		resp, err := container.ReadChangeFeed(ctx, &opts)
+		resp, err := sdk.container.ReadChangeFeed(ctx, &opts)
 		if err != nil {
 			return fmt.Errorf("ReadChangeFeed after %d items: %w", res.Drained, err)
 		}
@@ -159,16 +145,32 @@ func writeCFReport(w io.Writer, r *cfResult) {
 // connectPG connects to the PostgreSQL database of the emulator running on
 // dataDir: -pg, or the managed cluster's socket.
 func (b *bench) connectPG(ctx context.Context, dataDir string) (*pgxpool.Pool, error) {
-	pgConn := b.cfg.pg
-	if pgConn == "" {
-		var err error
-		if pgConn, err = managedConnString(dataDir); err != nil {
-			return nil, err
-		}
+	pgConn, err := b.pgConnString(dataDir)
+	if err != nil {
+		return nil, err
 	}
 	pool, err := pgxpool.New(ctx, pgConn)
 	if err != nil {
 		return nil, fmt.Errorf("pgx: connect: %w", err)
 	}
 	return pool, nil
+}
+
+// pgConnString returns the connection string of the PostgreSQL database of
+// the emulator running on dataDir: -pg, or the managed cluster's socket.
+func (b *bench) pgConnString(dataDir string) (string, error) {
+	if b.cfg.pg != "" {
+		return b.cfg.pg, nil
+	}
+	return managedConnString(dataDir)
+}
+
+// itemsTable returns the items table of container containerID in database
+// dbID.
+func itemsTable(ctx context.Context, pool *pgxpool.Pool, dbID, containerID string) (num int64, table string, err error) {
+	err = pool.QueryRow(ctx, `SELECT c.num FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num WHERE d.id = $1 AND c.id = $2`, dbID, containerID).Scan(&num)
+	if err != nil {
+		return 0, "", fmt.Errorf("pgx: finding container %s: %w", containerID, err)
+	}
+	return num, "cosmos.items_" + strconv.FormatInt(num, 10), nil
 }

@@ -361,11 +361,9 @@ func (b *bench) runPoint(ctx context.Context, res *results) (err error) {
 
 	// 3. Point operations, SDK against the emulator and raw pgx against its
 	// database.
-	pgConn := cfg.pg
-	if pgConn == "" {
-		if pgConn, err = managedConnString(dataDir); err != nil {
-			return err
-		}
+	pgConn, err := b.pgConnString(dataDir)
+	if err != nil {
+		return err
 	}
 	res.Config.PGConn = pgConn
 	raw, err := newRawBench(ctx, pgConn, cfg.concurrency)

@@ -465,12 +465,9 @@ func (b *bench) runQuery(ctx context.Context, res *queryResult) (err error) {
 		return err
 	}
 	for _, c := range containers {
-		var num int64
-		err := pool.QueryRow(ctx, `SELECT c.num FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num WHERE d.id = $1 AND c.id = $2`, dbID, c.id).Scan(&num)
-		if err != nil {
-			return fmt.Errorf("pgx: finding container %s: %w", c.id, err)
+		if _, c.table, err = itemsTable(ctx, pool, dbID, c.id); err != nil {
+			return err
 		}
-		c.table = "cosmos.items_" + strconv.FormatInt(num, 10)
 		logf("query: seeding %s with %d items", c.id, c.items)
 		r, err := seedQueryTable(ctx, pool, c.table, c.items, qc.size, now)
 		r.Container = c.id

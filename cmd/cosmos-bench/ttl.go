@@ -368,11 +368,9 @@ func (b *bench) runTTL(ctx context.Context, res *ttlResult) (err error) {
 		return err
 	}
 
-	pgConn := cfg.pg
-	if pgConn == "" {
-		if pgConn, err = managedConnString(dataDir); err != nil {
-			return err
-		}
+	pgConn, err := b.pgConnString(dataDir)
+	if err != nil {
+		return err
 	}
 	st, err := newTTLStore(ctx, pgConn, dbID, lay)
 	if err != nil {
@@ -802,17 +800,13 @@ func newTTLStore(ctx context.Context, connString, dbID string, lay layout) (*ttl
 		pool.Close()
 		return nil, fmt.Errorf("pgx: %w", err)
 	}
-	for _, c := range []struct {
-		id  string
-		num *int64
-	}{{ttlBigID, &s.bigNum}, {ttlLiveID, &s.liveNum}} {
-		err := pool.QueryRow(ctx, `SELECT c.num FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num WHERE d.id = $1 AND c.id = $2`, dbID, c.id).Scan(c.num)
-		if err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("pgx: finding container %s: %w", c.id, err)
-		}
+	if s.bigNum, s.big, err = itemsTable(ctx, pool, dbID, ttlBigID); err == nil {
+		s.liveNum, s.liveOnly, err = itemsTable(ctx, pool, dbID, ttlLiveID)
 	}
-	s.big, s.liveOnly = "cosmos.items_"+strconv.FormatInt(s.bigNum, 10), "cosmos.items_"+strconv.FormatInt(s.liveNum, 10)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -14,21 +14,13 @@
 // Exit status 0 when every step passed, 1 otherwise.
 import assert from "node:assert/strict";
 import https from "node:https";
-import http from "node:http";
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { CosmosClient, ChangeFeedStartFrom, StatusCodes } from "@azure/cosmos";
+import { endpoint, key, signedRequest, startWatchdog } from "./emulator.mjs";
 
-const endpoint = process.env.COSMOS_ENDPOINT || "https://127.0.0.1:8081/";
-const key =
-  process.env.COSMOS_KEY ||
-  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 const agent = new URL(endpoint).protocol === "https:" ? new https.Agent({ rejectUnauthorized: false, keepAlive: true }) : undefined;
 
-const watchdog = setTimeout(() => {
-  console.error("FAIL change feed test did not finish within 120 s");
-  process.exit(1);
-}, 120_000);
-watchdog.unref();
+startWatchdog("change feed test", 120);
 
 let stepNo = 0;
 async function step(name, fn) {
@@ -42,34 +34,8 @@ async function step(name, fn) {
   }
 }
 
-// signedRequest sends a master-key signed request (the control endpoint).
-function signedRequest(method, path, body) {
-  const url = new URL(path, endpoint);
-  const date = new Date().toUTCString();
-  const segs = url.pathname.replace(/^\/+|\/+$/g, "").split("/").map(decodeURIComponent);
-  const [type, link] = segs.length % 2 === 1
-    ? [segs[segs.length - 1], segs.slice(0, -1).join("/")]
-    : [segs[segs.length - 2], segs.join("/")];
-  const payload = `${method.toLowerCase()}\n${type.toLowerCase()}\n${link}\n${date.toLowerCase()}\n\n`;
-  const sig = createHmac("sha256", Buffer.from(key, "base64")).update(payload).digest("base64");
-  const lib = url.protocol === "https:" ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = lib.request(url, {
-      method,
-      agent,
-      headers: { "x-ms-date": date, authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`), "content-type": "application/json" },
-    }, (res) => {
-      let data = "";
-      res.on("data", (c) => (data += c));
-      res.on("end", () => resolve({ status: res.statusCode, body: data ? JSON.parse(data) : undefined }));
-    });
-    req.on("error", reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
 async function advanceClock(seconds) {
-  const r = await signedRequest("POST", "/_emulator/clock", { advanceSeconds: seconds });
+  const r = await signedRequest("POST", "/_emulator/clock", { advanceSeconds: seconds }, agent);
   assert.equal(r.status, 200, `POST /_emulator/clock: ${JSON.stringify(r.body)}`);
   return r.body.now;
 }

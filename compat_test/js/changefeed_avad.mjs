@@ -8,28 +8,16 @@
 //   COSMOS_ENDPOINT  http://127.0.0.1:PORT/ (required)
 //   COSMOS_KEY       default the well-known emulator key
 //   COSMOS_DB        database id to create (required)
-import { createHmac } from "node:crypto";
 import {
   CosmosClient,
   ChangeFeedMode,
   ChangeFeedStartFrom,
   StatusCodes,
 } from "@azure/cosmos";
+import { endpoint, key, requireDatabase, signedRequest, startWatchdog } from "./emulator.mjs";
 
-const endpoint = process.env.COSMOS_ENDPOINT;
-const dbId = process.env.COSMOS_DB;
-const key =
-  process.env.COSMOS_KEY ||
-  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-if (!endpoint || !dbId) {
-  console.error("COSMOS_ENDPOINT and COSMOS_DB are required");
-  process.exit(2);
-}
-const watchdog = setTimeout(() => {
-  console.error("FAIL changefeed_avad did not finish within 60 s");
-  process.exit(1);
-}, 60_000);
-watchdog.unref();
+const dbId = requireDatabase();
+startWatchdog("changefeed_avad", 60);
 
 const client = new CosmosClient({ endpoint, key });
 const { database } = await client.databases.create({ id: dbId });
@@ -40,27 +28,10 @@ const { container } = await database.containers.create({
 });
 
 // control calls a signed control endpoint and returns its JSON answer.
-// The signature follows the generic path rule: the resource type is the
-// last segment, the link the path before it (_emulator/clock:
-// "_emulator", "_emulator/clock"; _emulator/ttl/sweep: "sweep",
-// "_emulator/ttl").
 async function control(name, body) {
-  const date = new Date().toUTCString();
-  const segs = `_emulator/${name}`.split("/");
-  const [type, link] = segs.length % 2 === 0 ? [segs[segs.length - 2], segs.join("/")] : [segs[segs.length - 1], segs.slice(0, -1).join("/")];
-  const payload = `post\n${type}\n${link}\n${date.toLowerCase()}\n\n`;
-  const sig = createHmac("sha256", Buffer.from(key, "base64")).update(payload).digest("base64");
-  const res = await fetch(new URL(`_emulator/${name}`, endpoint), {
-    method: "POST",
-    headers: {
-      "x-ms-date": date,
-      authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`),
-      "content-type": "application/json",
-    },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`control ${name}: ${res.status} ${await res.text()}`);
-  return res.json();
+  const res = await signedRequest("POST", `_emulator/${name}`, body);
+  if (res.status < 200 || res.status >= 300) throw new Error(`control ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
 }
 
 const lastLSN = {};

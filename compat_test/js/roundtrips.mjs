@@ -12,22 +12,10 @@
 // Exit status 0 when every call succeeded, 1 otherwise.
 import assert from "node:assert/strict";
 import { CosmosClient } from "@azure/cosmos";
+import { endpoint, key, requireDatabase, startWatchdog } from "./emulator.mjs";
 
-const endpoint = process.env.COSMOS_ENDPOINT;
-const dbId = process.env.COSMOS_DB;
-const key =
-  process.env.COSMOS_KEY ||
-  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-if (!endpoint || !dbId) {
-  console.error("COSMOS_ENDPOINT and COSMOS_DB are required");
-  process.exit(2);
-}
-
-const watchdog = setTimeout(() => {
-  console.error("FAIL roundtrips did not finish within 60 s");
-  process.exit(1);
-}, 60_000);
-watchdog.unref();
+const dbId = requireDatabase();
+startWatchdog("roundtrips", 60);
 
 async function call(name, fn) {
   const res = await fn();

@@ -19,21 +19,12 @@
 // Exit status 0 when every step passed, 1 otherwise.
 import assert from "node:assert/strict";
 import https from "node:https";
-import { createHmac, randomUUID } from "node:crypto";
-import http from "node:http";
+import { randomUUID } from "node:crypto";
 import { CosmosClient } from "@azure/cosmos";
-
-const endpoint = process.env.COSMOS_ENDPOINT || "https://127.0.0.1:8081/";
-const key =
-  process.env.COSMOS_KEY ||
-  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+import { endpoint, key, signedRequest, startWatchdog } from "./emulator.mjs";
 
 // A hung request must not hang CI.
-const watchdog = setTimeout(() => {
-  console.error("FAIL smoke test did not finish within 120 s");
-  process.exit(1);
-}, 120_000);
-watchdog.unref();
+startWatchdog("smoke test", 120);
 
 let stepNo = 0;
 let passed = 0;
@@ -83,39 +74,12 @@ async function expectError(code, fn) {
   return caught;
 }
 
-// signedRequest sends a master-key signed request (reference §2.1): the
-// control endpoints use the same signature as every Cosmos request.
-function signedRequest(method, path, body) {
-  const url = new URL(path, endpoint);
-  const date = new Date().toUTCString();
-  const segs = url.pathname.replace(/^\/+|\/+$/g, "").split("/").map(decodeURIComponent);
-  const [type, link] = segs.length % 2 === 1
-    ? [segs[segs.length - 1], segs.slice(0, -1).join("/")]
-    : [segs[segs.length - 2], segs.join("/")];
-  const payload = `${method.toLowerCase()}\n${type.toLowerCase()}\n${link}\n${date.toLowerCase()}\n\n`;
-  const sig = createHmac("sha256", Buffer.from(key, "base64")).update(payload).digest("base64");
-  const lib = url.protocol === "https:" ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = lib.request(url, {
-      method,
-      agent: controlAgent,
-      headers: { "x-ms-date": date, authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`), "content-type": "application/json" },
-    }, (res) => {
-      let data = "";
-      res.on("data", (c) => (data += c));
-      res.on("end", () => resolve({ status: res.statusCode, body: data ? JSON.parse(data) : undefined }));
-    });
-    req.on("error", reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
 let controlAgent;
 
 async function advanceClock(seconds) {
-  const before = await signedRequest("GET", "/_emulator/clock");
+  const before = await signedRequest("GET", "/_emulator/clock", undefined, controlAgent);
   assert.equal(before.status, 200, `GET /_emulator/clock: ${JSON.stringify(before.body)}`);
-  const r = await signedRequest("POST", "/_emulator/clock", { advanceSeconds: seconds });
+  const r = await signedRequest("POST", "/_emulator/clock", { advanceSeconds: seconds }, controlAgent);
   assert.equal(r.status, 200, `POST /_emulator/clock: ${JSON.stringify(r.body)}`);
   assert.ok(r.body.now >= before.body.now + seconds, "emulator time moved forward");
 }

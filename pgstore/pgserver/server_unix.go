@@ -260,10 +260,7 @@ func (s *Server) supervise() {
 			// pg_ctl stop or restart. After a restart, keep the server
 			// pg_ctl started instead of fighting over the data directory.
 			if next := s.adopt(ctx, pm.proc.Pid); next != nil {
-				s.mu.Lock()
-				s.cur = next
-				s.restarts++
-				s.mu.Unlock()
+				s.replaced(next)
 				s.warnf("pgserver: PostgreSQL was restarted outside the emulator (now pid %d); watching it", next.proc.Pid)
 				continue
 			}
@@ -273,10 +270,7 @@ func (s *Server) supervise() {
 		for {
 			next, err := s.launch(ctx)
 			if err == nil {
-				s.mu.Lock()
-				s.cur = next
-				s.restarts++
-				s.mu.Unlock()
+				s.replaced(next)
 				s.warnf("pgserver: PostgreSQL restarted (pid %d) after %v", next.proc.Pid, time.Since(t0).Round(time.Millisecond))
 				break
 			}
@@ -294,6 +288,14 @@ func (s *Server) supervise() {
 	}
 }
 
+// replaced makes next the current postmaster, counted as a restart.
+func (s *Server) replaced(next *postmaster) {
+	s.mu.Lock()
+	s.cur = next
+	s.restarts++
+	s.mu.Unlock()
+}
+
 // adoptGrace is how long the supervisor waits, after a clean shutdown it did
 // not ask for, for a server started by someone else's pg_ctl restart.
 const adoptGrace = 5 * time.Second
@@ -304,11 +306,8 @@ const adoptGrace = 5 * time.Second
 func (s *Server) adopt(ctx context.Context, old int) *postmaster {
 	deadline := time.Now().Add(adoptGrace)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		data, err := os.ReadFile(filepath.Join(s.pgdata, "postmaster.pid"))
-		lines := strings.Split(string(data), "\n")
-		if err == nil && len(lines) >= 8 && strings.TrimSpace(lines[7]) == "ready" {
-			pid, err := strconv.Atoi(strings.TrimSpace(lines[0]))
-			if isPG, _ := isPostgresProcess(pid); err == nil && pid != old && isPG {
+		if pid, ok := s.readyPid(); ok && pid != old {
+			if isPG, _ := isPostgresProcess(pid); isPG {
 				proc, _ := os.FindProcess(pid) // never fails on unix
 				pm := &postmaster{proc: proc, done: make(chan struct{}), adopted: true}
 				go func() {
@@ -628,16 +627,24 @@ func (s *Server) startPostgres(ctx context.Context) (*postmaster, error) {
 // ready reports whether postmaster.pid names our postmaster and says it
 // accepts connections (the check pg_ctl start -w makes).
 func (s *Server) ready(pm *postmaster) bool {
+	pid, ok := s.readyPid()
+	return ok && pid == pm.proc.Pid
+}
+
+// readyPid returns the pid postmaster.pid names when its status says the
+// server accepts connections.
+func (s *Server) readyPid() (int, bool) {
 	data, err := os.ReadFile(filepath.Join(s.pgdata, "postmaster.pid"))
 	if err != nil {
-		return false
+		return 0, false
 	}
 	lines := strings.Split(string(data), "\n")
 	// Line 1 is the pid, line 8 the status ("ready", "starting", "stopping"...).
-	if len(lines) < 8 || strings.TrimSpace(lines[0]) != strconv.Itoa(pm.proc.Pid) {
-		return false
+	if len(lines) < 8 || strings.TrimSpace(lines[7]) != "ready" {
+		return 0, false
 	}
-	return strings.TrimSpace(lines[7]) == "ready"
+	pid, err := strconv.Atoi(strings.TrimSpace(lines[0]))
+	return pid, err == nil
 }
 
 // kill shuts a postmaster that failed to become ready down: a fast shutdown
