@@ -220,13 +220,10 @@ func TestErrors(t *testing.T) {
 	t.Run("unknown paths", func(t *testing.T) {
 		for _, p := range []struct{ method, path string }{
 			{http.MethodGet, "/foo"},
-			{http.MethodGet, "/dbs/edb/users"},
-			{http.MethodGet, "/dbs/edb/users/u1"},
 			{http.MethodGet, "/dbs/edb/colls/c/sprocs"},
 			{http.MethodPost, "/dbs/edb/colls/c/sprocs"},
 			{http.MethodGet, "/dbs/edb/colls/c/udfs/u"},
 			{http.MethodGet, "/dbs/edb/colls/c/triggers"},
-			{http.MethodGet, "/dbs/edb/colls/c/conflicts"},
 			{http.MethodGet, "/dbs/edb/colls/c/docs/x/attachments"},
 			{http.MethodGet, "/dbs/edb/colls/c/docs/x/y/z"},
 			{http.MethodGet, "/media/x"},

@@ -36,6 +36,8 @@ type Store interface {
 	GetOffer(ctx context.Context, rid string) (Offer, error)
 	ReplaceOffer(ctx context.Context, p ReplaceOfferParams) (Offer, error)
 
+	UserStore // users and permissions (emulator/users.go)
+
 	ItemStore // the item point operations (emulator/batch.go)
 	// ReadItems returns live items in creation order (Seq), after
 	// p.AfterSeq, at most p.Limit of them.

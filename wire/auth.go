@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -137,4 +138,17 @@ func verifyAAD(keyString string, tok authToken) bool {
 		return false
 	}
 	return hmac.Equal(sig, []byte(keyString))
+}
+
+// hasResourceToken reports whether the request carries a resource token
+// (type=resource). The account read (GET /), served without
+// authentication, still verifies such a token, so that an expired or
+// forged token is refused wherever it is used.
+func hasResourceToken(r *http.Request) bool {
+	auth := r.Header.Get("Authorization")
+	if auth == "" || len(auth) > MaxAuthorizationHeader {
+		return false
+	}
+	tok, ok := parseAuthorization(auth)
+	return ok && tok.typ == "resource"
 }

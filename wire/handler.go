@@ -75,6 +75,8 @@ type handler struct {
 	svc       *emulator.Service
 	key       []byte
 	keyString string
+	// tokenKey authenticates resource tokens (resourcetoken.go).
+	tokenKey []byte
 	certPEM   []byte
 	log       *slog.Logger
 	ready     func() bool
@@ -104,7 +106,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{svc: cfg.Service, key: key, keyString: keyString, certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
+	h := &handler{svc: cfg.Service, key: key, keyString: keyString, tokenKey: tokenKey(key), certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
 		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency, unavailable: cfg.Unavailable}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -146,6 +148,8 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.replaceItem).Methods(http.MethodPut)
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.patchItem).Methods(http.MethodPatch)
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.deleteItem).Methods(http.MethodDelete)
+
+	h.registerUsers(r) // users, permissions, conflicts (users.go)
 
 	r.HandleFunc("/offers", h.queryOffers).Methods(http.MethodGet)
 	r.HandleFunc("/offers", h.postOffers).Methods(http.MethodPost)
@@ -194,7 +198,7 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 			h.writeError(w, r, badRequest)
 			return
 		}
-		if !exemptFromAuth(r) {
+		if !exemptFromAuth(r) || (r.URL.EscapedPath() == "/" && hasResourceToken(r)) {
 			if err := h.authenticate(r); err != nil {
 				h.writeError(w, r, err)
 				return
@@ -261,12 +265,21 @@ func (h *handler) authenticate(r *http.Request) error {
 	if auth == "" {
 		return emulator.Errorf(emulator.KindUnauthorized, "Required Header authorization is missing. Ensure a valid Authorization token is passed.")
 	}
-	if len(auth) > 4096 {
+	if len(auth) > MaxAuthorizationHeader {
 		return emulator.Errorf(emulator.KindUnauthorized, "The authorization header is too long.")
 	}
 	tok, ok := parseAuthorization(auth)
 	if !ok {
 		return emulator.Errorf(emulator.KindUnauthorized, "The authorization header is malformed: expected type=master&ver=1.0&sig=<signature>.")
+	}
+	if tok.typ == "resource" {
+		// a resource token is the whole header: no date, nothing signed
+		// per request (users-permissions.md §3.1)
+		t, err := h.verifyResourceToken(tok.sig)
+		if err != nil {
+			return err
+		}
+		return h.authorizeResourceToken(r, t)
 	}
 	date := r.Header.Get("x-ms-date")
 	if date == "" {
@@ -347,7 +360,7 @@ func newUUID() string {
 }
 
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
-	h.writeError(w, r, emulator.BadRequest("Request url is invalid: %s %s addresses no resource this emulator serves (stored procedures, triggers, UDFs, users, permissions, attachments and conflicts are not supported).", r.Method, r.URL.Path))
+	h.writeError(w, r, emulator.BadRequest("Request url is invalid: %s %s addresses no resource this emulator serves (stored procedures, triggers, UDFs and attachments are not supported).", r.Method, r.URL.Path))
 }
 
 func (h *handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
