@@ -16,4 +16,11 @@
 // alternative, for the RID-addressed requests the SDKs sign that way
 // (linkCandidates). GET / names the account "cosmosdev" and advertises the
 // endpoint the client dialled and the configured default consistency.
+//
+// Resource tokens (type=resource, resourcetoken.go) are the _token of a
+// permission: self-contained, HMAC-authenticated under a key derived from
+// the master key, valid until their expiry on the emulator clock. A
+// request carrying one needs no x-ms-date; it is allowed only on the
+// permission's resource and below (plus the account and the parent
+// container's metadata), with its mode and partition key, else 403.
 package wire

@@ -75,8 +75,6 @@ type handler struct {
 	svc       *emulator.Service
 	key       []byte
 	keyString string
-	// tokenKey authenticates resource tokens (resourcetoken.go).
-	tokenKey []byte
 	certPEM   []byte
 	log       *slog.Logger
 	ready     func() bool
@@ -87,6 +85,9 @@ type handler struct {
 	sweepFn      func(ctx context.Context) (int, error)
 	sweeperStats func() any
 	unavailable  func(error) bool
+
+	// tokenKey authenticates resource tokens (resourcetoken.go).
+	tokenKey []byte
 }
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
@@ -258,8 +259,9 @@ func normalizeRequest(r *http.Request) error {
 }
 
 // authenticate verifies the Authorization header (reference §2). Every
-// failure is a 401 (never 403 with sub-status 3 or 1008, which the SDKs
-// retry for minutes).
+// authentication failure is a 401 (never 403 with sub-status 3 or 1008,
+// which the SDKs retry for minutes); a valid resource token that does not
+// cover the request is a 403 (authorizeResourceToken).
 func (h *handler) authenticate(r *http.Request) error {
 	auth := r.Header.Get("Authorization")
 	if auth == "" {

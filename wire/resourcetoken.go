@@ -211,22 +211,29 @@ func (h *handler) authorizeResourceToken(r *http.Request, t resourceToken) error
 	return nil
 }
 
-// containerNames returns the ids and RIDs ([dbID, dbRID, collID, collRID])
-// of the container a request addresses (segs[1], segs[3]), or nil when it
-// does not exist.
-func (h *handler) containerNames(r *http.Request, segs []string) []string {
-	c, err := h.svc.GetContainer(r.Context(), segs[1], segs[3])
-	if err != nil {
-		return nil
+// containerNames returns a function that looks up, once and only when
+// called, the ids and RIDs ([dbID, dbRID, collID, collRID]) of the
+// container a request addresses (segs[1], segs[3]); nil when it does not
+// exist.
+func (h *handler) containerNames(r *http.Request, segs []string) func() []string {
+	var names []string
+	looked := false
+	return func() []string {
+		if !looked {
+			looked = true
+			if c, err := h.svc.GetContainer(r.Context(), segs[1], segs[3]); err == nil {
+				names = []string{c.DatabaseID, c.DatabaseRID, c.ID, c.RID}
+			}
+		}
+		return names
 	}
-	return []string{c.DatabaseID, c.DatabaseRID, c.ID, c.RID}
 }
 
 // scopeCovers reports whether the link segments outer are a prefix of
 // inner, segment by segment. The database and container segments (1 and
 // 3) also match when one names and the other is the RID of the container
-// described by names (see containerNames).
-func scopeCovers(outer, inner []string, names []string) bool {
+// described by names (see containerNames), which is called only then.
+func scopeCovers(outer, inner []string, names func() []string) bool {
 	if len(outer) > len(inner) {
 		return false
 	}
@@ -234,10 +241,14 @@ func scopeCovers(outer, inner []string, names []string) bool {
 		if outer[i] == inner[i] {
 			continue
 		}
-		if names == nil || (i != 1 && i != 3) {
+		if i != 1 && i != 3 {
 			return false
 		}
-		id, rid := names[i-1], names[i]
+		n := names()
+		if n == nil {
+			return false
+		}
+		id, rid := n[i-1], n[i]
 		if (outer[i] != id && outer[i] != rid) || (inner[i] != id && inner[i] != rid) {
 			return false
 		}
