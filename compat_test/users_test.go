@@ -395,6 +395,7 @@ func TestResourceTokenScope(t *testing.T) {
 	wantStatus(t, raw.do(http.MethodPost, docs, []byte(`{"id":"b","pk":"y"}`), pkHeader, `["y"]`), http.StatusCreated)
 	coll := object(t, raw.do(http.MethodGet, "/dbs/tdb/colls/c", nil).Body)
 	collRID := str(t, coll, "_rid")
+	itemA := object(t, raw.do(http.MethodGet, docPath("tdb", "c", "a"), nil, pkHeader, `["x"]`).Body)
 	dbRID := str(t, object(t, raw.do(http.MethodGet, "/dbs/tdb", nil).Body), "_rid")
 	wantStatus(t, raw.do(http.MethodPost, "/dbs/tdb/users", []byte(`{"id":"u"}`)), http.StatusCreated)
 	wantStatus(t, raw.do(http.MethodPost, "/dbs/tdb/users", []byte(`{"id":"u2"}`)), http.StatusCreated)
@@ -403,6 +404,7 @@ func TestResourceTokenScope(t *testing.T) {
 		{"collRead", `"permissionMode":"Read","resource":"dbs/tdb/colls/c"`},
 		{"collAllRID", `"permissionMode":"All","resource":"` + str(t, coll, "_self") + `"`},
 		{"itemAll", `"permissionMode":"All","resource":"dbs/tdb/colls/c/docs/a"`},
+		{"itemAllRID", `"permissionMode":"All","resource":"` + str(t, itemA, "_self") + `"`},
 		{"pkRead", `"permissionMode":"Read","resource":"dbs/tdb/colls/c","resourcePartitionKey":["x"]`},
 		{"pkAll", `"permissionMode":"all","resource":"/dbs/tdb/colls/c/","resourcePartitionKey":["x"]`},
 		{"dbRead", `"permissionMode":"read","resource":"dbs/tdb"`},
@@ -485,6 +487,7 @@ func TestResourceTokenScope(t *testing.T) {
 			"conflicts": ok, "conflictsX": ok, "pkDeleteMiss": no, "readOther": ok, "otherDocs": ok},
 	}
 	_ = bad
+	matrix["itemAllRID"] = matrix["itemAll"]
 	for kind, row := range matrix {
 		for name, o := range ops {
 			want, ok2 := row[name]

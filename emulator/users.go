@@ -175,6 +175,12 @@ type UserStore interface {
 	// p.ID), keeping its RID.
 	ReplacePermission(ctx context.Context, p PermissionParams) (Permission, error)
 	DeletePermission(ctx context.Context, dbRef, userRef, permRef string) error
+
+	// ItemIDBySeq returns the id of the item of container c whose
+	// document number (Item.Seq, the _rid's last 8 bytes) is seq, expired
+	// or not; ErrItemNotFound when there is none. It resolves the RID link
+	// of an item a permission names.
+	ItemIDBySeq(ctx context.Context, c Container, seq int64) (string, error)
 }
 
 // UserParams are the inputs of the user write methods. Ref names the user
@@ -381,14 +387,21 @@ func parseResourceLink(res string) ([]string, error) {
 }
 
 // resolveScope returns the link segments joined with '/', with the
-// database and container segments replaced by their ids when they name
-// existing resources (RID links become name links; name links stay).
-// What does not resolve is kept as given.
+// database, container and document segments replaced by their ids when
+// they name existing resources (RID links become name links; name links
+// stay). What does not resolve is kept as given.
 func (s *Service) resolveScope(ctx context.Context, segs []string) string {
 	out := append([]string(nil), segs...)
 	if len(segs) >= 4 {
 		if c, err := s.store.GetContainer(ctx, segs[1], segs[3]); err == nil {
 			out[1], out[3] = c.DatabaseID, c.ID
+			if len(segs) == 6 && segs[4] == "docs" {
+				if seq, ok := documentSeq(c, segs[5]); ok {
+					if id, err := s.store.ItemIDBySeq(ctx, c, seq); err == nil {
+						out[5] = id
+					}
+				}
+			}
 			return strings.Join(out, "/")
 		}
 	}
@@ -396,6 +409,17 @@ func (s *Service) resolveScope(ctx context.Context, segs []string) string {
 		out[1] = d.ID
 	}
 	return strings.Join(out, "/")
+}
+
+// documentSeq returns the document number of rid when it is a document
+// RID of container c (DocumentRID).
+func documentSeq(c Container, rid string) (int64, bool) {
+	b, ok := DecodeRID(rid)
+	cb, ok2 := DecodeRID(c.RID)
+	if !ok || !ok2 || len(b) != 16 || string(b[:8]) != string(cb) {
+		return 0, false
+	}
+	return int64(binary.LittleEndian.Uint64(b[8:])), true
 }
 
 // CreatePermission creates a permission of user userRef (201; 409 when the

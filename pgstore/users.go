@@ -291,3 +291,13 @@ func (s *Store) DeletePermission(ctx context.Context, dbRef, userRef, permRef st
 	}
 	return classify("delete permission", err)
 }
+
+// ItemIDBySeq implements emulator.UserStore.
+func (s *Store) ItemIDBySeq(ctx context.Context, c emulator.Container, seq int64) (string, error) {
+	var id string
+	err := s.pool.QueryRow(ctx, `SELECT id FROM `+itemsTable(c.Num)+` WHERE seq = $1`, seq).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", emulator.ErrItemNotFound
+	}
+	return id, classify("resolve document rid", err)
+}
