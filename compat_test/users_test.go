@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
-	"github.com/cosmos-emulator/cosmos-emulator/server"
 )
 
 // Users, permissions, resource tokens and the conflicts feed over raw,
@@ -583,7 +582,7 @@ func TestResourceTokenForgedAndGarbled(t *testing.T) {
 	wantStatus(t, newRaw(t, e2).withToken(http.MethodGet, "/dbs/fdb/colls/c", nil, tok), http.StatusOK)
 	e2.Stop(t)
 	other := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", 64)))
-	e3 := emulatortest.StartOn(t, pg, func(cfg *server.Config) { cfg.Key = other })
+	e3 := emulatortest.StartOn(t, pg, emulatortest.WithKey(other))
 	wantError(t, newRaw(t, e3).withToken(http.MethodGet, "/dbs/fdb/colls/c", nil, tok), http.StatusUnauthorized, "Unauthorized")
 }
 

@@ -71,6 +71,11 @@ func WithSweeper(interval time.Duration, batch int) Option {
 	return func(cfg *server.Config) { cfg.TTLSweepInterval, cfg.TTLSweepBatch = interval, batch }
 }
 
+// WithKey sets the master key (base64) the emulator accepts instead of
+// Key; clients from Client and raw requests signed with Key are then
+// refused.
+func WithKey(key string) Option { return func(cfg *server.Config) { cfg.Key = key } }
+
 // WithProtocol selects "http" or "https" (the default).
 func WithProtocol(p string) Option { return func(cfg *server.Config) { cfg.Protocol = p } }
 
