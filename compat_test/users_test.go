@@ -457,10 +457,9 @@ func TestResourceTokenScope(t *testing.T) {
 		"pkDeleteMiss": {http.MethodPost, "/dbs/tdb/colls/c/operations/partitionkeydelete", nil, []string{pkHeader, `["nothing"]`}},
 	}
 	const (
-		ok  = 200 // any 2xx
-		no  = http.StatusForbidden
-		nf  = http.StatusNotFound
-		bad = http.StatusBadRequest
+		ok = 200 // any 2xx
+		no = http.StatusForbidden
+		nf = http.StatusNotFound
 	)
 	// The operations every token kind is refused: administrative resources.
 	admin := map[string]int{"deleteColl": no, "replaceColl": no, "readOther": no, "otherDocs": no, "listDBs": no, "readDB": no,
@@ -485,7 +484,6 @@ func TestResourceTokenScope(t *testing.T) {
 			"queryCross": ok, "queryX": ok, "queryPlan": ok, "upsertX": no, "upsertY": no, "replaceA": no, "deleteMissX": no, "batchX": no,
 			"conflicts": ok, "conflictsX": ok, "pkDeleteMiss": no, "readOther": ok, "otherDocs": ok},
 	}
-	_ = bad
 	matrix["itemAllRID"] = matrix["itemAll"]
 	for kind, row := range matrix {
 		for name, o := range ops {
