@@ -227,3 +227,40 @@ type fakeAAD struct{ token string }
 func (a fakeAAD) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
 	return azcore.AccessToken{Token: a.token, ExpiresOn: time.Now().Add(time.Hour)}, nil
 }
+
+// TestAccountReadVerifiesAPresentSignature: GET / is served without an
+// Authorization header, but one that is present is verified like on any
+// request (the .NET SDK's EnsureUnauthorized tests expect a wrong key to
+// fail on the account read): wrong key or stale date 401, right key 200.
+func TestAccountReadVerifiesAPresentSignature(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	raw := f.raw
+	wrongKey := []byte(strings.Repeat("w", 64))
+	for _, tc := range []struct {
+		name   string
+		mutate func(r *http.Request)
+		want   int
+	}{
+		{"unsigned", func(r *http.Request) { r.Header.Del("Authorization") }, http.StatusOK},
+		{"signed", func(r *http.Request) {}, http.StatusOK},
+		{"dotnet lower-case escapes", func(r *http.Request) { r.Header.Set("Authorization", lowerHexEscapes(r.Header.Get("Authorization"))) }, http.StatusOK},
+		{"wrong key", func(r *http.Request) {
+			r.Header.Set("Authorization", masterAuth(wrongKey, http.MethodGet, "/", r.Header.Get("x-ms-date")))
+		}, http.StatusUnauthorized},
+		{"stale date", func(r *http.Request) { raw.resign(r, rfc1123(time.Now().Add(-time.Hour))) }, http.StatusUnauthorized},
+		{"garbage", func(r *http.Request) { r.Header.Set("Authorization", "garbage") }, http.StatusUnauthorized},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := f.rawFor(t)
+			r := raw.req(http.MethodGet, "/", nil)
+			tc.mutate(r)
+			resp := raw.send(r)
+			if tc.want == http.StatusOK {
+				wantStatus(t, resp, http.StatusOK)
+				return
+			}
+			wantError(t, resp, tc.want, "Unauthorized")
+		})
+	}
+}

@@ -161,7 +161,10 @@ func NewHandler(cfg Config) (http.Handler, error) {
 }
 
 // exemptFromAuth lists what is served without a signature: the account
-// (the Go SDK sends GET / unsigned), the certificate and the health check.
+// (older Go SDKs send GET / unsigned), the certificate and the health
+// check. An account read that does carry an Authorization header is
+// verified like any request (accountReadWithAuth), so a wrong key or an
+// expired resource token is a 401 there too.
 func exemptFromAuth(r *http.Request) bool {
 	p := r.URL.EscapedPath()
 	return (p == "/" && r.Method == http.MethodGet) || strings.HasPrefix(p, "/_explorer/") || p == "/_emulator/health"
@@ -199,7 +202,7 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 			h.writeError(w, r, badRequest)
 			return
 		}
-		if !exemptFromAuth(r) || (r.URL.EscapedPath() == "/" && hasResourceToken(r)) {
+		if !exemptFromAuth(r) || accountReadWithAuth(r) {
 			if err := h.authenticate(r); err != nil {
 				h.writeError(w, r, err)
 				return
