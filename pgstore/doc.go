@@ -24,6 +24,11 @@
 //     retention in bounded batches. A point delete hands the LSN it
 //     reports to the trigger (cosmos.delete_lsn, migration 0011) so the
 //     logged delete carries it; other deletes draw theirs at commit.
+//   - cosmos.users, cosmos.permissions (users.go, migration 0014): a
+//     database's users and a user's permissions, deleted with their
+//     owner (ON DELETE CASCADE). A permission keeps its resource link as
+//     sent and the scope resource tokens are matched against; one user
+//     holds at most one permission per resource text and partition key.
 //
 // Why one table per container rather than one LIST-partitioned table: the
 // indexing policy of each container becomes that table's own indexes, and
