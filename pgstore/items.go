@@ -26,6 +26,9 @@ type itemOps struct {
 	// lsn is the SQL expression that gives a write its LSN: lsnEach (the
 	// zero value) or, in a transactional batch, lsnShared.
 	lsn string
+	// w tracks the writes of a batch's transaction (nil for a single
+	// operation), see txWrites.
+	w *txWrites
 }
 
 // lsnEach draws a new LSN for every write.
@@ -66,6 +69,9 @@ type itemStmt struct {
 
 // run executes st on o's querier.
 func (o itemOps) run(ctx context.Context, st itemStmt) emulator.ItemOpResult {
+	if st.op != opRead {
+		o.w.wrote()
+	}
 	return st.scan(o.q.QueryRow(ctx, st.sql, st.args...))
 }
 
@@ -80,10 +86,13 @@ func (o itemOps) ReadItem(ctx context.Context, k emulator.ItemKey) (emulator.Ite
 	return r.Item, r.Err
 }
 
+// opRead is the op of readStmt, the one item statement that writes nothing.
+const opRead = "read item"
+
 func readStmt(k emulator.ItemKey) itemStmt {
 	a := args{k.PK, k.ID}
 	live := livePredicate(k.Expiry, "", &a)
-	return itemStmt{op: "read item", sql: `SELECT seq, body, ts, etag, lsn FROM ` + itemsTable(k.Container.Num) +
+	return itemStmt{op: opRead, sql: `SELECT seq, body, ts, etag, lsn FROM ` + itemsTable(k.Container.Num) +
 		` WHERE pk = $1 AND id = $2 AND ` + live, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
 		it := emulator.Item{ID: k.ID, PK: k.PK}
 		var body string
