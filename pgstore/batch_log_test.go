@@ -10,7 +10,7 @@ import (
 )
 
 // TestBatchCreateRunLog: a transaction whose only write is a run of
-// creates logs them itself at commit (txWrites.logCreatedRun), others
+// creates logs them itself at commit (batchTx.commit), others
 // through the trigger; either way the change log holds every write exactly
 // once, in order, with its body, seq and LSN, and a later write of the
 // same session is logged again.

@@ -26,9 +26,9 @@ type itemOps struct {
 	// lsn is the SQL expression that gives a write its LSN: lsnEach (the
 	// zero value) or, in a transactional batch, lsnShared.
 	lsn string
-	// w tracks the writes of a batch's transaction (nil for a single
-	// operation), see txWrites.
-	w *txWrites
+	// tx is the state of a batch's transaction (nil for a single
+	// operation), see batchTx.
+	tx *batchTx
 }
 
 // lsnEach draws a new LSN for every write.
@@ -67,12 +67,27 @@ type itemStmt struct {
 	scan func(row pgx.Row) emulator.ItemOpResult
 }
 
-// run executes st on o's querier.
+// run executes st on o's querier (in a batch's transaction, with its BEGIN
+// when st is the first statement).
 func (o itemOps) run(ctx context.Context, st itemStmt) emulator.ItemOpResult {
 	if st.op != opRead {
-		o.w.wrote()
+		o.tx.wrote()
 	}
-	return st.scan(o.q.QueryRow(ctx, st.sql, st.args...))
+	b := &pgx.Batch{}
+	if !o.tx.queueBegin(b) {
+		return st.scan(o.q.QueryRow(ctx, st.sql, st.args...))
+	}
+	b.Queue(st.sql, st.args...)
+	br := o.q.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		_ = br.Close()
+		return emulator.ItemOpResult{Err: classify("begin batch", err)}
+	}
+	r := st.scan(br.QueryRow())
+	if err := br.Close(); err != nil && r.Err == nil {
+		r.Err = classify(st.op, err)
+	}
+	return r
 }
 
 // ReadItem implements emulator.Store.
