@@ -18,8 +18,11 @@ import (
 //	go test -run '^$' -bench BenchmarkBatchCreateStore -benchtime 300x ./pgstore/
 func BenchmarkBatchCreateStore(b *testing.B) {
 	s := openStore(b)
+	benchBatchCreates(b, s, newContainer(b, s, nil))
+}
+
+func benchBatchCreates(b *testing.B, s *Store, c emulator.Container) {
 	ctx := context.Background()
-	c := newContainer(b, s, nil)
 	pad := strings.Repeat("x", 960)
 	body := func(id string) []byte { return []byte(`{"id":"` + id + `","pk":"p","pad":"` + pad + `"}`) }
 	op := func(id string) emulator.ItemOp {
