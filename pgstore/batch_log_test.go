@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
@@ -108,4 +109,39 @@ func at(c emulator.Container, op emulator.ItemOp) emulator.ItemOp {
 	op.Params.Container = c
 	op.Params.Expiry = emulator.Expiry{DefaultTTL: c.DefaultTTL, Now: 1}
 	return op
+}
+
+// TestMigrationLoggedRunsExistingContainers: migration 0015 applies to
+// the items tables of containers created before it (their trigger calls
+// the function it replaces), so a batch of creates is logged exactly once
+// there too.
+func TestMigrationLoggedRunsExistingContainers(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Back to the state before 0015: the trigger function of 0012.
+	var before string
+	for _, m := range ms {
+		if m.version == 12 {
+			before = m.sql[strings.Index(m.sql, "CREATE OR REPLACE FUNCTION cosmos.log_change"):]
+		}
+	}
+	if before == "" {
+		t.Fatal("migration 0012 not found")
+	}
+	if _, err := s.pool.Exec(ctx, before+"; DELETE FROM cosmos.schema_migrations WHERE version = 15"); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, s.pool); err != nil {
+		t.Fatal(err)
+	}
+	runTx(t, s, emulator.TxOptions{SharedLSN: true}, at(c, create("a")), at(c, create("b")))
+	got, _ := readSummaries(t, s, c, 0)
+	if len(got) != 2 || got[0].ID != "a" || got[1].ID != "b" {
+		t.Fatalf("change log after the migration: %+v", got)
+	}
 }
