@@ -17,7 +17,8 @@ import (
 // alike and rolled-back writes never are. The TTL sweeper marks its
 // transaction (cosmos.ttl_expired) so that its deletes are logged with
 // timeToLiveExpired. History older than the container's retention is
-// trimmed by the sweeper (trimChangeLog).
+// trimmed by the sweeper (trimChangeLog). A batch whose only write is a
+// run of creates logs it itself at commit, set-based (batchTx.commit).
 
 var _ emulator.ChangeLog = (*Store)(nil)
 

@@ -274,6 +274,8 @@ func TestChangeLogKeepsATransactionTogether(t *testing.T) {
 // TestChangeLogReaderMissesNothing: a reader following the log while
 // several writers commit concurrently sees every entry exactly once (the
 // log is in commit order, so a position once passed never gains entries).
+// Half the writers write single creates, the others batches and bulk
+// requests of three creates (logged by their own statement at commit).
 func TestChangeLogReaderMissesNothing(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
@@ -285,9 +287,26 @@ func TestChangeLogReaderMissesNothing(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < perWriter; i++ {
-				p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: fmt.Sprintf("%d-%d", w, i)}, Body: []byte(`{}`), TS: 1, ETag: `"e"`}
-				if _, err := s.CreateItem(ctx, p); err != nil {
+			for i := 0; i < perWriter; i += 3 {
+				var ops []emulator.ItemOp
+				for k := i; k < i+3; k++ {
+					ops = append(ops, emulator.ItemOp{Op: emulator.BatchCreate, Params: emulator.WriteItemParams{
+						ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: fmt.Sprintf("%d-%d", w, k)}, Body: []byte(`{}`), TS: 1, ETag: `"e"`}})
+				}
+				var err error
+				if w%2 == 0 {
+					for _, op := range ops {
+						if _, err = s.CreateItem(ctx, op.Params); err != nil {
+							break
+						}
+					}
+				} else {
+					err = s.InItemTx(ctx, emulator.TxOptions{SharedLSN: w == 1}, func(st emulator.ItemStore) error {
+						_, err := st.(emulator.ItemPipeliner).RunItemOps(ctx, ops)
+						return err
+					})
+				}
+				if err != nil {
 					errs <- err
 					return
 				}

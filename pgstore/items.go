@@ -26,6 +26,9 @@ type itemOps struct {
 	// lsn is the SQL expression that gives a write its LSN: lsnEach (the
 	// zero value) or, in a transactional batch, lsnShared.
 	lsn string
+	// tx is the state of a batch's transaction (nil for a single
+	// operation), see batchTx.
+	tx *batchTx
 }
 
 // lsnEach draws a new LSN for every write.
@@ -64,9 +67,27 @@ type itemStmt struct {
 	scan func(row pgx.Row) emulator.ItemOpResult
 }
 
-// run executes st on o's querier.
+// run executes st on o's querier (in a batch's transaction, with its BEGIN
+// when st is the first statement).
 func (o itemOps) run(ctx context.Context, st itemStmt) emulator.ItemOpResult {
-	return st.scan(o.q.QueryRow(ctx, st.sql, st.args...))
+	if st.op != opRead {
+		o.tx.wrote()
+	}
+	b := &pgx.Batch{}
+	if !o.tx.queueBegin(b) {
+		return st.scan(o.q.QueryRow(ctx, st.sql, st.args...))
+	}
+	b.Queue(st.sql, st.args...)
+	br := o.q.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		_ = br.Close()
+		return emulator.ItemOpResult{Err: classify("begin batch", err)}
+	}
+	r := st.scan(br.QueryRow())
+	if err := br.Close(); err != nil && r.Err == nil {
+		r.Err = classify(st.op, err)
+	}
+	return r
 }
 
 // ReadItem implements emulator.Store.
@@ -80,10 +101,13 @@ func (o itemOps) ReadItem(ctx context.Context, k emulator.ItemKey) (emulator.Ite
 	return r.Item, r.Err
 }
 
+// opRead is the op of readStmt, the one item statement that writes nothing.
+const opRead = "read item"
+
 func readStmt(k emulator.ItemKey) itemStmt {
 	a := args{k.PK, k.ID}
 	live := livePredicate(k.Expiry, "", &a)
-	return itemStmt{op: "read item", sql: `SELECT seq, body, ts, etag, lsn FROM ` + itemsTable(k.Container.Num) +
+	return itemStmt{op: opRead, sql: `SELECT seq, body, ts, etag, lsn FROM ` + itemsTable(k.Container.Num) +
 		` WHERE pk = $1 AND id = $2 AND ` + live, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
 		it := emulator.Item{ID: k.ID, PK: k.PK}
 		var body string

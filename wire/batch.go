@@ -8,6 +8,10 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
+// batchResultOverhead is about what one result adds to a batch response
+// besides the body it carries (status, charge, etag, system properties).
+const batchResultOverhead = 384
+
 // batch serves POST .../docs with x-ms-cosmos-is-batch-request: a
 // transactional batch (x-ms-cosmos-batch-atomic: True) or a bulk request.
 // The response is 200 when every operation succeeded, else 207; its body
@@ -32,7 +36,12 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 	minimal := wantsMinimal(r)
 	var lsn int64
 	total := 0.0
-	buf := []byte{'['}
+	// The response holds about what the request did (the bodies) plus
+	// each result's status and system properties: sized once, and each
+	// body rendered into one reused buffer.
+	buf := make([]byte, 1, len(req.Body)+len(res.Ops)*batchResultOverhead)
+	buf[0] = '['
+	var scratch []byte
 	for i, op := range res.Ops {
 		if i > 0 {
 			buf = append(buf, ',')
@@ -40,7 +49,8 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 		status, sub := batchOpStatus(op)
 		var body []byte
 		if op.Err == nil && !op.Dependent && !op.NotModified && op.Op != emulator.BatchDelete && (op.Op == emulator.BatchRead || !minimal) {
-			body = op.Item.JSON(res.Container)
+			scratch = op.Item.AppendJSON(scratch[:0], res.Container)
+			body = scratch
 		}
 		write := op.Op != emulator.BatchRead
 		ru := chargeRU(write, len(body))

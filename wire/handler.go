@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -383,15 +384,23 @@ func pathVar(r *http.Request, name string) string {
 	return v
 }
 
+// maxBodyPrealloc is the most readBody allocates for a body on the word of
+// its Content-Length header alone.
+const maxBodyPrealloc = 256 << 10
+
 // readBody reads at most MaxItemSize bytes; a larger body is 413.
 func readBody(r *http.Request) ([]byte, error) {
 	if r.ContentLength > emulator.MaxItemSize {
 		return nil, emulator.ErrTooLarge
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, emulator.MaxItemSize+1))
-	if err != nil {
+	// Sized from the announced length, so a 100-operation batch (about
+	// 100 KB) is read into one allocation rather than ReadAll's doublings;
+	// but at most maxBodyPrealloc is allocated before the bytes arrive.
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxBodyPrealloc)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, emulator.MaxItemSize+1)); err != nil {
 		return nil, &emulator.Error{Kind: emulator.KindBadRequest, Message: "The request body could not be read.", Err: err}
 	}
+	b := buf.Bytes()
 	if len(b) > emulator.MaxItemSize {
 		return nil, emulator.ErrTooLarge
 	}

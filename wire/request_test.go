@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"io"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -55,6 +58,45 @@ func TestNormalizeRequest(t *testing.T) {
 			}
 			if _, link := ResourceTypeAndLink(r.URL.EscapedPath()); link != tt.wantLinkOf {
 				t.Fatalf("link %q, want %q", link, tt.wantLinkOf)
+			}
+		})
+	}
+}
+
+// TestReadBody: a body is read whole whatever its Content-Length says
+// about it (exact, absent, or more than it holds), and one over
+// MaxItemSize, announced or not, is 413.
+func TestReadBody(t *testing.T) {
+	big := strings.Repeat("x", emulator.MaxItemSize+1)
+	for _, tc := range []struct {
+		name   string
+		body   string
+		length int64 // the Content-Length header; -1: none (chunked)
+		fails  bool
+		want   emulator.Kind // when it fails
+	}{
+		{"exact length", `{"id":"a"}`, 10, false, 0},
+		{"no length", `{"id":"a"}`, -1, false, 0},
+		{"batch-sized, exact", strings.Repeat("y", 300<<10), 300 << 10, false, 0},
+		{"shorter than announced", `{"id":"a"}`, 20, true, emulator.KindBadRequest},
+		{"too large, announced", `{}`, emulator.MaxItemSize + 1, true, emulator.KindTooLarge},
+		{"too large, not announced", big, -1, true, emulator.KindTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/dbs/d/colls/c/docs", io.NopCloser(strings.NewReader(tc.body)))
+			r.ContentLength = tc.length
+			if tc.name == "shorter than announced" {
+				r.Body = io.NopCloser(io.MultiReader(strings.NewReader(tc.body), iotest.ErrReader(io.ErrUnexpectedEOF)))
+			}
+			b, err := readBody(r)
+			if tc.fails {
+				if err == nil || !emulator.IsKind(err, tc.want) {
+					t.Fatalf("error %v, want kind %v", err, tc.want)
+				}
+				return
+			}
+			if err != nil || string(b) != tc.body {
+				t.Fatalf("read %d bytes, %v; want the %d bytes sent", len(b), err, len(tc.body))
 			}
 		})
 	}
