@@ -1,57 +1,84 @@
-# syntax=docker/dockerfile:1
-
-# Azure Cosmos DB emulator image.
+# Azure Cosmos DB emulator image: one container, like Microsoft's emulator.
+# The emulator runs its own PostgreSQL (Debian's postgresql-15, C locale)
+# inside the container, as an unprivileged user, with its data in /data.
 #
 #   docker build -t cosmos-emulator .
-#   docker run --rm -p 8081:8081 -e COSMOS_EMULATOR_PG='postgres://…' cosmos-emulator
+#   docker run --rm -p 8081:8081 cosmos-emulator              # http://localhost:8081/
+#   docker run -p 8081:8081 -v cosmos-data:/data \
+#       -e COSMOS_EMULATOR_PROTOCOL=https cosmos-emulator      # https, data kept
 #
-# Every flag can also be set with an environment variable
-# COSMOS_EMULATOR_<FLAG> (upper case, dashes as underscores). See
-# docker-compose.yml for a ready-to-run setup with PostgreSQL.
+# Like Microsoft's image it serves plain HTTP unless told otherwise. Every
+# flag of the emulator can also be set with COSMOS_EMULATOR_<FLAG> (upper
+# case, dashes as underscores); arguments given to `docker run IMAGE ...`
+# (or compose's `command:`) are passed to the emulator. To use an external
+# PostgreSQL instead of the embedded one, pass --pg postgres://...
+#
+# Base images are build arguments, so that machines without a registry can
+# build from local images (scripts/ci/docker.sh does):
+#
+#   docker build --build-arg BUILD_IMAGE=my/golang:1.26.8 \
+#                --build-arg RUNTIME_IMAGE=my/debian:bookworm -t cosmos-emulator .
+#
+# The Dockerfile needs no BuildKit feature (testcontainers builds with the
+# classic builder).
 
-ARG GO_VERSION=1.26
+# The Go version of go.mod's go directive (a test checks they match).
+ARG GO_VERSION=1.26.8
+ARG BUILD_IMAGE=golang:${GO_VERSION}-bookworm
+# Debian 12.11 (bookworm): its postgresql-15 is the PostgreSQL inside.
+ARG RUNTIME_IMAGE=debian:12.11-slim
 
 # ---- build ------------------------------------------------------------------
-FROM golang:${GO_VERSION}-bookworm AS build
+FROM ${BUILD_IMAGE} AS build
+# The module proxy to download from (default: go's own default).
+ARG GOPROXY
+ENV GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 WORKDIR /src
 
 # Dependencies first, so that this layer is reused while only sources change.
 COPY go.mod go.sum ./
-RUN --mount=type=cache,target=/go/pkg/mod \
-    go mod download
+RUN go mod download
 
 COPY . .
-RUN --mount=type=cache,target=/go/pkg/mod \
-    --mount=type=cache,target=/root/.cache/go-build \
-    CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/cosmos-emulator ./cmd/cosmos-emulator
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/cosmos-emulator ./cmd/cosmos-emulator
 
 # ---- runtime ----------------------------------------------------------------
-# debian-slim rather than distroless so that the health check can use curl.
-FROM debian:bookworm-slim AS runtime
+FROM ${RUNTIME_IMAGE} AS runtime
+ARG PG_MAJOR=15
 
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends ca-certificates curl \
-    && rm -rf /var/lib/apt/lists/* \
-    && groupadd --system --gid 10001 cosmos \
-    && useradd --system --uid 10001 --gid cosmos --home-dir /var/lib/cosmos-emulator --no-create-home --shell /usr/sbin/nologin cosmos \
-    && install -d -o cosmos -g cosmos -m 0750 /var/lib/cosmos-emulator
+# postgresql-common would create a "main" cluster on install: the emulator
+# creates its own in /data on first start (initdb, UTF8, locale C). curl is
+# for health checks (compose and GitHub service containers run them inside
+# the container), tini reaps orphans as PID 1.
+RUN set -eux; \
+    mkdir -p /etc/postgresql-common/createcluster.d; \
+    echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.d/cosmos-emulator.conf; \
+    apt-get update; \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        "postgresql-${PG_MAJOR}" ca-certificates curl tini; \
+    rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb; \
+    test -x "/usr/lib/postgresql/${PG_MAJOR}/bin/initdb"; \
+    groupadd --system --gid 10001 cosmos; \
+    useradd --system --uid 10001 --gid cosmos --home-dir /data --no-create-home --shell /usr/sbin/nologin cosmos; \
+    install -d -o cosmos -g cosmos -m 0750 /data
 
 COPY --from=build /out/cosmos-emulator /usr/local/bin/cosmos-emulator
 
-# The data directory holds the generated TLS certificate (emulator.pem, also
-# served at /_explorer/emulator.pem); mount a volume there to keep it, and so
-# the trust clients put in it, across container restarts.
-ENV COSMOS_EMULATOR_DATA_DIR=/var/lib/cosmos-emulator
-WORKDIR /var/lib/cosmos-emulator
+# /data holds the PostgreSQL cluster (/data/pgdata) and the TLS certificate
+# (emulator.pem, also served at /_explorer/emulator.pem). Mount a volume
+# there to keep both across container re-creation.
+ENV COSMOS_EMULATOR_ADDR=0.0.0.0:8081 \
+    COSMOS_EMULATOR_PROTOCOL=http \
+    COSMOS_EMULATOR_DATA_DIR=/data
+VOLUME ["/data"]
+WORKDIR /data
 USER cosmos:cosmos
 
 EXPOSE 8081
 
-# Works for both --protocol https (the default; the self-signed certificate
-# is not verified here) and --protocol http.
-HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
-    CMD curl -fsk https://127.0.0.1:8081/_emulator/health || curl -fs http://127.0.0.1:8081/_emulator/health || exit 1
+# Works for http (the default) and https (the self-signed certificate is not
+# verified here).
+HEALTHCHECK --interval=5s --timeout=5s --start-period=60s --retries=3 \
+    CMD curl -fs http://127.0.0.1:8081/_emulator/health || curl -fsk https://127.0.0.1:8081/_emulator/health || exit 1
 
-# Arguments given to `docker run IMAGE …` (or compose's `command:`) are
-# appended to these.
-ENTRYPOINT ["/usr/local/bin/cosmos-emulator", "--addr", "0.0.0.0:8081"]
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/cosmos-emulator"]

@@ -1,11 +1,14 @@
-package main_test
+package cosmoscontainer_test
 
-// The container setup (Dockerfile and docker-compose.yml at the repository
-// root) cannot be run here, as there is no Docker engine. These tests parse
-// both files and check that they describe a working deployment: the image
-// builds this command, the emulator listens where the published port and the
-// health checks expect it, and it is pointed at the compose PostgreSQL
-// service with a connection string that pgx accepts.
+// Static checks of the container setup (Dockerfile and docker-compose.yml at
+// the repository root), for machines without a Docker engine: they parse
+// both files and check that they describe a working deployment (the image
+// builds this command from pinned base images given as build arguments, Go
+// as in go.mod, runs it as a non-root user with the managed PostgreSQL in a
+// /data volume, serves http by default like Microsoft's image; the compose
+// service publishes and health-checks the port it listens on, with the
+// protocol it serves). The container tests of this package and
+// scripts/ci/docker.sh run both files for real where an engine exists.
 //
 // Each check is also run against deliberately broken copies of the files, so
 // that a check that can no longer fail is noticed.
@@ -21,18 +24,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"go.yaml.in/yaml/v3"
 )
 
 const (
-	repoRoot        = "../.."
 	composePath     = repoRoot + "/docker-compose.yml"
 	dockerfilePath  = repoRoot + "/Dockerfile"
 	goModPath       = repoRoot + "/go.mod"
 	emulatorService = "cosmos-emulator"
-	postgresService = "postgres"
 	emulatorAddr    = "0.0.0.0:8081"
+	dataDir         = "/data"
 	envPrefix       = "COSMOS_EMULATOR_"
 	healthPath      = "/_emulator/health"
 )
@@ -250,6 +251,7 @@ type instruction struct {
 
 // stage is one FROM stage.
 type stage struct {
+	RawImage     string // as written, e.g. ${BUILD_IMAGE}
 	Image        string // after ARG substitution
 	Name         string
 	Instructions []instruction
@@ -306,6 +308,13 @@ func (s stage) env() map[string]string {
 
 var argRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?`)
 
+// expand substitutes the global ARGs declared so far into v.
+func (d *dockerfile) expand(v string) string {
+	return argRef.ReplaceAllStringFunc(v, func(ref string) string {
+		return d.Args[argRef.FindStringSubmatch(ref)[1]]
+	})
+}
+
 // parseDockerfile parses Dockerfile text: comments and parser directives are
 // dropped, lines ending in a backslash are joined, and instructions are
 // grouped by FROM stage.
@@ -338,7 +347,7 @@ func parseDockerfile(text string) (*dockerfile, error) {
 		switch {
 		case in.Cmd == "ARG" && len(df.Stages) == 0:
 			k, v, _ := strings.Cut(in.Args, "=")
-			df.Args[k] = v
+			df.Args[k] = df.expand(v)
 		case in.Cmd == "FROM":
 			fields := strings.Fields(in.Args)
 			var st stage
@@ -349,9 +358,7 @@ func parseDockerfile(text string) (*dockerfile, error) {
 					st.Name = fields[j+1]
 					j++
 				default:
-					st.Image = argRef.ReplaceAllStringFunc(fields[j], func(ref string) string {
-						return df.Args[argRef.FindStringSubmatch(ref)[1]]
-					})
+					st.RawImage, st.Image = fields[j], df.expand(fields[j])
 				}
 			}
 			df.Stages = append(df.Stages, st)
@@ -462,30 +469,56 @@ type problems []string
 
 func (p *problems) addf(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
 
-// goVersion returns the major.minor Go version of the go directive in go.mod.
+// goVersion returns the version of the go directive in go.mod (e.g. 1.26.8).
 func goVersion(goMod string) string {
-	m := regexp.MustCompile(`(?m)^go\s+(\d+\.\d+)`).FindStringSubmatch(goMod)
+	m := regexp.MustCompile(`(?m)^go\s+(\d+\.\d+(?:\.\d+)?)\s*$`).FindStringSubmatch(goMod)
 	if m == nil {
 		return ""
 	}
 	return m[1]
 }
 
-// checkDockerfile checks the image definition on its own.
-func checkDockerfile(df *dockerfile, goMod string) problems {
+// pinnedImage matches an image reference with an exact version tag
+// (name:1.2[.3][-variant]) and optionally a digest.
+var pinnedImage = regexp.MustCompile(`^[a-z0-9./_-]+:\d+\.\d+(\.\d+)?(-[a-z0-9.-]+)?(@sha256:[0-9a-f]{64})?$`)
+
+// postgresPackage matches the PostgreSQL server package of a major version.
+var postgresPackage = regexp.MustCompile(`postgresql-(\$\{PG_MAJOR\}|\$PG_MAJOR|\d+)`)
+
+// checkDockerfile checks the image definition on its own; text is the raw
+// Dockerfile (for what the parser drops).
+func checkDockerfile(df *dockerfile, text, goMod string) problems {
 	var p problems
+	if regexp.MustCompile(`(?mi)^#\s*syntax\s*=`).MatchString(text) {
+		p.addf("Dockerfile: a # syntax= directive makes BuildKit pull a frontend image (no registry in CI)")
+	}
 	if len(df.Stages) < 2 {
 		p.addf("Dockerfile: want a multi-stage build (>= 2 FROM), got %d stage(s)", len(df.Stages))
 		return p
 	}
 	build, final := df.Stages[0], df.last()
 
-	if want := "golang:" + goVersion(goMod); !strings.HasPrefix(build.Image, want) {
-		p.addf("Dockerfile: build stage image %q does not match go.mod (want %s*)", build.Image, want)
+	if want := goVersion(goMod); df.Args["GO_VERSION"] != want {
+		p.addf("Dockerfile: ARG GO_VERSION=%q does not match go.mod's go %s", df.Args["GO_VERSION"], want)
 	}
+	for _, a := range []struct{ arg, raw, image, want string }{
+		{"BUILD_IMAGE", build.RawImage, build.Image, "golang:" + df.Args["GO_VERSION"] + "-"},
+		{"RUNTIME_IMAGE", final.RawImage, final.Image, "debian:"},
+	} {
+		if a.raw != "${"+a.arg+"}" && a.raw != "$"+a.arg {
+			p.addf("Dockerfile: stage FROM %s, want the build argument ${%s}", a.raw, a.arg)
+		}
+		if !strings.HasPrefix(a.image, a.want) || !pinnedImage.MatchString(a.image) {
+			p.addf("Dockerfile: ARG %s defaults to %q, want a pinned %s<version> image", a.arg, a.image, a.want)
+		}
+	}
+
 	var built bool
-	for _, stg := range df.Stages[:len(df.Stages)-1] {
+	for _, stg := range df.Stages {
 		for _, run := range stg.find("RUN") {
+			if strings.Contains(run.Args, "--mount") {
+				p.addf("Dockerfile line %d: RUN --mount needs BuildKit; testcontainers builds with the classic builder", run.Line)
+			}
 			if strings.Contains(run.Args, "go build") && strings.Contains(run.Args, "./cmd/cosmos-emulator") {
 				built = true
 				if !strings.Contains(run.Args, "CGO_ENABLED=0") {
@@ -507,6 +540,15 @@ func checkDockerfile(df *dockerfile, goMod string) problems {
 	if !copied {
 		p.addf("Dockerfile: final stage does not COPY --from the build stage the cosmos-emulator binary")
 	}
+	var postgres bool
+	for _, run := range final.find("RUN") {
+		if strings.Contains(run.Args, "apt-get install") && postgresPackage.MatchString(run.Args) {
+			postgres = true
+		}
+	}
+	if !postgres {
+		p.addf("Dockerfile: final stage does not install postgresql-<major> (the managed PostgreSQL)")
+	}
 
 	var exposed bool
 	for _, e := range final.find("EXPOSE") {
@@ -519,6 +561,23 @@ func checkDockerfile(df *dockerfile, goMod string) problems {
 	if !exposed {
 		p.addf("Dockerfile: final stage does not EXPOSE 8081")
 	}
+	var volume bool
+	for _, v := range final.find("VOLUME") {
+		volume = volume || strings.Contains(v.Args, `"`+dataDir+`"`) || strings.TrimSpace(v.Args) == dataDir
+	}
+	if !volume {
+		p.addf("Dockerfile: no VOLUME %s", dataDir)
+	}
+	env := final.env()
+	if env[envName("data-dir")] != dataDir {
+		p.addf("Dockerfile: %s=%q, want %s (the volume)", envName("data-dir"), env[envName("data-dir")], dataDir)
+	}
+	if env[envName("protocol")] != "http" {
+		p.addf("Dockerfile: %s=%q, want http (Microsoft's image serves http unless asked for https)", envName("protocol"), env[envName("protocol")])
+	}
+	if env[envName("addr")] != emulatorAddr {
+		p.addf("Dockerfile: %s=%q, want %s", envName("addr"), env[envName("addr")], emulatorAddr)
+	}
 
 	hcs := final.find("HEALTHCHECK")
 	switch {
@@ -528,8 +587,8 @@ func checkDockerfile(df *dockerfile, goMod string) problems {
 		p.addf("Dockerfile: HEALTHCHECK NONE")
 	default:
 		hc := hcs[len(hcs)-1].Args
-		if !strings.Contains(hc, "127.0.0.1:8081"+healthPath) {
-			p.addf("Dockerfile: HEALTHCHECK %q does not query 127.0.0.1:8081%s", hc, healthPath)
+		if !strings.Contains(hc, "http://127.0.0.1:8081"+healthPath) {
+			p.addf("Dockerfile: HEALTHCHECK %q does not query http://127.0.0.1:8081%s", hc, healthPath)
 		}
 	}
 
@@ -545,8 +604,10 @@ func checkDockerfile(df *dockerfile, goMod string) problems {
 		p.addf("Dockerfile: final stage has no ENTRYPOINT")
 	} else if args, err := execForm(eps[len(eps)-1]); err != nil {
 		p.addf("Dockerfile: %v", err)
-	} else if len(args) == 0 || filepath.Base(args[0]) != "cosmos-emulator" {
-		p.addf("Dockerfile: ENTRYPOINT %q does not run cosmos-emulator", args)
+	} else if len(args) == 0 || filepath.Base(args[len(args)-1]) != "cosmos-emulator" {
+		// Last, so that `docker run IMAGE --flag` (and testcontainers'
+		// WithCmdArgs) reach the emulator.
+		p.addf("Dockerfile: ENTRYPOINT %q does not end with cosmos-emulator", args)
 	}
 	return p
 }
@@ -557,40 +618,10 @@ func checkCompose(cf *composeFile, df *dockerfile, root string) problems {
 	if cf.Version != nil {
 		p.addf("compose: top-level version: is obsolete in the compose specification")
 	}
-	pg, okPG := cf.Services[postgresService]
-	emu, okEmu := cf.Services[emulatorService]
-	if !okPG {
-		p.addf("compose: no %q service", postgresService)
-	}
-	if !okEmu {
+	emu, ok := cf.Services[emulatorService]
+	if !ok {
 		p.addf("compose: no %q service", emulatorService)
-	}
-	if !okPG || !okEmu {
 		return p
-	}
-
-	// PostgreSQL.
-	if !strings.HasPrefix(pg.Image, "postgres:") {
-		p.addf("compose: postgres image %q is not postgres:<tag>", pg.Image)
-	}
-	for _, k := range []string{"POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB"} {
-		if pg.Environment[k] == "" {
-			p.addf("compose: postgres environment lacks %s", k)
-		}
-	}
-	if hc := pg.Healthcheck.command(); !strings.Contains(hc, "pg_isready") {
-		p.addf("compose: postgres health check %q does not use pg_isready", hc)
-	}
-	var dataVolume bool
-	for _, v := range pg.Volumes {
-		if v.Target == "/var/lib/postgresql/data" && v.Type == "volume" {
-			if _, declared := cf.Volumes[v.Source]; v.Source != "" && declared {
-				dataVolume = true
-			}
-		}
-	}
-	if !dataVolume {
-		p.addf("compose: postgres has no named volume (declared under volumes:) at /var/lib/postgresql/data")
 	}
 
 	// Emulator image.
@@ -610,10 +641,8 @@ func checkCompose(cf *composeFile, df *dockerfile, root string) problems {
 			p.addf("compose: build dockerfile: %v", err)
 		}
 	}
-
-	// Startup order.
-	if cond := emu.DependsOn[postgresService]; cond != "service_healthy" {
-		p.addf("compose: %s depends on postgres with condition %q, want service_healthy", emulatorService, cond)
+	if emu.Image == "" {
+		p.addf("compose: %s has no image name (scripts/ci/docker.sh builds it under that name)", emulatorService)
 	}
 
 	// Command line and environment.
@@ -638,35 +667,36 @@ func checkCompose(cf *composeFile, df *dockerfile, root string) problems {
 		p.addf("compose: %s does not publish host port 8081 to the listening port %q: %+v", emulatorService, listenPort, emu.Ports)
 	}
 
-	if hc := emu.Healthcheck.command(); !strings.Contains(hc, "curl") || !strings.Contains(hc, "127.0.0.1:"+listenPort+healthPath) {
+	proto, _ := cfg.value("protocol")
+	hc := emu.Healthcheck.command()
+	switch {
+	case !strings.Contains(hc, "curl") || !strings.Contains(hc, "127.0.0.1:"+listenPort+healthPath):
 		p.addf("compose: %s health check %q does not curl 127.0.0.1:%s%s", emulatorService, hc, listenPort, healthPath)
-	} else if proto, _ := cfg.value("protocol"); proto != "http" && !strings.Contains(hc, "https://") {
+	case proto == "https" && !strings.Contains(hc, "https://"):
 		p.addf("compose: %s serves https but the health check %q does not use it", emulatorService, hc)
+	case proto != "https" && !strings.Contains(hc, "http://"):
+		p.addf("compose: %s serves %s but the health check %q does not use it", emulatorService, proto, hc)
 	}
 
-	conn, ok := cfg.value("pg")
-	if !ok {
-		p.addf("compose: %s has neither --pg nor %s", emulatorService, envName("pg"))
-	} else if pgCfg, err := pgx.ParseConfig(conn); err != nil {
-		p.addf("compose: --pg %q: %v", conn, err)
-	} else {
-		if pgCfg.Host != postgresService {
-			p.addf("compose: --pg host is %q, want the %q service", pgCfg.Host, postgresService)
+	if pg, _ := cfg.value("pg"); pg == "" {
+		dir, _ := cfg.value("data-dir")
+		var dataVolume bool
+		for _, v := range emu.Volumes {
+			if v.Target == dir && v.Type == "volume" {
+				if _, declared := cf.Volumes[v.Source]; v.Source != "" && declared {
+					dataVolume = true
+				}
+			}
 		}
-		if pgCfg.Port != 5432 {
-			p.addf("compose: --pg port is %d, want 5432", pgCfg.Port)
-		}
-		if pgCfg.User != pg.Environment["POSTGRES_USER"] || pgCfg.Password != pg.Environment["POSTGRES_PASSWORD"] || pgCfg.Database != pg.Environment["POSTGRES_DB"] {
-			p.addf("compose: --pg user/password/database %q/%q/%q differ from the postgres service's POSTGRES_USER/PASSWORD/DB",
-				pgCfg.User, pgCfg.Password, pgCfg.Database)
-		}
-		if pgCfg.TLSConfig != nil {
-			p.addf("compose: --pg enables TLS, but the postgres image serves plain connections (use sslmode=disable)")
+		if !dataVolume {
+			p.addf("compose: %s has no named volume (declared under volumes:) at its data directory %q, so its data would not survive re-creation", emulatorService, dir)
 		}
 	}
 
-	if hosts := cfg.list("tls-host"); !slices.Contains(hosts, emulatorService) {
-		p.addf("compose: --tls-host %q does not include the service name %q", hosts, emulatorService)
+	if proto == "https" {
+		if hosts := cfg.list("tls-host"); !slices.Contains(hosts, emulatorService) {
+			p.addf("compose: --tls-host %q does not include the service name %q", hosts, emulatorService)
+		}
 	}
 	return p
 }
@@ -701,7 +731,7 @@ func check(t *testing.T, f repoFiles) problems {
 	if err != nil {
 		return problems{"compose: " + err.Error()}
 	}
-	p := checkDockerfile(df, f.goMod)
+	p := checkDockerfile(df, f.dockerfile, f.goMod)
 	return append(p, checkCompose(cf, df, repoRoot)...)
 }
 
@@ -724,45 +754,47 @@ func TestContainerChecksCatchBreakage(t *testing.T) {
 		want       string // substring of one of the problems
 	}{
 		// Dockerfile.
-		{name: "single stage", dockerfile: []edit{{"FROM debian:bookworm-slim AS runtime", "# (no second stage)"}}, want: ">= 2 FROM"},
-		{name: "go version differs from go.mod", dockerfile: []edit{{"ARG GO_VERSION=1.26", "ARG GO_VERSION=1.22"}}, want: "does not match go.mod"},
+		{name: "syntax directive", dockerfile: []edit{{"# Azure Cosmos DB emulator image", "# syntax=docker/dockerfile:1\n# Azure Cosmos DB emulator image"}}, want: "syntax="},
+		{name: "single stage", dockerfile: []edit{{"FROM ${RUNTIME_IMAGE} AS runtime", "# (no second stage)"}}, want: ">= 2 FROM"},
+		{name: "go version differs from go.mod", dockerfile: []edit{{"ARG GO_VERSION=1.26.8", "ARG GO_VERSION=1.22.1"}}, want: "does not match go.mod"},
+		{name: "build image not an argument", dockerfile: []edit{{"FROM ${BUILD_IMAGE} AS build", "FROM golang:1.26.8-bookworm AS build"}}, want: "${BUILD_IMAGE}"},
+		{name: "runtime image not an argument", dockerfile: []edit{{"FROM ${RUNTIME_IMAGE} AS runtime", "FROM debian:12.11-slim AS runtime"}}, want: "${RUNTIME_IMAGE}"},
+		{name: "build image floating", dockerfile: []edit{{"ARG BUILD_IMAGE=golang:${GO_VERSION}-bookworm", "ARG BUILD_IMAGE=golang:latest"}}, want: "pinned golang:"},
+		{name: "runtime image floating", dockerfile: []edit{{"ARG RUNTIME_IMAGE=debian:12.11-slim", "ARG RUNTIME_IMAGE=debian:bookworm-slim"}}, want: "pinned debian:"},
 		{name: "builds another package", dockerfile: []edit{{"./cmd/cosmos-emulator\n", "./cmd/other\n"}}, want: "go build ./cmd/cosmos-emulator"},
 		{name: "cgo enabled", dockerfile: []edit{{"CGO_ENABLED=0 go build", "go build"}}, want: "CGO_ENABLED=0"},
+		{name: "BuildKit-only mount", dockerfile: []edit{{"RUN go mod download", "RUN --mount=type=cache,target=/go/pkg/mod go mod download"}}, want: "--mount"},
 		{name: "binary not copied", dockerfile: []edit{{"COPY --from=build", "COPY"}}, want: "COPY --from"},
+		{name: "no PostgreSQL inside", dockerfile: []edit{{`"postgresql-${PG_MAJOR}" `, ""}}, want: "postgresql-<major>"},
 		{name: "port not exposed", dockerfile: []edit{{"EXPOSE 8081", "EXPOSE 9000"}}, want: "EXPOSE 8081"},
+		{name: "no data volume", dockerfile: []edit{{`VOLUME ["/data"]`, `VOLUME ["/var/tmp"]`}}, want: "VOLUME /data"},
+		{name: "data dir outside the volume", dockerfile: []edit{{"COSMOS_EMULATOR_DATA_DIR=/data", "COSMOS_EMULATOR_DATA_DIR=/tmp"}}, want: "the volume"},
+		{name: "https by default", dockerfile: []edit{{"COSMOS_EMULATOR_PROTOCOL=http ", "COSMOS_EMULATOR_PROTOCOL=https "}}, want: "want http"},
+		{name: "listens on loopback", dockerfile: []edit{{"COSMOS_EMULATOR_ADDR=0.0.0.0:8081", "COSMOS_EMULATOR_ADDR=127.0.0.1:8081"}}, want: "COSMOS_EMULATOR_ADDR"},
 		{name: "no health check", dockerfile: []edit{{"HEALTHCHECK", "# HEALTHCHECK"}}, want: "no HEALTHCHECK"},
-		{name: "health check on wrong path", dockerfile: []edit{{"/_emulator/health ||", "/health ||"}, {"/_emulator/health || exit", "/health || exit"}}, want: "HEALTHCHECK"},
+		{name: "health check on wrong path", dockerfile: []edit{{"http://127.0.0.1:8081/_emulator/health", "http://127.0.0.1:8081/health"}}, want: "HEALTHCHECK"},
 		{name: "runs as root", dockerfile: []edit{{"USER cosmos:cosmos", "USER root"}}, want: "runs as root"},
-		{name: "shell-form entrypoint", dockerfile: []edit{{`ENTRYPOINT ["/usr/local/bin/cosmos-emulator", "--addr", "0.0.0.0:8081"]`, `ENTRYPOINT /usr/local/bin/cosmos-emulator --addr 0.0.0.0:8081`}}, want: "exec (JSON) form"},
-		{name: "entrypoint listens on loopback", dockerfile: []edit{{`"--addr", "0.0.0.0:8081"`, `"--addr", "127.0.0.1:8081"`}}, want: "--addr"},
+		{name: "shell-form entrypoint", dockerfile: []edit{{`ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/cosmos-emulator"]`, `ENTRYPOINT /usr/bin/tini -- /usr/local/bin/cosmos-emulator`}}, want: "exec (JSON) form"},
+		{name: "entrypoint swallows arguments", dockerfile: []edit{{`"/usr/local/bin/cosmos-emulator"]`, `"/usr/local/bin/cosmos-emulator", "--log-level"]`}}, want: "does not end with cosmos-emulator"},
 		{name: "stray backslash swallows the entrypoint", dockerfile: []edit{{"|| exit 1", "|| exit 1 \\"}}, want: "no ENTRYPOINT"},
 
 		// Compose file.
 		{name: "obsolete version key", compose: []edit{{"services:\n", "version: \"3.8\"\nservices:\n"}}, want: "obsolete"},
-		{name: "postgres service renamed", compose: []edit{{"  postgres:\n    image", "  db:\n    image"}}, want: `no "postgres" service`},
 		{name: "emulator service renamed", compose: []edit{{"  cosmos-emulator:\n    build", "  emulator:\n    build"}}, want: `no "cosmos-emulator" service`},
-		{name: "postgres image", compose: []edit{{"image: postgres:15", "image: mysql:8"}}, want: "postgres image"},
-		{name: "postgres password missing", compose: []edit{{"      POSTGRES_PASSWORD: cosmos\n", ""}}, want: "POSTGRES_PASSWORD"},
-		{name: "postgres health check", compose: []edit{{"pg_isready -U cosmos -d cosmos", "true"}}, want: "pg_isready"},
-		{name: "postgres volume undeclared", compose: []edit{{"  postgres-data:\n", ""}}, want: "named volume"},
-		{name: "postgres bind mount", compose: []edit{{"- postgres-data:/var", "- ./pgdata:/var"}}, want: "named volume"},
 		{name: "no build", compose: []edit{{"    build:\n      context: .\n      dockerfile: Dockerfile\n", ""}}, want: "no build section"},
 		{name: "missing dockerfile", compose: []edit{{"dockerfile: Dockerfile", "dockerfile: Containerfile"}}, want: "build dockerfile"},
 		{name: "other build context", compose: []edit{{"context: .", "context: ./cmd"}}, want: "repository root"},
-		{name: "starts before postgres is healthy", compose: []edit{{"condition: service_healthy", "condition: service_started"}}, want: "service_healthy"},
-		{name: "depends_on short form", compose: []edit{{"      postgres:\n        condition: service_healthy\n", "      - postgres\n"}}, want: "service_healthy"},
+		{name: "no image name", compose: []edit{{"    image: cosmos-emulator:local\n", ""}}, want: "no image name"},
 		{name: "port not published", compose: []edit{{`- "8081:8081"`, `- "9000:8081"`}}, want: "publish host port 8081"},
-		{name: "addr overridden to loopback", compose: []edit{{"      - --pg\n", "      - --addr=127.0.0.1:8081\n      - --pg\n"}}, want: "--addr"},
-		{name: "entrypoint overridden without addr", compose: []edit{{"    command:\n", "    entrypoint: [\"/usr/local/bin/cosmos-emulator\"]\n    command:\n"}}, want: "--addr"},
+		{name: "addr overridden to loopback", compose: []edit{{`command: ["--tls-host"`, `command: ["--addr=127.0.0.1:8081", "--tls-host"`}}, want: "--addr"},
+		{name: "entrypoint overridden", compose: []edit{{"    command:", "    entrypoint: [\"/usr/local/bin/cosmos-emulator\", \"--addr\", \"127.0.0.1:8081\"]\n    command:"}}, want: "--addr"},
 		{name: "health check path", compose: []edit{{`"https://127.0.0.1:8081/_emulator/health"`, `"https://127.0.0.1:8081/"`}}, want: "health check"},
 		{name: "health check over http", compose: []edit{{`"https://127.0.0.1:8081/_emulator/health"`, `"http://127.0.0.1:8081/_emulator/health"`}}, want: "serves https"},
-		{name: "no pg", compose: []edit{{"      - --pg\n      - postgres://cosmos:cosmos@postgres:5432/cosmos?sslmode=disable\n", ""}}, want: "neither --pg"},
-		{name: "pg unparsable", compose: []edit{{"postgres://cosmos:cosmos@postgres:5432/cosmos?sslmode=disable", "postgres://cosmos:cosmos@postgres:notaport/cosmos"}}, want: "--pg"},
-		{name: "pg points at localhost", compose: []edit{{"@postgres:5432", "@localhost:5432"}}, want: "want the \"postgres\" service"},
-		{name: "pg wrong port", compose: []edit{{"@postgres:5432", "@postgres:5433"}}, want: "port is 5433"},
-		{name: "pg wrong password", compose: []edit{{"cosmos:cosmos@postgres", "cosmos:secret@postgres"}}, want: "user/password/database"},
-		{name: "pg requires TLS", compose: []edit{{"sslmode=disable", "sslmode=require"}}, want: "enables TLS"},
-		{name: "no tls-host", compose: []edit{{"      - --tls-host\n      - cosmos-emulator\n", ""}}, want: "--tls-host"},
+		{name: "health check over https while serving http", compose: []edit{{"COSMOS_EMULATOR_PROTOCOL: https", "COSMOS_EMULATOR_PROTOCOL: http"}}, want: "serves http but"},
+		{name: "no data volume", compose: []edit{{"    volumes:\n      - emulator-data:/data\n", ""}}, want: "named volume"},
+		{name: "data volume undeclared", compose: []edit{{"volumes:\n  emulator-data:\n", ""}}, want: "named volume"},
+		{name: "data in a bind mount", compose: []edit{{"- emulator-data:/data", "- ./data:/data"}}, want: "named volume"},
+		{name: "no tls-host", compose: []edit{{`command: ["--tls-host", "cosmos-emulator"]`, `command: []`}}, want: "--tls-host"},
 	}
 	base := readRepoFiles(t)
 	for _, tc := range tests {
@@ -872,11 +904,12 @@ func TestParseDockerfile(t *testing.T) {
 	const text = `# syntax=docker/dockerfile:1
 ARG BASE=alpine
 ARG TAG=3
+ARG IMAGE=${BASE}:$TAG
 FROM --platform=$BUILDPLATFORM ${BASE}:$TAG AS one
 RUN echo a \
     # a comment inside a continuation
     && echo b
-from one
+from ${IMAGE}
 ENV A=1 B="two"
 `
 	df, err := parseDockerfile(text)
@@ -889,7 +922,10 @@ ENV A=1 B="two"
 	if s := df.Stages[0]; s.Image != "alpine:3" || s.Name != "one" {
 		t.Errorf("stage 0 = %q AS %q", s.Image, s.Name)
 	}
-	if runs := df.Stages[0].find("RUN"); len(runs) != 1 || runs[0].Args != "echo a && echo b" || runs[0].Line != 5 {
+	if s := df.Stages[1]; s.RawImage != "${IMAGE}" || s.Image != "alpine:3" {
+		t.Errorf("stage 1 = %q (%q), want ${IMAGE} (alpine:3): ARGs expand in ARG defaults", s.RawImage, s.Image)
+	}
+	if runs := df.Stages[0].find("RUN"); len(runs) != 1 || runs[0].Args != "echo a && echo b" || runs[0].Line != 6 {
 		t.Errorf("RUN = %+v", runs)
 	}
 	if env := df.last().env(); env["A"] != "1" || env["B"] != "two" {
