@@ -6,7 +6,7 @@ GO       ?= go
 BIN      := bin/cosmos-emulator
 GOFLAGS_TEST ?= -race -count=1 -timeout 30m
 
-.PHONY: build run test lint bench sdk-tests js-smoke fuzz clean
+.PHONY: build run test lint bench sdk-tests js-smoke fuzz clean docker-test
 
 build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/cosmos-emulator
@@ -23,6 +23,13 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -count=1 -run TestPackageBoundaries ./server/
+
+# Builds the image (local base images, no registry needed), runs the compose
+# stack, the SDK smoke tests against it, a restart, and the testcontainers
+# module's tests; installs and starts Docker if needed (root). See
+# scripts/ci/docker.sh --help.
+docker-test:
+	bash scripts/ci/docker.sh $(DOCKER_TEST_ARGS)
 
 bench: build
 	$(GO) run ./cmd/cosmos-bench $(BENCHARGS)

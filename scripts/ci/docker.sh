@@ -283,6 +283,12 @@ echo "docker.sh: the item survived the restart"
 
 # ---- 9. testcontainers module -----------------------------------------------
 step "testcontainers module tests (emulator/cosmoscontainer)"
+# testcontainers takes a machine with /.dockerenv for a container and would
+# dial the default gateway; the engine here is local. Ryuk's image cannot be
+# pulled without a registry; the tests terminate their containers.
+if [[ -z "${DOCKER_HOST:-}" && -z "${TESTCONTAINERS_HOST_OVERRIDE:-}" ]]; then
+	export TESTCONTAINERS_HOST_OVERRIDE=localhost
+fi
 CI=true COSMOS_DOCKER_TESTS=1 COSMOS_EMULATOR_IMAGE="$image" \
 	COSMOS_DOCKER_BUILD_ARGS="BUILD_IMAGE=$go_image RUNTIME_IMAGE=$debian_image GOPROXY=$(go env GOPROXY)" \
 	TESTCONTAINERS_RYUK_DISABLED=true \
