@@ -42,7 +42,7 @@
 #   DOCKER_DATA_ROOT  dockerd --data-root when it is started here
 #                     (default /var/lib/docker-ci)
 #   DEBIAN_MIRROR     mirror for debootstrap (default: the first Debian URI of
-#                     the host's apt sources, else http://deb.debian.org/debian)
+#                     the host's apt sources)
 #   SDK_SUBSET        -run regexp of the Go SDK emulator tests to run
 set -euo pipefail
 
@@ -164,7 +164,10 @@ if ! docker image inspect "$debian_image" >/dev/null 2>&1; then
 				grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | awk '{print $2}') |
 				grep -v security | head -n 1)" || true
 		fi
-		mirror="${mirror:-http://deb.debian.org/debian}"
+		if [[ -z "$mirror" ]]; then
+			echo "docker.sh: no Debian mirror in the host's apt sources; set DEBIAN_MIRROR" >&2
+			exit 1
+		fi
 		rootfs="$(mktemp -d "$cache/rootfs.XXXXXX")"
 		echo "docker.sh: debootstrap --variant=minbase bookworm from $mirror"
 		if ! debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$cache/debootstrap.log" 2>&1; then
