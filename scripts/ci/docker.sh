@@ -11,10 +11,11 @@
 #      (debootstrap --variant=minbase, its tarball cached in $CI_CACHE) and a
 #      Go build image (that Debian plus the host's Go toolchain and CA
 #      bundle). Existing images are reused;
-#   4. builds the emulator image cosmos-emulator:local from the repository's
-#      Dockerfile with BUILD_IMAGE/RUNTIME_IMAGE set to those local bases
-#      (classic builder, as testcontainers uses, so that the module tests'
-#      build of the same Dockerfile reuses its layers);
+#   4. builds the emulator image cosmos-emulator:local with `docker-compose
+#      build` (the compose file's build section, the repository's Dockerfile)
+#      with BUILD_IMAGE/RUNTIME_IMAGE set to those local bases (classic
+#      builder, as testcontainers uses, so that the module tests' build of
+#      the same Dockerfile reuses its layers);
 #   5. `docker-compose up -d` on the repository's docker-compose.yml,
 #      unchanged (its image cosmos-emulator:local exists, so it is not
 #      rebuilt), and waits until the container is healthy;
@@ -204,12 +205,14 @@ fi
 docker image ls --format 'docker.sh: {{.Repository}}:{{.Tag}} {{.Size}}' | grep cosmos-emulator-ci/ || true
 
 # ---- 4. emulator image ------------------------------------------------------
-step "emulator image"
-DOCKER_BUILDKIT=0 docker build -q \
-	--build-arg "BUILD_IMAGE=$go_image" \
-	--build-arg "RUNTIME_IMAGE=$debian_image" \
-	--build-arg "GOPROXY=$(go env GOPROXY)" \
-	-t "$image" . >/dev/null
+step "emulator image (docker-compose build)"
+# Through the compose file's build section, so that it is proven too; the
+# classic builder, whose layer cache the module tests' build then reuses.
+compose build --build-arg "BUILD_IMAGE=$go_image" --build-arg "RUNTIME_IMAGE=$debian_image" \
+	--build-arg "GOPROXY=$(go env GOPROXY)" >"$cache/build.log" 2>&1 || {
+	tail -n 40 "$cache/build.log" >&2
+	exit 1
+}
 docker image ls --format 'docker.sh: {{.Repository}}:{{.Tag}} {{.Size}}' "$image"
 if [[ $bases_only -eq 1 ]]; then
 	exit 0
