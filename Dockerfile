@@ -50,7 +50,7 @@ ARG PG_MAJOR=15
 # creates its own in /data on first start (initdb, UTF8, locale C). curl is
 # for health checks (compose and GitHub service containers run them inside
 # the container), tini reaps orphans as PID 1. Not unpacked: documentation,
-# translations and PostgreSQL's LLVM JIT (about 170 MB; without its provider
+# translations and PostgreSQL's LLVM JIT (about 130 MB; without its provider
 # PostgreSQL simply does not JIT-compile).
 RUN set -eux; \
     printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*/copyright' \
@@ -70,7 +70,7 @@ RUN set -eux; \
 
 COPY --from=build /out/cosmos-emulator /usr/local/bin/cosmos-emulator
 
-# /data holds the PostgreSQL cluster (/data/pgdata) and the TLS certificate
+# /data holds the PostgreSQL cluster (/data/postgres) and the TLS certificate
 # (emulator.pem, also served at /_explorer/emulator.pem). Mount a volume
 # there to keep both across container re-creation.
 ENV COSMOS_EMULATOR_ADDR=0.0.0.0:8081 \
