@@ -16,6 +16,7 @@ import (
 type Service struct {
 	store Store
 	clock *Clock
+	js    scriptEngine // server-side JavaScript (emulator/sproc.go)
 }
 
 // New returns a Service over store, reading time from clock (a nil clock

@@ -86,6 +86,8 @@ type queryRun struct {
 	emulator.QueryItemsParams
 	raw  bool
 	docs [][]byte
+	// on runs the statement instead of the pool (a script's transaction).
+	on querier
 }
 
 // QueryItems implements emulator.Store.
@@ -125,7 +127,11 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	// rest (the next page resumes from the cursor).
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(qctx, st.SQL, st.Args...)
+	var q querier = s.pool
+	if p.on != nil {
+		q = p.on
+	}
+	rows, err := q.Query(qctx, st.SQL, st.Args...)
 	if err != nil {
 		return emulator.QueryPage{}, classifyQuery(err)
 	}

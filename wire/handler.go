@@ -147,6 +147,8 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.patchItem).Methods(http.MethodPatch)
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.deleteItem).Methods(http.MethodDelete)
 
+	h.registerScripts(r) // wire/scripts.go
+
 	r.HandleFunc("/offers", h.queryOffers).Methods(http.MethodGet)
 	r.HandleFunc("/offers", h.postOffers).Methods(http.MethodPost)
 	r.HandleFunc("/offers/{rid}", h.getOffer).Methods(http.MethodGet)
@@ -347,7 +349,7 @@ func newUUID() string {
 }
 
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
-	h.writeError(w, r, emulator.BadRequest("Request url is invalid: %s %s addresses no resource this emulator serves (stored procedures, triggers, UDFs, users, permissions, attachments and conflicts are not supported).", r.Method, r.URL.Path))
+	h.writeError(w, r, emulator.BadRequest("Request url is invalid: %s %s addresses no resource this emulator serves (users, permissions, attachments and conflicts are not supported).", r.Method, r.URL.Path))
 }
 
 func (h *handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
