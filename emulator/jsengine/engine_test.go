@@ -132,7 +132,7 @@ func TestRunSprocCanceled(t *testing.T) {
 // by the watchdog with a clear error.
 func TestRunSprocMemory(t *testing.T) {
 	e := New(Config{MaxMemory: 64 << 20, Timeout: 30 * time.Second})
-	_, err := run(t, e, `function () { var a = []; while (true) { a.push(new Array(1000).join("x") + Math.random()); } }`, "")
+	_, err := run(t, e, `function () { var a = [], s = "x".repeat(1 << 16); while (true) { a.push(s + a.length); } }`, "")
 	var se *Error
 	if !errors.As(err, &se) || se.Status != 400 || !strings.Contains(se.Message, "memory limit") {
 		t.Fatalf("err %v, want the memory error", err)
@@ -190,6 +190,18 @@ func TestCallUDF(t *testing.T) {
 		got, err := u.Call(CacheKey{ID: "plus1"}, `function (x) { return x + 1; }`, [][]byte{[]byte(`{"a":1}`)})
 		if err != nil || string(got) != `"[object Object]1"` {
 			t.Fatalf("plus1: %s %v", got, err)
+		}
+	}
+}
+
+// BenchmarkRunSprocTrivial measures one execution of a trivial procedure:
+// a fresh runtime, the wrapper installed, the cached program run.
+func BenchmarkRunSprocTrivial(b *testing.B) {
+	e := New(Config{})
+	s := Script{Key: key("bench"), Source: `function () { getContext().getResponse().setBody("ok"); }`}
+	for b.Loop() {
+		if _, err := e.RunSproc(context.Background(), s); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

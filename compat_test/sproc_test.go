@@ -1,0 +1,183 @@
+package compat_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+)
+
+// createSproc creates a stored procedure in sdb/c over raw REST.
+func createSproc(t *testing.T, raw *rawClient, id, body string) string {
+	t.Helper()
+	wantStatus(t, raw.do(http.MethodPost, scriptsPath("sdb", "c", "sprocs"), []byte(`{"id":`+string(mustJSON(t, id))+`,"body":`+string(mustJSON(t, body))+`}`)), http.StatusCreated)
+	return scriptsPath("sdb", "c", "sprocs") + "/" + id
+}
+
+// countDocs counts the documents of sdb/c.
+func countDocs(t *testing.T, raw *rawClient) int {
+	t.Helper()
+	r := raw.do(http.MethodGet, docsPath("sdb", "c"), nil)
+	wantStatus(t, r, http.StatusOK)
+	var env struct {
+		Count int `json:"_count"`
+	}
+	if err := json.Unmarshal(r.Body, &env); err != nil {
+		t.Fatal(err)
+	}
+	return env.Count
+}
+
+// TestSprocParameterBodies pins §2.1's table: the body may be absent,
+// null, a JSON array or an (array-like) object, applied like
+// Function.prototype.apply; anything else is 400.
+func TestSprocParameterBodies(t *testing.T) {
+	f := newFixture(t)
+	mustContainer(t, mustDB(t, f.c, "sdb"), "c", "/pk")
+	path := createSproc(t, f.raw, "args", `function () { var a = []; for (var i = 0; i < arguments.length; i++) a.push(arguments[i] === undefined ? "undefined" : arguments[i]); getContext().getResponse().setBody(a); }`)
+	cases := []struct {
+		body   string // "-" sends none
+		status int
+		want   string
+	}{
+		{"-", 200, `[]`},
+		{`["one"]`, 200, `["one"]`},
+		{`[null]`, 200, `[null]`},
+		{`["one","two","three"]`, 200, `["one","two","three"]`},
+		{`null`, 200, `[]`},
+		{`{}`, 200, `[]`},
+		{`{"param1":4}`, 200, `[]`},
+		{`{"0":4}`, 200, `[]`},
+		{`{"0":"one","1":"two","length":2}`, 200, `["one","two"]`},
+		{`{"0":"one","length":"1"}`, 200, `["one"]`},
+		{`{"0":"one","1":"two","length":1.5}`, 200, `["one"]`},
+		{`{"1":"b","0":"a","length":2}`, 200, `["a","b"]`},
+		{`{"0":"x","length":600000000}`, 400, ""},
+		{`""`, 400, ""},
+		{`"hello"`, 400, ""},
+		{`0`, 400, ""},
+		{`-1.25`, 400, ""},
+		{`false`, 400, ""},
+		{`undefined`, 400, ""},
+		{`[x:4]`, 400, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.body, func(t *testing.T) {
+			raw := f.rawFor(t)
+			var body []byte
+			if c.body != "-" {
+				body = []byte(c.body)
+			}
+			r := raw.do(http.MethodPost, path, body, pkHeader, `["p"]`)
+			if c.status != 200 {
+				wantError(t, r, c.status, "BadRequest")
+				return
+			}
+			wantStatus(t, r, 200)
+			if string(r.Body) != c.want {
+				t.Fatalf("body %s, want %s", r.Body, c.want)
+			}
+		})
+	}
+	// a partitioned container needs the partition key header
+	msg := wantError(t, f.raw.do(http.MethodPost, path, []byte(`[]`)), http.StatusBadRequest, "BadRequest")
+	if !strings.Contains(msg, "fewer components") {
+		t.Fatalf("message %q", msg)
+	}
+	// a missing procedure is 404
+	wantError(t, f.raw.do(http.MethodPost, scriptsPath("sdb", "c", "sprocs")+"/nope", []byte(`[]`), pkHeader, `["p"]`), http.StatusNotFound, "NotFound")
+}
+
+// TestSprocFailuresRollBack: scripts that fail — a syntax error, a throw,
+// an infinite loop, unbounded allocation, deep recursion — answer the
+// service's status with a clear message, write nothing (the documents
+// they created before failing are rolled back), and leave the emulator
+// serving other requests.
+func TestSprocFailuresRollBack(t *testing.T) {
+	e := emulatortest.Start(t, emulatortest.WithScriptLimits(time.Second, 64<<20))
+	raw := newRaw(t, e)
+	mustContainer(t, mustDB(t, e.Client(t), "sdb"), "c", "/pk")
+	const createFirst = `__.createDocument(__.getSelfLink(), {id: "written", pk: "p"}, function (err) { if (err) throw err; `
+	cases := []struct {
+		name, body string
+		status     int
+		code       string
+		sub        int
+		contains   string
+	}{
+		{"syntax error", `function () { var = ; }`, 400, "BadRequest", 0, `Encountered exception while executing function. Exception = SyntaxError: `},
+		{"not a function", `serverScript() { var x = 10; }`, 400, "BadRequest", 0, `Exception = SyntaxError: `},
+		{"throw Error", `function () { ` + createFirst + ` throw new Error("boom"); }); }`, 400, "BadRequest", 0, `Message: {"Errors":["Encountered exception while executing function. Exception = Error: boom`},
+		{"throw Error with number", `function () { ` + createFirst + ` throw new Error(409, "taken"); }); }`, 400, "BadRequest", 409, `Exception = Error: taken`},
+		{"throw string", `function () { ` + createFirst + ` throw '{"code":700}'; }); }`, 400, "BadRequest", 0, `Message: {"Errors":["{\"code\":700}"]}`},
+		{"rethrown conflict", `function () { ` + createFirst + ` __.createDocument(__.getSelfLink(), {id: "written", pk: "p"}, function (err) { throw err; }); }); }`, 400, "BadRequest", 409, `Exception = Error: {\"Errors\":[\"Resource with specified id or name already exists.\"]}`},
+		{"infinite loop", `function () { ` + createFirst + ` while (true) {} }); }`, 408, "RequestTimeout", 0, "did not complete within the allotted execution time"},
+		{"unbounded allocation", `function () { ` + createFirst + ` var a = [], s = "x".repeat(1 << 16); while (true) a.push(s + a.length); }); }`, 400, "BadRequest", 0, "memory limit"},
+		{"deep recursion", `function () { ` + createFirst + ` (function r(n) { return r(n + 1) + 1; })(0); }); }`, 400, "BadRequest", 0, "Maximum call stack size exceeded"},
+		{"huge string in one step", `function () { ` + createFirst + ` "x".repeat(1e9); }); }`, 400, "BadRequest", 0, "Script resource limit exceeded"},
+		{"abort", `function () { ` + createFirst + ` getContext().abort(new Error(429, "enough")); }); }`, 400, "BadRequest", 429, "Exception = Error: enough"},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			raw := &rawClient{t: t, endpoint: raw.endpoint, hc: raw.hc}
+			path := createSproc(t, raw, "s"+string(rune('a'+i)), c.body)
+			r := raw.do(http.MethodPost, path, []byte(`[]`), pkHeader, `["p"]`)
+			msg := wantError(t, r, c.status, c.code)
+			wantSubStatus(t, r, c.sub)
+			if !strings.Contains(msg, c.contains) {
+				t.Fatalf("message %q lacks %q", msg, c.contains)
+			}
+			if n := countDocs(t, raw); n != 0 {
+				t.Fatalf("%d documents persisted after the failure", n)
+			}
+			// the emulator still serves
+			ok := createSproc(t, raw, "ok"+string(rune('a'+i)), `function () { getContext().getResponse().setBody(1); }`)
+			if r := raw.do(http.MethodPost, ok, nil, pkHeader, `["p"]`); r.Status != 200 || string(r.Body) != "1" {
+				t.Fatalf("after the failure: %d %s", r.Status, r.Body)
+			}
+		})
+	}
+}
+
+// TestSprocWritesAreOrdinaryWrites: what a procedure writes gets TTL,
+// _lsn and appears in the change feed like any other write, all of one
+// execution sharing one LSN.
+func TestSprocWritesAreOrdinaryWrites(t *testing.T) {
+	f := newFixture(t)
+	db := mustDB(t, f.c, "sdb")
+	mustContainer(t, db, "c", "/pk")
+	path := createSproc(t, f.raw, "two", `function () {
+		__.createDocument(__.getSelfLink(), {id: "a", pk: "p", ttl: 100}, function (err, a) {
+			if (err) throw err;
+			__.upsertDocument(__.getAltLink(), {id: "b", pk: "p"}, function (err, b) {
+				if (err) throw err;
+				getContext().getResponse().setBody([a.id, b.id, typeof a._ts, a._self.indexOf(__.getSelfLink()) === 0]);
+			});
+		});
+	}`)
+	r := f.raw.do(http.MethodPost, path, []byte(`[]`), pkHeader, `["p"]`)
+	wantStatus(t, r, 200)
+	if string(r.Body) != `["a","b","number",true]` {
+		t.Fatalf("body %s", r.Body)
+	}
+	session := r.Header.Get("x-ms-session-token")
+	ra := f.raw.do(http.MethodGet, docPath("sdb", "c", "a"), nil, pkHeader, `["p"]`)
+	rb := f.raw.do(http.MethodGet, docPath("sdb", "c", "b"), nil, pkHeader, `["p"]`)
+	wantStatus(t, ra, 200)
+	wantStatus(t, rb, 200)
+	if ra.Header.Get("lsn") != rb.Header.Get("lsn") || "0:-1#"+ra.Header.Get("lsn") != session {
+		t.Fatalf("lsn a %s, b %s, session %s: one execution, one LSN", ra.Header.Get("lsn"), rb.Header.Get("lsn"), session)
+	}
+	if !strings.Contains(string(ra.Body), `"ttl":100,`) {
+		t.Fatalf("a %s", ra.Body)
+	}
+	// the change feed sees both writes
+	cf := f.raw.do(http.MethodGet, docsPath("sdb", "c"), nil, "A-IM", "Incremental feed", pkHeader, `["p"]`)
+	wantStatus(t, cf, 200)
+	if !strings.Contains(string(cf.Body), `"id":"a"`) || !strings.Contains(string(cf.Body), `"id":"b"`) {
+		t.Fatalf("change feed %s", cf.Body)
+	}
+}
