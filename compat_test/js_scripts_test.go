@@ -37,3 +37,23 @@ OK replace and delete
 		t.Fatalf("scripts.mjs printed\n%s\nwant\n%s", got, strings.TrimSpace(want))
 	}
 }
+
+// TestJSTriggers runs compat_test/js/triggers.mjs: the JS SDK's own
+// trigger tests (pre-triggers rewriting the id, a post-trigger checking
+// the request and response bodies, an operation mismatch refused with
+// 400), the docs' validateToDoItemTimestamp and updateMetadata (with its
+// rollback), and the .NET tests' setJobNumber, through @azure/cosmos.
+func TestJSTriggers(t *testing.T) {
+	node, dir := jsSDK(t)
+	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
+	out, _ := runJS(t, node, dir, "triggers.mjs", 120*time.Second, "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB=triggers")
+	want := `OK trigger.spec.ts
+OK validateToDoItemTimestamp
+OK updateMetadata
+OK setJobNumber
+OK not named, not run
+`
+	if got := string(out); got != want {
+		t.Fatalf("triggers.mjs printed\n%s\nwant\n%s", got, strings.TrimSpace(want))
+	}
+}

@@ -142,9 +142,9 @@ func (e *Engine) compile(key CacheKey, src string) (*goja.Program, error) {
 		return c.prog, c.err
 	}
 	e.mu.Unlock()
-	// "(" src ")" makes a function declaration an expression; the newline
-	// ends a trailing line comment.
-	prog, err := goja.Compile("script.js", "(\n"+src+"\n)", false)
+	// "(" src ")" makes a function declaration an expression (lines keep
+	// their numbers); the newline ends a trailing line comment.
+	prog, err := goja.Compile("script.js", "("+src+"\n)", false)
 	if err != nil {
 		err = &Error{Status: 400, Message: "Encountered exception while executing function. Exception = SyntaxError: " + syntaxMessage(err)}
 	}

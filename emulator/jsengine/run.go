@@ -92,8 +92,13 @@ type Script struct {
 
 // Result is a successful execution's output.
 type Result struct {
-	Body        []byte // JSON text of the response body; nil when undefined
-	RequestBody []byte // JSON text of the request body as the script left it
+	Body []byte // JSON text of the response body; nil when undefined
+	// BodySet reports that the script set or appended to the response body.
+	BodySet bool
+	// RequestBody is the JSON text of the request body when the script set
+	// it (getRequest().setBody), serialised after the script finished; nil
+	// when it did not.
+	RequestBody []byte
 	Log         string // concatenated console.log output
 	Operations  int    // collection operations performed
 }
@@ -155,7 +160,7 @@ func (x *execution) stopped(why error) error {
 
 // driver is the wrapper's interface to the engine.
 type driver struct {
-	call, next, describe, body, requestBody, parse goja.Callable
+	call, next, describe, body, requestBody, responseChanged, parse goja.Callable
 }
 
 // install runs the wrapper in x.rt with the host object.
@@ -179,7 +184,7 @@ func (x *execution) install(s Script) (*driver, error) {
 	}
 	o := dv.ToObject(x.rt)
 	d := &driver{}
-	for name, dst := range map[string]*goja.Callable{"call": &d.call, "next": &d.next, "describe": &d.describe, "body": &d.body, "requestBody": &d.requestBody, "parse": &d.parse} {
+	for name, dst := range map[string]*goja.Callable{"call": &d.call, "next": &d.next, "describe": &d.describe, "body": &d.body, "requestBody": &d.requestBody, "responseChanged": &d.responseChanged, "parse": &d.parse} {
 		f, ok := goja.AssertFunction(o.Get(name))
 		if !ok {
 			return nil, errors.New("jsengine: the wrapper lacks " + name)
@@ -247,6 +252,11 @@ func (x *execution) run(prog *goja.Program, s Script) (Result, error) {
 				return Result{}, &Error{Status: 413, Message: `Resulting message would be too large because of "Body". Return from script with current message and use continuation token to call the script again or modify your script.`}
 			}
 		}
+		changed, err := d.responseChanged(goja.Undefined())
+		if err != nil {
+			return Result{}, x.fail(d, err)
+		}
+		res.BodySet = changed.ToBoolean()
 	}
 	if s.RequestBody != nil {
 		b, err := d.requestBody(goja.Undefined())

@@ -117,6 +117,7 @@
       if (!props[name].isWritable) throw new Error(403, 'Not a writable property: ' + name);
       checkSize(name, v);
       props[name].value = v;
+      props[name].changed = true;
     };
     this.appendValue = function (name, v) {
       if (!hasOwn.call(props, name)) throw new Error(400, 'Cannot set new values: ' + name);
@@ -124,6 +125,7 @@
       var n = props[name].value + v;
       checkSize(name, n);
       props[name].value = n;
+      props[name].changed = true;
     };
     Object.keys(props).forEach(function (name) {
       if (!/^[A-Za-z_$][\w$]*$/.test(name)) return;
@@ -399,6 +401,10 @@
     if (v instanceof NativeError) {
       var s = String(v);
       var stack = typeof v.stack === 'string' ? v.stack : s;
+      // the script's frames only, in the service's "   at" layout
+      stack = stack.split('\n').filter(function (l) {
+        return l !== '' && l.indexOf('wrapper.js') < 0 && l.indexOf('(native)') < 0;
+      }).map(function (l) { return l.replace(/^\s*at /, '   at ').replace(/\(\d+\)$/, ''); }).join('\n');
       return { number: typeof v.number === 'number' ? v.number : 0, text: 'Encountered exception while executing function. Exception = ' + s + '\r\nStack trace: ' + stack };
     }
     if (typeof v === 'string') return { number: 0, text: v };
@@ -436,7 +442,10 @@
     describe: describe,
     // body returns the JSON text of the response body (undefined: none).
     body: function () { return response ? stringify(response.getBody()) : undefined; },
-    requestBody: function () { return request ? stringify(request.getBody()) : undefined; },
+    // requestBody is the request body's JSON when the script set it.
+    requestBody: function () { return request && host.request.Body.changed ? stringify(request.getBody()) : undefined; },
+    // responseChanged reports whether the script set the response body.
+    responseChanged: function () { return !!(response && host.response.Body.changed); },
     parse: parse,
     stringify: function (v) { return stringify(v); }
   };
