@@ -181,3 +181,29 @@ func TestSprocWritesAreOrdinaryWrites(t *testing.T) {
 		t.Fatalf("change feed %s", cf.Body)
 	}
 }
+
+// TestSprocQueriesAfterWrites: a procedure that writes and then queries a
+// path no query used before completes (the path index a query would
+// create waits for the procedure's own transaction, so scripts do not
+// create one), and a procedure is executed by its _self link as well.
+func TestSprocQueriesAfterWrites(t *testing.T) {
+	f := newFixture(t)
+	mustContainer(t, mustDB(t, f.c, "sdb"), "c", "/pk")
+	path := createSproc(t, f.raw, "writeThenQuery", `function () {
+		__.createDocument(__.getSelfLink(), {id: "w", pk: "p", fresh: 7}, function (err) {
+			if (err) throw err;
+			__.queryDocuments(__.getSelfLink(), "SELECT VALUE r.id FROM root r WHERE r.fresh = 7", function (err, ids) {
+				if (err) throw err;
+				getContext().getResponse().setBody(ids);
+			});
+		});
+	}`)
+	r := f.raw.do(http.MethodGet, path, nil)
+	wantStatus(t, r, http.StatusOK)
+	self := strings.TrimSuffix(object(t, r.Body)["_self"].(string), "/")
+	r = f.raw.do(http.MethodPost, "/"+self, []byte(`[]`), pkHeader, `["p"]`)
+	wantStatus(t, r, http.StatusOK)
+	if string(r.Body) != `["w"]` {
+		t.Fatalf("body %s", r.Body)
+	}
+}
