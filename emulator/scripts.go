@@ -91,14 +91,7 @@ func (s Script) Self(c Container) string {
 
 // JSON renders the script with its system properties.
 func (s Script) JSON(c Container) []byte {
-	props := s.Props
-	buf := make([]byte, 0, len(props)+200)
-	if len(props) > 2 {
-		buf = append(buf, props[:len(props)-1]...)
-		buf = append(buf, ',')
-	} else {
-		buf = append(buf, '{')
-	}
+	buf := appendOpenObject(make([]byte, 0, len(s.Props)+200), s.Props)
 	buf = append(buf, `"_rid":`...)
 	buf = AppendJSONString(buf, s.RID)
 	buf = append(buf, `,"_self":`...)
@@ -240,16 +233,23 @@ func (s *Service) scriptStore() ScriptStore { return s.store }
 // CreateScript creates a script of kind k in a container from its JSON
 // body (201; 409 when the id is taken).
 func (s *Service) CreateScript(ctx context.Context, dbRef, collRef string, k ScriptKind, body []byte) (Container, Script, error) {
+	return s.writeScript(ctx, dbRef, collRef, k, body, s.scriptStore().CreateScript, WriteScriptParams{})
+}
+
+// writeScript validates a script body and writes it with write; p holds
+// the replace-only parameters.
+func (s *Service) writeScript(ctx context.Context, dbRef, collRef string, k ScriptKind, body []byte,
+	write func(context.Context, WriteScriptParams) (Script, error), p WriteScriptParams) (Container, Script, error) {
 	c, err := s.store.GetContainer(ctx, dbRef, collRef)
 	if err != nil {
 		return c, Script{}, err
 	}
-	id, props, err := prepareScript(ctx, k, body)
-	if err != nil {
+	if p.ID, p.Props, err = prepareScript(ctx, k, body); err != nil {
 		return c, Script{}, err
 	}
-	ts := s.now()
-	sc, err := s.scriptStore().CreateScript(ctx, WriteScriptParams{Container: c, Kind: k, ID: id, Props: props, TS: ts, ETag: NewETag(ts)})
+	p.Container, p.Kind, p.TS = c, k, s.now()
+	p.ETag = NewETag(p.TS)
+	sc, err := write(ctx, p)
 	return c, sc, err
 }
 
@@ -267,17 +267,7 @@ func (s *Service) GetScript(ctx context.Context, dbRef, collRef string, k Script
 // match; 400 when the body names another id). The new body takes effect
 // on the next execution.
 func (s *Service) ReplaceScript(ctx context.Context, dbRef, collRef string, k ScriptKind, ref string, body []byte, ifMatch string) (Container, Script, error) {
-	c, err := s.store.GetContainer(ctx, dbRef, collRef)
-	if err != nil {
-		return c, Script{}, err
-	}
-	id, props, err := prepareScript(ctx, k, body)
-	if err != nil {
-		return c, Script{}, err
-	}
-	ts := s.now()
-	sc, err := s.scriptStore().ReplaceScript(ctx, WriteScriptParams{Container: c, Kind: k, Ref: ref, ID: id, Props: props, TS: ts, ETag: NewETag(ts), IfMatch: ifMatch})
-	return c, sc, err
+	return s.writeScript(ctx, dbRef, collRef, k, body, s.scriptStore().ReplaceScript, WriteScriptParams{Ref: ref, IfMatch: ifMatch})
 }
 
 // DeleteScript deletes a script (204; 404; 412).

@@ -79,18 +79,7 @@ func (b *bench) runSproc(ctx context.Context, res *sprocResult) (err error) {
 		}
 		return err
 	}
-	measure := func(n int, f func(i int) error) (latencyStats, error) {
-		lat := make([]time.Duration, 0, n)
-		t0 := time.Now()
-		for i := 0; i < n; i++ {
-			s := time.Now()
-			if err := f(i); err != nil {
-				return latencyStats{}, err
-			}
-			lat = append(lat, time.Since(s))
-		}
-		return newLatencyStats(lat, time.Since(t0)), nil
-	}
+	measure := measureSequential
 	trivial := func(int) error { return exec("trivial", `[]`, `"ok"`) }
 	create := func(prefix string) func(i int) error {
 		return func(i int) error { return exec("create100", fmt.Sprintf(`["%s%d"]`, prefix, i), `100`) }
@@ -115,6 +104,21 @@ func (b *bench) runSproc(ctx context.Context, res *sprocResult) (err error) {
 		return errors.New("sproc: nothing measured")
 	}
 	return nil
+}
+
+// measureSequential runs f(0) .. f(n-1) one after another and returns
+// their latencies; the first error stops it.
+func measureSequential(n int, f func(i int) error) (latencyStats, error) {
+	lat := make([]time.Duration, 0, n)
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		s := time.Now()
+		if err := f(i); err != nil {
+			return latencyStats{}, err
+		}
+		lat = append(lat, time.Since(s))
+	}
+	return newLatencyStats(lat, time.Since(t0)), nil
 }
 
 // writeSprocReport writes the sproc scenario's table.

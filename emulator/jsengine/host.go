@@ -142,38 +142,25 @@ func (x *execution) hostObject(s Script) (*goja.Object, error) {
 			x.aborted = e
 		}
 	})
-	noHost := func() {
-		x.throw(400, "The collection is not available to this script.")
+	// op performs a collection operation: false when not accepted.
+	op := func(do func(Host) (Outcome, error)) goja.Value {
+		if s.Host == nil {
+			x.throw(400, "The collection is not available to this script.")
+		}
+		if !x.accepted() {
+			return rt.ToValue(false)
+		}
+		x.ops++
+		return x.outcome(do(s.Host))
 	}
-	set("write", func(op, link, doc string, opts goja.Value) goja.Value {
-		if s.Host == nil {
-			noHost()
-		}
-		if !x.accepted() {
-			return rt.ToValue(false)
-		}
-		x.ops++
-		return x.outcome(s.Host.Write(x.ctx, op, link, []byte(doc), x.options(opts)))
+	set("write", func(name, link, doc string, opts goja.Value) goja.Value {
+		return op(func(h Host) (Outcome, error) { return h.Write(x.ctx, name, link, []byte(doc), x.options(opts)) })
 	})
-	set("point", func(op, link string, opts goja.Value) goja.Value {
-		if s.Host == nil {
-			noHost()
-		}
-		if !x.accepted() {
-			return rt.ToValue(false)
-		}
-		x.ops++
-		return x.outcome(s.Host.Point(x.ctx, op, link, x.options(opts)))
+	set("point", func(name, link string, opts goja.Value) goja.Value {
+		return op(func(h Host) (Outcome, error) { return h.Point(x.ctx, name, link, x.options(opts)) })
 	})
 	set("query", func(link, query string, opts goja.Value) goja.Value {
-		if s.Host == nil {
-			noHost()
-		}
-		if !x.accepted() {
-			return rt.ToValue(false)
-		}
-		x.ops++
-		return x.outcome(s.Host.Query(x.ctx, link, []byte(query), x.options(opts)))
+		return op(func(h Host) (Outcome, error) { return h.Query(x.ctx, link, []byte(query), x.options(opts)) })
 	})
 	return h, nil
 }

@@ -132,11 +132,9 @@ func (e *Engine) Run(ctx context.Context, s Script) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	x, cancel := e.newExecution(ctx)
 	defer cancel()
-	x := &execution{e: e, ctx: ctx, rt: goja.New(), start: time.Now()}
-	x.rt.SetMaxCallStackSize(e.cfg.MaxCallStackSize)
-	stop := guard(ctx, x.rt, e.cfg.MaxMemory)
+	stop := guard(x.ctx, x.rt, e.cfg.MaxMemory)
 	res, err := x.run(prog, s)
 	if why := stop(); why != nil {
 		return Result{}, x.stopped(why)
@@ -145,6 +143,15 @@ func (e *Engine) Run(ctx context.Context, s Script) (Result, error) {
 		return Result{}, x.fatal
 	}
 	return res, err
+}
+
+// newExecution returns an execution in a fresh runtime bounded by the
+// engine's time limit (cancel releases it) and call depth.
+func (e *Engine) newExecution(ctx context.Context) (*execution, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	x := &execution{e: e, ctx: ctx, rt: goja.New(), start: time.Now()}
+	x.rt.SetMaxCallStackSize(e.cfg.MaxCallStackSize)
+	return x, cancel
 }
 
 // stopped maps why the watchdog interrupted to the execution's error.
@@ -160,11 +167,20 @@ func (x *execution) stopped(why error) error {
 
 // driver is the wrapper's interface to the engine.
 type driver struct {
-	call, next, describe, body, requestBody, responseChanged, parse goja.Callable
+	call, next, describe, body, requestBody, responseChanged, parse, stringify goja.Callable
 }
 
-// install runs the wrapper in x.rt with the host object.
+// install runs the wrapper in x.rt with the host object of s.
 func (x *execution) install(s Script) (*driver, error) {
+	h, err := x.hostObject(s)
+	if err != nil {
+		return nil, err
+	}
+	return x.installWith(h)
+}
+
+// installWith runs the wrapper in x.rt with the host object h.
+func (x *execution) installWith(h *goja.Object) (*driver, error) {
 	wp, err := wrapperProgram()
 	if err != nil {
 		return nil, err
@@ -174,17 +190,14 @@ func (x *execution) install(s Script) (*driver, error) {
 		return nil, err
 	}
 	installFn, _ := goja.AssertFunction(v)
-	hostObj, err := x.hostObject(s)
-	if err != nil {
-		return nil, err
-	}
-	dv, err := installFn(goja.Undefined(), hostObj)
+	dv, err := installFn(goja.Undefined(), h)
 	if err != nil {
 		return nil, err
 	}
 	o := dv.ToObject(x.rt)
 	d := &driver{}
-	for name, dst := range map[string]*goja.Callable{"call": &d.call, "next": &d.next, "describe": &d.describe, "body": &d.body, "requestBody": &d.requestBody, "responseChanged": &d.responseChanged, "parse": &d.parse} {
+	for name, dst := range map[string]*goja.Callable{"call": &d.call, "next": &d.next, "describe": &d.describe, "body": &d.body,
+		"requestBody": &d.requestBody, "responseChanged": &d.responseChanged, "parse": &d.parse, "stringify": &d.stringify} {
 		f, ok := goja.AssertFunction(o.Get(name))
 		if !ok {
 			return nil, errors.New("jsengine: the wrapper lacks " + name)

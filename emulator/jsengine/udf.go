@@ -3,7 +3,6 @@ package jsengine
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/dop251/goja"
 )
@@ -23,43 +22,17 @@ type UDFRunner struct {
 // NewUDFRunner returns a runner whose calls together are bounded by the
 // engine's time and memory limits and by ctx.
 func (e *Engine) NewUDFRunner(ctx context.Context) (*UDFRunner, error) {
-	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
-	x := &execution{e: e, ctx: ctx, rt: goja.New(), start: time.Now()}
-	x.rt.SetMaxCallStackSize(e.cfg.MaxCallStackSize)
-	d, err := x.installUDF()
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	return &UDFRunner{e: e, x: x, d: d, cancel: cancel, stop: guard(ctx, x.rt, e.cfg.MaxMemory), fns: map[CacheKey]goja.Value{}}, nil
-}
-
-// installUDF installs the wrapper without context or collection.
-func (x *execution) installUDF() (*driver, error) {
-	wp, err := wrapperProgram()
-	if err != nil {
-		return nil, err
-	}
-	v, err := x.rt.RunProgram(wp)
-	if err != nil {
-		return nil, err
-	}
-	installFn, _ := goja.AssertFunction(v)
+	x, cancel := e.newExecution(ctx)
 	h := x.rt.NewObject()
 	for k, val := range map[string]any{"maxElements": MaxElements, "maxChars": MaxChars, "maxMessageSize": MaxMessageSize, "udf": true} {
 		_ = h.Set(k, val)
 	}
-	dv, err := installFn(goja.Undefined(), h)
+	d, err := x.installWith(h) // without context or collection
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	o := dv.ToObject(x.rt)
-	d := &driver{}
-	d.describe, _ = goja.AssertFunction(o.Get("describe"))
-	d.parse, _ = goja.AssertFunction(o.Get("parse"))
-	stringify, _ := goja.AssertFunction(o.Get("stringify"))
-	d.body = stringify
-	return d, nil
+	return &UDFRunner{e: e, x: x, d: d, cancel: cancel, stop: guard(x.ctx, x.rt, e.cfg.MaxMemory), fns: map[CacheKey]goja.Value{}}, nil
 }
 
 // Call calls the UDF body (its source; key identifies its version) with
@@ -97,7 +70,7 @@ func (u *UDFRunner) Call(key CacheKey, body string, args [][]byte) ([]byte, erro
 	if err != nil {
 		return nil, u.failed(err)
 	}
-	s, err := u.d.body(goja.Undefined(), r)
+	s, err := u.d.stringify(goja.Undefined(), r)
 	if err != nil {
 		return nil, u.failed(err)
 	}
