@@ -14,7 +14,8 @@
 // are those of the service's wrapper (getContext, __, ErrorCodes,
 // console, the two-argument Error). Compiled programs are cached per
 // CacheKey (container, kind, id and etag, so a replaced script compiles
-// anew) in a bounded LRU (Config.CacheSize).
+// anew) in an LRU bounded by count and source bytes (Config.CacheSize,
+// Config.CacheBytes).
 //
 // An execution is bounded by:
 //   - time: Config.Timeout (default 5 s, the service's), enforced with

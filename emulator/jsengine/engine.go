@@ -27,6 +27,9 @@ type Config struct {
 	MaxCallStackSize int
 	// CacheSize is the number of compiled scripts kept (default 1024).
 	CacheSize int
+	// CacheBytes bounds the total source size of the cached scripts
+	// (default 64 MiB): a script body may be up to 2 MB.
+	CacheBytes int
 	// MaxOperations is the number of collection operations after which
 	// further calls are not accepted (default 5000).
 	MaxOperations int
@@ -52,6 +55,7 @@ type Engine struct {
 	mu    sync.Mutex
 	cache map[CacheKey]*list.Element
 	lru   *list.List
+	bytes int // source bytes of the cached scripts
 }
 
 // CacheKey identifies one version of a script: a replaced script has a new
@@ -83,6 +87,9 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.CacheSize <= 0 {
 		cfg.CacheSize = 1024
+	}
+	if cfg.CacheBytes <= 0 {
+		cfg.CacheBytes = 64 << 20
 	}
 	if cfg.MaxOperations <= 0 {
 		cfg.MaxOperations = 5000
@@ -151,15 +158,22 @@ func (e *Engine) compile(key CacheKey, src string) (*goja.Program, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if el, ok := e.cache[key]; ok {
-		e.lru.Remove(el)
+		e.evict(el)
 	}
 	e.cache[key] = e.lru.PushFront(&cached{key: key, src: src, prog: prog, err: err})
-	for e.lru.Len() > e.cfg.CacheSize {
-		old := e.lru.Back()
-		e.lru.Remove(old)
-		delete(e.cache, old.Value.(*cached).key)
+	e.bytes += len(src)
+	for e.lru.Len() > e.cfg.CacheSize || (e.bytes > e.cfg.CacheBytes && e.lru.Len() > 1) {
+		e.evict(e.lru.Back())
 	}
 	return prog, err
+}
+
+// evict drops a cache entry; e.mu is held.
+func (e *Engine) evict(el *list.Element) {
+	c := el.Value.(*cached)
+	e.lru.Remove(el)
+	delete(e.cache, c.key)
+	e.bytes -= len(c.src)
 }
 
 // CacheLen returns the number of cached compiled scripts.

@@ -205,3 +205,47 @@ func BenchmarkRunSprocTrivial(b *testing.B) {
 		}
 	}
 }
+
+// TestCompileCacheBytes: the cache is bounded by source bytes as well.
+func TestCompileCacheBytes(t *testing.T) {
+	e := New(Config{CacheBytes: 1000})
+	src := `function () { /*` + strings.Repeat("x", 400) + `*/ }`
+	for _, id := range []string{"a", "b", "c", "d"} {
+		if _, err := e.RunSproc(context.Background(), Script{Key: key(id), Source: src}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.CacheLen() != 2 {
+		t.Fatalf("cache %d, want 2 scripts of ~420 bytes under 1000", e.CacheLen())
+	}
+}
+
+// throwingHost refuses every operation with a Throw (as an invalid link
+// is refused); only the error path is exercised.
+type throwingHost struct{}
+
+func (throwingHost) Write(context.Context, string, string, []byte, Options) (Outcome, error) {
+	return Outcome{}, &Throw{Number: 400, Message: "bad link"}
+}
+func (throwingHost) Point(context.Context, string, string, Options) (Outcome, error) {
+	return Outcome{}, &Throw{Number: 400, Message: "bad link"}
+}
+func (throwingHost) Query(context.Context, string, []byte, Options) (Outcome, error) {
+	return Outcome{}, &Throw{Number: 400, Message: "bad link"}
+}
+func (throwingHost) SelfLink() string { return "dbs/a/colls/b/" }
+func (throwingHost) AltLink() string  { return "dbs/d/colls/c" }
+
+// TestThrowsSurviveRedefinedError: what the host throws is the wrapper's
+// Error(number, message), catchable by the script, even when the script
+// replaced the global Error.
+func TestThrowsSurviveRedefinedError(t *testing.T) {
+	e := New(Config{})
+	res, err := e.RunSproc(context.Background(), Script{Key: key("redefined"), Host: throwingHost{}, Source: `function () {
+		Error = function () { return 42; };
+		try { __.readDocument("x/docs/y"); } catch (e) { getContext().getResponse().setBody([e.number, e.message]); }
+	}`})
+	if err != nil || string(res.Body) != `[400,"bad link"]` {
+		t.Fatalf("body %s, err %v", res.Body, err)
+	}
+}

@@ -18,11 +18,7 @@ func (x *execution) accepted() bool {
 
 // throw panics with a Cosmos Error(number, message) in the runtime.
 func (x *execution) throw(number int, msg string) {
-	ctor, ok := goja.AssertConstructor(x.rt.Get("Error"))
-	if !ok {
-		panic(x.rt.NewTypeError(msg))
-	}
-	o, err := ctor(nil, x.rt.ToValue(number), x.rt.ToValue(msg))
+	o, err := x.d.error(goja.Undefined(), x.rt.ToValue(number), x.rt.ToValue(msg))
 	if err != nil {
 		panic(x.rt.NewTypeError(msg))
 	}

@@ -113,6 +113,7 @@ type execution struct {
 	log     strings.Builder
 	aborted *Error
 	fatal   error
+	d       *driver // the installed wrapper
 }
 
 // RunSproc executes a stored procedure: the function is applied to
@@ -167,7 +168,7 @@ func (x *execution) stopped(why error) error {
 
 // driver is the wrapper's interface to the engine.
 type driver struct {
-	call, next, describe, body, requestBody, responseChanged, parse, stringify goja.Callable
+	call, next, describe, body, requestBody, responseChanged, parse, stringify, error goja.Callable
 }
 
 // install runs the wrapper in x.rt with the host object of s.
@@ -196,8 +197,9 @@ func (x *execution) installWith(h *goja.Object) (*driver, error) {
 	}
 	o := dv.ToObject(x.rt)
 	d := &driver{}
+	x.d = d
 	for name, dst := range map[string]*goja.Callable{"call": &d.call, "next": &d.next, "describe": &d.describe, "body": &d.body,
-		"requestBody": &d.requestBody, "responseChanged": &d.responseChanged, "parse": &d.parse, "stringify": &d.stringify} {
+		"requestBody": &d.requestBody, "responseChanged": &d.responseChanged, "parse": &d.parse, "stringify": &d.stringify, "error": &d.error} {
 		f, ok := goja.AssertFunction(o.Get(name))
 		if !ok {
 			return nil, errors.New("jsengine: the wrapper lacks " + name)

@@ -440,6 +440,8 @@
       return true;
     },
     describe: describe,
+    // error builds Error(number, message) whatever the script did to Error.
+    error: function (n, m) { return new CosmosError(n, m); },
     // body returns the JSON text of the response body (undefined: none).
     body: function () { return response ? stringify(response.getBody()) : undefined; },
     // requestBody is the request body's JSON when the script set it.
