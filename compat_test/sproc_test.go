@@ -1,11 +1,15 @@
 package compat_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
 )
@@ -205,5 +209,83 @@ func TestSprocQueriesAfterWrites(t *testing.T) {
 	wantStatus(t, r, http.StatusOK)
 	if string(r.Body) != `["w"]` {
 		t.Fatalf("body %s", r.Body)
+	}
+}
+
+// TestSprocJSQueryAPI: the __ shortcut's query functions (§5.6): the docs'
+// insertDocumentAndUpdateMetadata (filter with a callback, the metadata
+// document behind more than a page of others), filter without a callback
+// (the results appended to the response body), chain with sortBy, pluck
+// and flatten, and pluck's argument check.
+func TestSprocJSQueryAPI(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	cc := mustContainer(t, mustDB(t, f.c, "sdb"), "c", "/pk")
+	pk := azcosmos.NewPartitionKeyString("p")
+	for i := 0; i < 150; i++ {
+		if _, err := cc.CreateItem(ctx, pk, []byte(fmt.Sprintf(`{"id":"d%03d","pk":"p","size":1,"Tags":["t%d",["n%d"]]}`, i, i%3, i)), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"meta","pk":"p","isMetadata":true,"minSize":0,"maxSize":0,"totalSize":0}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	insert := createSproc(t, f.raw, "insertDocumentAndUpdateMetadata", `function insertDocumentAndUpdateMetadata(doc) {
+  var isAccepted = __.createDocument(__.getSelfLink(), doc, {}, function(err, doc, options) {
+    if (err) throw err;
+    if (!doc.isMetadata && doc.size > 0) {
+      var result = __.filter(function(x) {
+        return x.isMetadata === true
+      }, function(err, feed, options) {
+        if (err) throw err;
+        if (!feed || !feed.length) throw new Error("Failed to find the metadata document.");
+        var metaDoc = feed[0];
+        if (metaDoc.minSize == 0) metaDoc.minSize = doc.size;
+        else metaDoc.minSize = Math.min(metaDoc.minSize, doc.size);
+        metaDoc.maxSize = Math.max(metaDoc.maxSize, doc.size);
+        metaDoc.totalSize += doc.size;
+        var isAccepted = __.replaceDocument(metaDoc._self, metaDoc, function(err) {
+          if (err) throw err;
+        });
+        if (!isAccepted) throw new Error("replaceDocument(metaDoc) returned false.");
+      });
+      if (!result.isAccepted) throw new Error("filter for metaDoc returned false.");
+    }
+  });
+  if (!isAccepted) throw new Error("createDocument(actual doc) returned false.");
+}`)
+	for _, size := range []int{5, 3, 9} {
+		wantStatus(t, f.raw.do(http.MethodPost, insert, []byte(fmt.Sprintf(`[{"id":"s%d","pk":"p","size":%d}]`, size, size)), pkHeader, `["p"]`), 200)
+	}
+	r, err := cc.ReadItem(ctx, pk, "meta", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct{ MinSize, MaxSize, TotalSize int }
+	_ = json.Unmarshal(r.Value, &meta)
+	if meta.MinSize != 3 || meta.MaxSize != 9 || meta.TotalSize != 17 {
+		t.Fatalf("metadata %s", r.Value)
+	}
+
+	cases := []struct{ name, body, want string }{
+		{"filter without callback", `function () { __.filter(function (d) { return d.id === "d042"; }); }`, `"[{\"id\":\"d042\"`},
+		{"chain", `function () { __.chain().filter(function (d) { return d.id < "d003"; }).sortBy(function (d) { return -d.Tags[0].length; }).pluck("Tags").flatten().value({pageSize: 1000}, function (err, feed) { if (err) throw err; getContext().getResponse().setBody(feed); }); }`, `["t0","n0","t1","n1","t2","n2"]`},
+		{"map", `function () { __.map(function (d) { return d.size; }, {pageSize: 3}, function (err, feed, o) { getContext().getResponse().setBody([feed, typeof o.continuation]); }); }`, `[[1,1,1],"string"]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			raw := f.rawFor(t)
+			path := createSproc(t, raw, strings.ReplaceAll(c.name, " ", "-"), c.body)
+			r := raw.do(http.MethodPost, path, nil, pkHeader, `["p"]`)
+			wantStatus(t, r, 200)
+			if !strings.HasPrefix(string(r.Body), c.want) {
+				t.Fatalf("body %.300s, want prefix %s", r.Body, c.want)
+			}
+		})
+	}
+	path := createSproc(t, f.raw, "pluckEmpty", `function () { __.pluck(""); }`)
+	msg := wantError(t, f.raw.do(http.MethodPost, path, nil, pkHeader, `["p"]`), 400, "BadRequest")
+	if !strings.Contains(msg, "The property name must be a string and cannot be empty.") {
+		t.Fatalf("message %q", msg)
 	}
 }

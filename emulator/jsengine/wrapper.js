@@ -277,20 +277,37 @@
   // ---- the JavaScript query API (§5.6): evaluated in JS over a page of
   // the partition's documents.
   function QueryResponse(accepted) { this.isAccepted = accepted; }
+  // runPipeline reads the partition's documents page by page (pageSize,
+  // continuation) through the steps until the results fill a page or the
+  // partition ends; the callback gets the results and the continuation of
+  // the last page read.
   function runPipeline(steps, options, callback) {
     var oc = optsCb(options, callback);
-    var r = host.query(host.selfLink, stringify({ query: 'SELECT * FROM root r' }), oc.options);
-    if (r === false) return new QueryResponse(false);
     if (!oc.callback && !host.hasResponse) {
       throw new Error(400, 'The callback function must be provided for scenarios, such as pre-trigger, when response object is not available.');
     }
-    if (r.e) {
-      deliver(r, oc.callback, feedArgs);
-      return new QueryResponse(true);
-    }
-    var feed = resOf(r);
-    for (var i = 0; i < steps.length; i++) feed = steps[i](feed);
-    var opts = optsOf(r);
+    var pageSize = oc.options.pageSize > 0 ? oc.options.pageSize : 100;
+    var feed = [], cont = oc.options.continuation, reads = 0, r, opts = {};
+    do {
+      var o = {};
+      for (var k in oc.options) if (hasOwn.call(oc.options, k)) o[k] = oc.options[k];
+      o.continuation = cont;
+      r = host.query(host.selfLink, stringify({ query: 'SELECT * FROM root r' }), o);
+      if (r === false) {
+        if (reads === 0) return new QueryResponse(false);
+        break; // not accepted: what was read so far, with its continuation
+      }
+      reads++;
+      if (r.e) {
+        deliver(r, oc.callback, feedArgs);
+        return new QueryResponse(true);
+      }
+      var part = resOf(r);
+      for (var i = 0; i < steps.length; i++) part = steps[i](part);
+      feed = feed.concat(part);
+      opts = optsOf(r);
+      cont = opts.continuation;
+    } while (cont && feed.length < pageSize);
     if (oc.callback) {
       later(function () { oc.callback.call(undefined, undefined, feed, opts); });
     } else {
