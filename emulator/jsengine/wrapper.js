@@ -204,7 +204,7 @@
   Collection.prototype.getSelfLink = function () { return host.selfLink; };
   Collection.prototype.getAltLink = function () { return host.altLink; };
 
-  function writeDoc(name, upsert) {
+  function writeDoc(name) {
     return function (link, body, options, callback) {
       checkArgs(name, arguments, 2);
       var oc = optsCb(options, callback);
