@@ -36,9 +36,9 @@ type Store interface {
 	GetOffer(ctx context.Context, rid string) (Offer, error)
 	ReplaceOffer(ctx context.Context, p ReplaceOfferParams) (Offer, error)
 
-	UserStore // users and permissions (emulator/users.go)
-
-	ItemStore // the item point operations (emulator/batch.go)
+	UserStore   // users and permissions (emulator/users.go)
+	ItemStore   // the item point operations (emulator/batch.go)
+	ScriptStore // stored procedures, triggers, UDFs (emulator/scripts.go)
 	// ReadItems returns live items in creation order (Seq), after
 	// p.AfterSeq, at most p.Limit of them.
 	ReadItems(ctx context.Context, p ReadItemsParams) ([]Item, error)

@@ -86,6 +86,8 @@ type queryRun struct {
 	emulator.QueryItemsParams
 	raw  bool
 	docs [][]byte
+	// on runs the statement instead of the pool (a script's transaction).
+	on querier
 }
 
 // QueryItems implements emulator.Store.
@@ -110,6 +112,9 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 		st, err = s.translateResources(p, cur)
 	} else {
 		st, err = s.translateQuery(ctx, p.QueryItemsParams, cur)
+		if err == nil && p.on == nil {
+			err = s.ensureQueryIndexes(ctx, p.QueryItemsParams, st)
+		}
 	}
 	if err != nil {
 		return emulator.QueryPage{}, err
@@ -125,7 +130,11 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	// rest (the next page resumes from the cursor).
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(qctx, st.SQL, st.Args...)
+	var q querier = s.pool
+	if p.on != nil {
+		q = p.on
+	}
+	rows, err := q.Query(qctx, st.SQL, st.Args...)
 	if err != nil {
 		return emulator.QueryPage{}, classifyQuery(err)
 	}
@@ -289,8 +298,7 @@ func translationError(err error) error {
 	return err
 }
 
-// translateQuery translates one page of a query and makes sure the path
-// indexes it can use exist.
+// translateQuery translates one page of a query.
 func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor) (*sqlgen.Statement, error) {
 	a := args{}
 	live := livePredicate(p.Expiry, "r.", &a)
@@ -306,16 +314,23 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 	if err != nil {
 		return nil, translationError(err)
 	}
+	return st, nil
+}
+
+// ensureQueryIndexes makes sure the path indexes a translated query can
+// use exist. A script's queries skip it: they run inside a transaction
+// that may hold row locks on the items table, which CREATE INDEX (on
+// another connection) would wait for while the transaction waits for it;
+// they are confined to one partition, which the pk index serves.
+func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsParams, st *sqlgen.Statement) error {
+	pol, _ := queryProperties(p.Container)
 	paths := st.IndexPaths
 	if p.PK != nil && !p.PKPrefix {
 		// a single-partition query is served by the pk column's index;
 		// an index on the partition key path would only cost writes
 		paths = withoutPartitionKeyPaths(paths, p.Container.PartitionKey)
 	}
-	if err := s.ensureIndexes(ctx, p.Container, pol, paths); err != nil {
-		return nil, classify("index", err)
-	}
-	return st, nil
+	return classify("index", s.ensureIndexes(ctx, p.Container, pol, paths))
 }
 
 // classifyQuery maps errors of a translated query: runtime errors of the

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/jsengine"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgserver"
 	"github.com/cosmos-emulator/cosmos-emulator/server/tlscert"
@@ -85,6 +86,12 @@ type Config struct {
 	// DefaultMaxConns; negative: no limit). Further connections wait in the
 	// listen queue until one closes.
 	MaxConns int
+	// ScriptTimeout bounds one execution of a stored procedure, trigger
+	// or the UDF calls of a query (default 5 s, the service's).
+	ScriptTimeout time.Duration
+	// ScriptMaxMemory is how far the heap may grow during one script
+	// execution before it is stopped (default 256 MiB).
+	ScriptMaxMemory uint64
 }
 
 // Defaults of the HTTP server's limits. The timeouts are far above what a
@@ -169,6 +176,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, err
 	}
 	s.svc = emulator.New(s.store, cfg.Clock)
+	s.svc.ConfigureScripts(jsengine.Config{Timeout: cfg.ScriptTimeout, MaxMemory: cfg.ScriptMaxMemory})
 	s.sweeper = &ttl.Sweeper{Expirer: s.store, Clock: cfg.Clock, Interval: cfg.TTLSweepInterval, BatchSize: cfg.TTLSweepBatch, Logger: s.log}
 
 	var certPEM []byte

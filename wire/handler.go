@@ -151,7 +151,8 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.patchItem).Methods(http.MethodPatch)
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.deleteItem).Methods(http.MethodDelete)
 
-	h.registerUsers(r) // users, permissions, conflicts (users.go)
+	h.registerUsers(r)   // users, permissions, conflicts (users.go)
+	h.registerScripts(r) // stored procedures, triggers, UDFs (scripts.go)
 
 	r.HandleFunc("/offers", h.queryOffers).Methods(http.MethodGet)
 	r.HandleFunc("/offers", h.postOffers).Methods(http.MethodPost)
@@ -366,7 +367,7 @@ func newUUID() string {
 }
 
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
-	h.writeError(w, r, emulator.BadRequest("Request url is invalid: %s %s addresses no resource this emulator serves (stored procedures, triggers, UDFs and attachments are not supported).", r.Method, r.URL.Path))
+	h.writeError(w, r, emulator.BadRequest("Request url is invalid: %s %s addresses no resource this emulator serves (attachments are not supported).", r.Method, r.URL.Path))
 }
 
 func (h *handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {

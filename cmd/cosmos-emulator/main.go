@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/jsengine"
 	"github.com/cosmos-emulator/cosmos-emulator/server"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
 )
@@ -82,6 +83,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time from the end of a request's headers to the end of its response")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long an idle keep-alive connection stays open")
 	fs.IntVar(&cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections served at once; more wait to be accepted (negative: no limit)")
+	fs.DurationVar(&cfg.ScriptTimeout, "script-timeout", jsengine.DefaultTimeout, "longest execution of a stored procedure, trigger or a query's UDF calls (the service's is 5s)")
 	// Environment first, so explicit flags override it.
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
