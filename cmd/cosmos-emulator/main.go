@@ -126,7 +126,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	}
 	cfg.Consistency = consistency
 	cfg.TLSHosts = tlsHosts
-	notes, err := resolveMicrosoft(&cfg, &ms, t)
+	notes, err := resolveMicrosoft(fs, &cfg, &ms, t)
 	if err != nil {
 		return cfg, err
 	}

@@ -371,10 +371,11 @@ func readKeyFile(path string) (string, error) {
 
 // resolveMicrosoft folds the settings of msSettings into cfg by the
 // precedence of their sources and returns notes to log at start: the
-// Microsoft variables applied, and settings accepted without effect.
-func resolveMicrosoft(cfg *server.Config, ms *msSettings, t *tracker) (notes []string, err error) {
+// Microsoft variables applied, and the settings accepted without effect
+// that were set to something else than their default.
+func resolveMicrosoft(fs *flag.FlagSet, cfg *server.Config, ms *msSettings, t *tracker) (notes []string, err error) {
 	for name, n := range t.name {
-		if t.src[name] == fromMicrosoftEnv {
+		if _, ignored := noEffect[name]; t.src[name] == fromMicrosoftEnv && !ignored {
 			notes = append(notes, fmt.Sprintf("using %s from Microsoft's emulator variables (for --%s)", n, name))
 		}
 	}
@@ -410,7 +411,7 @@ func resolveMicrosoft(cfg *server.Config, ms *msSettings, t *tracker) (notes []s
 	}
 	cfg.DisableExplorer = !ms.enableExplorer
 	for _, name := range sortedKeys(noEffect) {
-		if t.set(name) {
+		if f := fs.Lookup(name); t.set(name) && f.Value.String() != f.DefValue {
 			notes = append(notes, fmt.Sprintf("%s is accepted for compatibility with Microsoft's emulator and has no effect here: %s", t.name[name], noEffect[name]))
 		}
 	}
@@ -426,7 +427,7 @@ var logLevels = []string{"quiet", "error", "warn", "info", "debug", "trace"}
 func slogLevel(s string) (level slog.Level, quiet bool) {
 	switch s {
 	case "quiet":
-		return slog.LevelError, true
+		return slog.LevelError + 100, true
 	case "error":
 		return slog.LevelError, false
 	case "warn":

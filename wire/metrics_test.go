@@ -1,0 +1,56 @@
+package wire
+
+import (
+	"net/http/httptest"
+	"testing"
+)
+
+// TestClassify: the operation and resource type a request is counted
+// under, from its method, path and headers; unknown path segments are
+// "other", so the label values stay a small set.
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		method, path string
+		header       [2]string
+		op, rt       string
+	}{
+		{"GET", "/", [2]string{}, "ReadAccount", "account"},
+		{"GET", "/_emulator/health", [2]string{}, "Health", "_emulator"},
+		{"GET", MetricsPath, [2]string{}, "Metrics", "_emulator"},
+		{"POST", "/_emulator/clock", [2]string{}, "Control", "_emulator"},
+		{"GET", "/_explorer/index.html", [2]string{}, "Explorer", "_explorer"},
+		{"GET", "/dbs", [2]string{}, "ReadFeed", "dbs"},
+		{"POST", "/dbs", [2]string{}, "Create", "dbs"},
+		{"POST", "/dbs", [2]string{"Content-Type", "application/query+json"}, "Query", "dbs"},
+		{"GET", "/dbs/d", [2]string{}, "Read", "dbs"},
+		{"DELETE", "/dbs/d", [2]string{}, "Delete", "dbs"},
+		{"PUT", "/dbs/d/colls/c", [2]string{}, "Replace", "colls"},
+		{"GET", "/dbs/d/colls/c/pkranges", [2]string{}, "ReadFeed", "pkranges"},
+		{"POST", "/dbs/d/colls/c/operations/partitionkeydelete", [2]string{}, "DeleteAllItemsByPartitionKey", "colls"},
+		{"POST", "/dbs/d/colls/c/docs", [2]string{}, "Create", "docs"},
+		{"POST", "/dbs/d/colls/c/docs", [2]string{"x-ms-documentdb-is-upsert", "True"}, "Upsert", "docs"},
+		{"POST", "/dbs/d/colls/c/docs", [2]string{"x-ms-documentdb-isquery", "true"}, "Query", "docs"},
+		{"POST", "/dbs/d/colls/c/docs", [2]string{"x-ms-cosmos-is-query-plan-request", "true"}, "QueryPlan", "docs"},
+		{"POST", "/dbs/d/colls/c/docs", [2]string{"x-ms-cosmos-is-batch-request", "true"}, "Batch", "docs"},
+		{"GET", "/dbs/d/colls/c/docs", [2]string{}, "ReadFeed", "docs"},
+		{"GET", "/dbs/d/colls/c/docs", [2]string{"A-IM", "Incremental Feed"}, "ChangeFeed", "docs"},
+		{"GET", "/dbs/d/colls/c/docs/i", [2]string{}, "Read", "docs"},
+		{"PATCH", "/dbs/d/colls/c/docs/i", [2]string{}, "Patch", "docs"},
+		{"HEAD", "/dbs/d/colls/c/docs/i", [2]string{}, "Head", "docs"},
+		{"OPTIONS", "/dbs/d/colls/c/docs/i", [2]string{}, "Other", "docs"},
+		{"GET", "/dbs/d/users/u/permissions", [2]string{}, "ReadFeed", "permissions"},
+		{"PUT", "/offers/abc", [2]string{}, "Replace", "offers"},
+		{"GET", "/wp-admin/setup.php", [2]string{}, "Read", "other"},
+		{"GET", "/a/b/c", [2]string{}, "ReadFeed", "other"},
+		{"PUT", "/dbs/", [2]string{}, "Other", "dbs"},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest(tt.method, tt.path, nil)
+		if tt.header[0] != "" {
+			r.Header.Set(tt.header[0], tt.header[1])
+		}
+		if op, rt := classify(r); op != tt.op || rt != tt.rt {
+			t.Errorf("%s %s %v: %s %s, want %s %s", tt.method, tt.path, tt.header, op, rt, tt.op, tt.rt)
+		}
+	}
+}
