@@ -1,8 +1,13 @@
 package wire
 
 import (
+	"io"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // TestClassify: the operation and resource type a request is counted
@@ -52,5 +57,32 @@ func TestClassify(t *testing.T) {
 		if op, rt := classify(r); op != tt.op || rt != tt.rt {
 			t.Errorf("%s %s %v: %s %s, want %s %s", tt.method, tt.path, tt.header, op, rt, tt.op, tt.rt)
 		}
+	}
+}
+
+// BenchmarkObserve measures what the metrics and the request log (at a
+// level that drops it) add to one request, against the same handler
+// without them.
+func BenchmarkObserve(b *testing.B) {
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("x-ms-request-charge", "5.71")
+		w.WriteHeader(http.StatusCreated)
+	})
+	m, err := newRequestMetrics(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := &handler{log: slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo})), metrics: m}
+	req := httptest.NewRequest("POST", "/dbs/d/colls/c/docs", nil)
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+	}{{"bare", inner}, {"observed", h.observe(inner)}} {
+		b.Run(c.name, func(b *testing.B) {
+			w := httptest.NewRecorder()
+			for b.Loop() {
+				c.h.ServeHTTP(w, req)
+			}
+		})
 	}
 }
