@@ -11,14 +11,19 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/net/netutil"
 )
 
 // DefaultHealthPort is the port of the health server in Microsoft's
 // emulator image (HEALTH_PORT), which Aspire probes at /ready.
 const DefaultHealthPort = 8080
 
-// healthTimeout bounds every request of the health server: probes are tiny.
-const healthTimeout = 10 * time.Second
+// healthTimeout bounds every request of the health server: probes are
+// tiny; healthMaxConns bounds its connections (more wait to be accepted).
+const (
+	healthTimeout  = 10 * time.Second
+	healthMaxConns = 64
+)
 
 // HealthStatus is the body of the health server's /status: what Microsoft's
 // emulator reports in its status line (PostgreSQL=OK, Gateway=OK,
@@ -60,7 +65,7 @@ func (s *Server) listenHealth() error {
 	s.healthSrv = &http.Server{Handler: s.healthHandler(), ReadHeaderTimeout: healthTimeout, ReadTimeout: healthTimeout,
 		WriteTimeout: healthTimeout, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	go func() {
-		if err := s.healthSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.healthSrv.Serve(netutil.LimitListener(ln, healthMaxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Warn("health server stopped", "err", err)
 		}
 	}()

@@ -68,32 +68,10 @@ func (c *signedClient) do(method, path, body string, hdr ...string) (int, http.H
 	return resp.StatusCode, resp.Header, string(b)
 }
 
-// scrape reads the metrics (unsigned, as Prometheus does) into
-// sample -> value.
+// scrape reads the metrics.
 func (c *signedClient) scrape() map[string]float64 {
 	c.t.Helper()
-	resp, err := c.hc.Get(c.base + wire.MetricsPath) //nolint:noctx
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
-		c.t.Fatalf("metrics: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
-	out := map[string]float64{}
-	for _, l := range strings.Split(string(b), "\n") {
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(l, ' ')
-		v, err := strconv.ParseFloat(l[i+1:], 64)
-		if err != nil {
-			c.t.Fatalf("metrics line %q: %v", l, err)
-		}
-		out[l[:i]] = v
-	}
-	return out
+	return emulatortest.ScrapeMetrics(c.t, c.hc, c.base+wire.MetricsPath)
 }
 
 // TestMetrics: the Prometheus metrics count requests by operation,

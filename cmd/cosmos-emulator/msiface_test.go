@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
 )
@@ -322,23 +323,7 @@ func get(t *testing.T, url string) (int, string) {
 // metrics scrapes /_emulator/metrics into sample -> value.
 func metrics(t *testing.T, base string) map[string]float64 {
 	t.Helper()
-	status, body := get(t, base+"/_emulator/metrics")
-	if status != 200 {
-		t.Fatalf("metrics: %d %s", status, body)
-	}
-	out := map[string]float64{}
-	for _, l := range strings.Split(body, "\n") {
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(l, ' ')
-		v, err := strconv.ParseFloat(l[i+1:], 64)
-		if err != nil {
-			t.Fatalf("metrics line %q: %v", l, err)
-		}
-		out[l[:i]] = v
-	}
-	return out
+	return emulatortest.ScrapeMetrics(t, http.DefaultClient, base+"/_emulator/metrics")
 }
 
 // createDatabase POSTs /dbs signed with the well-known key (201 or 409).
