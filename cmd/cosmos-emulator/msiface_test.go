@@ -348,3 +348,39 @@ func createDatabase(t *testing.T, base, id string) {
 		t.Fatalf("create database: %d", resp.StatusCode)
 	}
 }
+
+// TestInvalidSettingExits: the command refuses an invalid Microsoft
+// setting before starting anything: exit status 1 and one line naming the
+// variable or flag, the value and the accepted values; --help and
+// --version exit 0.
+func TestInvalidSettingExits(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  []string
+		want []string
+	}{
+		{nil, []string{"PROTOCOL=ftp"}, []string{`PROTOCOL="ftp"`, "accepted values are https, http, https-insecure"}},
+		{nil, []string{"PORT=abc"}, []string{`PORT="abc"`, "accepted values are integers from 0 to 65535"}},
+		{nil, []string{"ENABLE_EXPLORER=maybe"}, []string{`ENABLE_EXPLORER="maybe"`, "accepted values are true, false"}},
+		{[]string{"--enable-explorer", "maybe"}, nil, []string{`"maybe"`, "enable-explorer", "accepted values are true, false"}},
+	} {
+		tmp := t.TempDir()
+		code, stdout, stderr := runCommand(t, tmp, c.args, c.env...)
+		lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+		if code != 1 || stdout != "" || len(lines) != 1 || !strings.HasPrefix(lines[0], "cosmos-emulator: ") {
+			t.Errorf("%v %v: exit %d, stdout %q, stderr %q", c.args, c.env, code, stdout, stderr)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(lines[0], w) {
+				t.Errorf("%v %v: %q does not contain %q", c.args, c.env, lines[0], w)
+			}
+		}
+	}
+	for _, arg := range []string{"--help", "-h", "--version"} {
+		code, stdout, stderr := runCommand(t, t.TempDir(), []string{arg})
+		if code != 0 || stderr != "" || !strings.Contains(stdout, "cosmos-emulator") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", arg, code, stdout, stderr)
+		}
+	}
+}
