@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -84,5 +85,34 @@ func BenchmarkObserve(b *testing.B) {
 				c.h.ServeHTTP(w, req)
 			}
 		})
+	}
+}
+
+// TestRequestLog: the request line is logged at info level with
+// LogRequests, at debug level without it (so --log-level debug shows it),
+// and not at all at info level without LogRequests.
+func TestRequestLog(t *testing.T) {
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("x-ms-activity-id", "0f8fad5b-d9cb-469f-a165-70867728950e")
+		w.Header().Set("x-ms-request-charge", "5.71")
+		w.WriteHeader(http.StatusCreated)
+	})
+	for _, c := range []struct {
+		level       slog.Level
+		logRequests bool
+		want        string
+	}{
+		{slog.LevelInfo, true, "level=INFO msg=request method=POST path=/dbs/d/colls/c/docs status=201 duration="},
+		{slog.LevelDebug, false, "level=DEBUG msg=request method=POST path=/dbs/d/colls/c/docs status=201 duration="},
+		{slog.LevelInfo, false, ""},
+	} {
+		var buf strings.Builder
+		h := &handler{log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: c.level})), logRequests: c.logRequests}
+		h.observe(inner).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/dbs/d/colls/c/docs", nil))
+		got := buf.String()
+		if c.want == "" && got != "" || c.want != "" && (!strings.Contains(got, c.want) ||
+			!strings.Contains(got, " activity_id=0f8fad5b-d9cb-469f-a165-70867728950e request_charge=5.71\n")) {
+			t.Errorf("level %v, LogRequests %v: logged %q", c.level, c.logRequests, got)
+		}
 	}
 }
