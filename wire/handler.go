@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -51,6 +52,18 @@ type Config struct {
 	// storage is temporarily unreachable; such errors are sent as 503
 	// instead of 500.
 	Unavailable func(error) bool
+	// Metrics, if set, receives the request collectors (requests by
+	// operation, resource type and status, latency, request charge,
+	// change feed reads) and is served, unsigned, at MetricsPath in the
+	// Prometheus text format; nil serves no metrics.
+	Metrics *prometheus.Registry
+	// LogRequests logs one line per request (method, path, status,
+	// duration, activity id, request charge) at info level; without it
+	// the line is logged at debug level.
+	LogRequests bool
+	// DisableExplorer makes /_explorer/index.html a 404 (Microsoft's
+	// ENABLE_EXPLORER=false); by default it serves a placeholder page.
+	DisableExplorer bool
 }
 
 // ConsistencyLevels are the default consistency levels an account can
@@ -89,6 +102,11 @@ type handler struct {
 
 	// tokenKey authenticates resource tokens (resourcetoken.go).
 	tokenKey []byte
+
+	// metrics counts requests (nil: no metrics); logRequests logs each
+	// request at info level (metrics.go).
+	metrics     *requestMetrics
+	logRequests bool
 }
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
@@ -109,7 +127,8 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		return nil, err
 	}
 	h := &handler{svc: cfg.Service, key: key, keyString: keyString, tokenKey: tokenKey(key), certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
-		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency, unavailable: cfg.Unavailable}
+		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency, unavailable: cfg.Unavailable,
+		logRequests: cfg.LogRequests}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -129,6 +148,17 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/", h.getAccount).Methods(http.MethodGet)
 	r.HandleFunc("/_emulator/health", h.health).Methods(http.MethodGet)
 	r.HandleFunc("/_explorer/emulator.pem", h.certificate).Methods(http.MethodGet)
+	if cfg.DisableExplorer {
+		r.HandleFunc("/_explorer/index.html", h.explorerDisabled).Methods(http.MethodGet)
+	} else {
+		r.HandleFunc("/_explorer/index.html", explorerPlaceholder).Methods(http.MethodGet)
+	}
+	if cfg.Metrics != nil {
+		if h.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
+			return nil, fmt.Errorf("wire: metrics: %w", err)
+		}
+		r.Handle(MetricsPath, metricsHandler(cfg.Metrics)).Methods(http.MethodGet)
+	}
 	h.registerControl(r)
 
 	r.HandleFunc("/dbs", h.queryDatabases).Methods(http.MethodGet)
@@ -159,17 +189,17 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/offers/{rid}", h.getOffer).Methods(http.MethodGet)
 	r.HandleFunc("/offers/{rid}", h.replaceOffer).Methods(http.MethodPut)
 
-	return h.middleware(r), nil
+	return h.observe(h.middleware(r)), nil
 }
 
 // exemptFromAuth lists what is served without a signature: the account
-// (older Go SDKs send GET / unsigned), the certificate and the health
-// check. An account read that does carry an Authorization header is
+// (older Go SDKs send GET / unsigned), the certificate, the explorer's
+// pages, the health check and the metrics. An account read that does carry an Authorization header is
 // verified like any request (accountReadWithAuth), so a wrong key or an
 // expired resource token is a 401 there too.
 func exemptFromAuth(r *http.Request) bool {
 	p := r.URL.EscapedPath()
-	return (p == "/" && r.Method == http.MethodGet) || strings.HasPrefix(p, "/_explorer/") || p == "/_emulator/health"
+	return (p == "/" && r.Method == http.MethodGet) || strings.HasPrefix(p, "/_explorer/") || p == "/_emulator/health" || p == MetricsPath
 }
 
 // middleware normalizes and checks the request line and headers
