@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
 	"github.com/cosmos-emulator/cosmos-emulator/server"
@@ -265,8 +266,13 @@ func TestExplorerClickThrough(t *testing.T) {
 	}
 	b.shot("container-settings")
 
+	// the tabs follow the keyboard (arrow keys move and wrap)
+	b.do("arrow right on the last tab", chromedp.SendKeys(chromedp.CSS("#tab-settings"), kb.ArrowRight))
+	if got := b.eval(`document.activeElement.id + " " + document.getElementById("tab-items").getAttribute("aria-selected") + " " + document.getElementById("panel-items").hidden`); got != "tab-items true false" {
+		t.Errorf("after ArrowRight on the last tab: %q", got)
+	}
+
 	// items: a and b expire with the default TTL, c never (ttl -1)
-	b.click("#tab-items")
 	for _, doc := range []string{
 		`{"id":"a","tenant":"t1","n":1}`,
 		`{"id":"b","tenant":"t1","n":2}`,
