@@ -251,12 +251,13 @@ func TestExplorerClickThrough(t *testing.T) {
 	b.set("#new-coll-pk", "/tenant")
 	b.do("choose TTL seconds", chromedp.Click(chromedp.CSS(`#new-coll-form input[name="ttl-mode"][value="seconds"]`)))
 	b.set("#new-coll-ttl", "60")
+	b.set("#new-coll-throughput", "500")
 	b.click(`#new-coll-form button[type="submit"]`)
 	b.noError("create container")
 	b.waitFor(`!document.getElementById("coll-view").hidden && document.getElementById("coll-title").textContent === "shop / carts"`)
 	b.click("#tab-settings")
 	settings := b.text("#coll-settings")
-	for _, want := range []string{"/tenant", "60 seconds after the last write", "Hash"} {
+	for _, want := range []string{"/tenant", "60 seconds after the last write", "Hash", "500 RU/s (manual)"} {
 		if !strings.Contains(settings, want) {
 			t.Errorf("container settings %q lack %q", settings, want)
 		}
@@ -399,8 +400,33 @@ func TestExplorerClickThrough(t *testing.T) {
 	b.noError("delete item")
 	b.waitFor(`document.getElementById("item-count").dataset.count === "0"`)
 
-	// delete the container, then the database
+	// an id and a partition key value outside ASCII (path encoding, the
+	// escaped partition key header): create, open, delete
+	b.click("#new-item")
+	b.set("#editor", `{"id":"é x?","tenant":"ü"}`)
+	b.click("#save-item")
+	b.noError("create a non-ASCII item")
+	b.waitFor(`document.getElementById("item-count").dataset.count === "1"`)
+	b.click(`#items button[aria-label="Open item é x?"]`)
+	b.noError("open a non-ASCII item")
+	if doc := b.eval(`document.getElementById("editor").value`); !strings.Contains(doc, `"tenant": "ü"`) {
+		t.Errorf("editor holds %s", doc)
+	}
+	b.do("delete the non-ASCII item", chromedp.Click(chromedp.CSS("#delete-item")), chromedp.WaitVisible(chromedp.CSS("#confirm-ok")))
+	b.click("#confirm-ok")
+	b.noError("delete a non-ASCII item")
+	b.waitFor(`document.getElementById("item-count").dataset.count === "0"`)
+
+	// change the container's TTL (replace the container)
 	b.click("#tab-settings")
+	b.set("#ttl-select", "on")
+	b.click(`#ttl-form button[type="submit"]`)
+	b.noError("change the TTL")
+	if got := b.text("#coll-settings"); !strings.Contains(got, "on, no default (-1)") {
+		t.Errorf("settings after the TTL change: %q", got)
+	}
+
+	// delete the container, then the database
 	b.do("delete container", chromedp.Click(chromedp.CSS("#delete-coll")), chromedp.WaitVisible(chromedp.CSS("#confirm-ok")))
 	b.click("#confirm-ok")
 	b.noError("delete container")
