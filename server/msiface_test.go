@@ -129,17 +129,19 @@ func TestHealthServer(t *testing.T) {
 	}
 }
 
-// TestExplorerDisabled: with ENABLE_EXPLORER=false the placeholder page is
-// a 404.
+// TestExplorerDisabled: with ENABLE_EXPLORER=false the data explorer's
+// page, scripts and settings (which may hold the key) are 404.
 func TestExplorerDisabled(t *testing.T) {
 	e := emulatortest.Start(t, emulatortest.WithProtocol("http"), func(c *server.Config) { c.DisableExplorer = true })
-	resp, err := http.Get(e.Endpoint + "_explorer/index.html") //nolint:noctx
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 404 || !strings.Contains(string(b), `"code":"NotFound"`) {
-		t.Errorf("GET /_explorer/index.html: %d %s", resp.StatusCode, b)
+	for _, p := range []string{"_explorer/index.html", "_explorer/", "_explorer/app.js", "_explorer/settings.json"} {
+		resp, err := http.Get(e.Endpoint + p) //nolint:noctx
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 404 || !strings.Contains(string(b), `"code":"NotFound"`) || strings.Contains(string(b), emulatortest.Key) {
+			t.Errorf("GET /%s: %d %s", p, resp.StatusCode, b)
+		}
 	}
 }

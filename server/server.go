@@ -22,6 +22,7 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/jsengine"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgserver"
+	"github.com/cosmos-emulator/cosmos-emulator/server/explorer"
 	"github.com/cosmos-emulator/cosmos-emulator/server/tlscert"
 	"github.com/cosmos-emulator/cosmos-emulator/ttl"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
@@ -111,9 +112,17 @@ type Config struct {
 	// status, duration, activity id, request charge); without it the line
 	// is logged at debug level.
 	LogRequests bool
-	// DisableExplorer makes /_explorer/index.html a 404 (Microsoft's
-	// ENABLE_EXPLORER=false); by default it serves a placeholder page.
+	// DisableExplorer turns the data explorer off: /_explorer/index.html
+	// and the other explorer paths answer 404 (Microsoft's
+	// ENABLE_EXPLORER=false); by default the explorer (package
+	// server/explorer) is served.
 	DisableExplorer bool
+	// ExplorerExposeKey makes the data explorer hand the master key to
+	// its pages even when the emulator listens on a non-loopback address
+	// (--explorer-expose-key); by default the key is given only when the
+	// listener and the page's host name are loopback ones
+	// (explorer.KeyForRequest), else the user types it.
+	ExplorerExposeKey bool
 }
 
 // Defaults of the HTTP server's limits. The timeouts are far above what a
@@ -241,12 +250,16 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		}
 	}
 	reg := s.newRegistry()
+	var explorerHandler http.Handler
+	if !cfg.DisableExplorer {
+		explorerHandler = explorer.New(explorer.Config{Key: cfg.Key, ListenAddr: s.ln.Addr().String(), ExposeKey: cfg.ExplorerExposeKey})
+	}
 	handler, err := wire.NewHandler(wire.Config{
 		Service: s.svc, Key: cfg.Key, CertPEM: certPEM, Logger: s.log, Ready: s.healthy,
 		Sweep: s.sweeper.SweepOnce, SweeperStats: func() any { return s.sweeper.Stats() },
 		Consistency: cfg.Consistency,
 		Unavailable: pgstore.IsUnavailable,
-		Metrics:     reg, LogRequests: cfg.LogRequests, DisableExplorer: cfg.DisableExplorer,
+		Metrics:     reg, LogRequests: cfg.LogRequests, Explorer: explorerHandler,
 	})
 	if err != nil {
 		return nil, err

@@ -25,8 +25,8 @@
 // container's metadata), with its mode and partition key, else 403.
 //
 // Served unsigned besides GET /: /_emulator/health, /_explorer/emulator.pem,
-// the placeholder /_explorer/index.html (404 with Config.DisableExplorer)
-// and, with Config.Metrics, the Prometheus metrics at /_emulator/metrics.
+// everything else under /_explorer/, given to Config.Explorer (the data
+// explorer; 404 without one), and, with Config.Metrics, the Prometheus metrics at /_emulator/metrics.
 // Every request is counted there by operation, resource type and status
 // (classify, from the method, path and headers alone, with bounded label
 // values), with its latency and request charge, change feed reads by mode

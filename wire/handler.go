@@ -61,9 +61,11 @@ type Config struct {
 	// duration, activity id, request charge) at info level; without it
 	// the line is logged at debug level.
 	LogRequests bool
-	// DisableExplorer makes /_explorer/index.html a 404 (Microsoft's
-	// ENABLE_EXPLORER=false); by default it serves a placeholder page.
-	DisableExplorer bool
+	// Explorer, if set, serves every request under /_explorer/ except
+	// the certificate /_explorer/emulator.pem, without a signature (the
+	// data explorer, package server/explorer); nil answers them 404, as
+	// Microsoft's emulator does with ENABLE_EXPLORER=false.
+	Explorer http.Handler
 }
 
 // ConsistencyLevels are the default consistency levels an account can
@@ -148,10 +150,13 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/", h.getAccount).Methods(http.MethodGet)
 	r.HandleFunc("/_emulator/health", h.health).Methods(http.MethodGet)
 	r.HandleFunc("/_explorer/emulator.pem", h.certificate).Methods(http.MethodGet)
-	if cfg.DisableExplorer {
-		r.HandleFunc("/_explorer/index.html", h.explorerDisabled).Methods(http.MethodGet)
+	if cfg.Explorer != nil {
+		// "/_explorer/" arrives as "/_explorer" (normalizeRequest)
+		r.Handle("/_explorer", cfg.Explorer)
+		r.PathPrefix("/_explorer/").Handler(cfg.Explorer)
 	} else {
-		r.HandleFunc("/_explorer/index.html", explorerPlaceholder).Methods(http.MethodGet)
+		r.HandleFunc("/_explorer", h.explorerDisabled)
+		r.PathPrefix("/_explorer/").HandlerFunc(h.explorerDisabled)
 	}
 	if cfg.Metrics != nil {
 		if h.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
@@ -199,7 +204,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 // expired resource token is a 401 there too.
 func exemptFromAuth(r *http.Request) bool {
 	p := r.URL.EscapedPath()
-	return (p == "/" && r.Method == http.MethodGet) || strings.HasPrefix(p, "/_explorer/") || p == "/_emulator/health" || p == MetricsPath
+	return (p == "/" && r.Method == http.MethodGet) || p == "/_explorer" || strings.HasPrefix(p, "/_explorer/") || p == "/_emulator/health" || p == MetricsPath
 }
 
 // middleware normalizes and checks the request line and headers

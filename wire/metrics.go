@@ -170,7 +170,7 @@ func classify(r *http.Request) (operation, resourceType string) {
 		return "Metrics", "_emulator"
 	case strings.HasPrefix(p, "/_emulator/"):
 		return "Control", "_emulator"
-	case strings.HasPrefix(p, "/_explorer/"):
+	case p == "/_explorer" || strings.HasPrefix(p, "/_explorer/"):
 		return "Explorer", "_explorer"
 	}
 	segs := strings.Split(strings.Trim(p, "/"), "/")

@@ -25,6 +25,7 @@ func TestClassify(t *testing.T) {
 		{"GET", MetricsPath, [2]string{}, "Metrics", "_emulator"},
 		{"POST", "/_emulator/clock", [2]string{}, "Control", "_emulator"},
 		{"GET", "/_explorer/index.html", [2]string{}, "Explorer", "_explorer"},
+		{"GET", "/_explorer", [2]string{}, "Explorer", "_explorer"},
 		{"GET", "/dbs", [2]string{}, "ReadFeed", "dbs"},
 		{"POST", "/dbs", [2]string{}, "Create", "dbs"},
 		{"POST", "/dbs", [2]string{"Content-Type", "application/query+json"}, "Query", "dbs"},

@@ -76,7 +76,7 @@ func microsoftEnvOf(name string) []string {
 // typo is still an error) without acting on them, and why; setting one
 // logs the reason once at start.
 var noEffect = map[string]string{
-	"explorer-port":     "no separate data explorer listener: a placeholder page is served at /_explorer/index.html on the main port",
+	"explorer-port":     "no separate data explorer listener: the data explorer is served at /_explorer/index.html on the main port",
 	"explorer-protocol": "no separate data explorer listener",
 	"gateway-endpoint":  "GET / always advertises the host and port each client dialled",
 	"enable-otlp":       "no OpenTelemetry exporter: metrics are served at /_emulator/metrics",
@@ -315,7 +315,7 @@ func defineMicrosoftFlags(fs *flag.FlagSet, ms *msSettings, cfg *cfgTargets) {
 	fs.Var(&intRange{p: &ms.port, lo: 0, hi: 65535, what: portRange}, "port", "listen port; replaces the port of --addr")
 	fs.Var(&intRange{p: &ms.healthPort, lo: -1 << 31, hi: 65535, what: "integers up to 65535 (0 or negative: no health server)"}, "health-port",
 		"plain-HTTP health server port (GET /alive, /ready, /status) on the host of --addr; 0 or negative: none. The default port, when taken, is skipped with a warning; a port given explicitly must be free")
-	fs.Var(&strictBool{&ms.enableExplorer}, "enable-explorer", "serve the placeholder page /_explorer/index.html (true or false)")
+	fs.Var(&strictBool{&ms.enableExplorer}, "enable-explorer", "serve the data explorer at /_explorer/index.html (true or false; false: 404)")
 	fs.Var(&intRange{p: &ms.explorerPort, lo: 0, hi: 65535, what: portRange}, "explorer-port", "accepted for compatibility; no effect")
 	ms.explorerProtocol = "http"
 	fs.Var(&choice{&ms.explorerProtocol, []string{"http", "https", "https-insecure"}}, "explorer-protocol", "accepted for compatibility; no effect (http, https or https-insecure)")

@@ -39,6 +39,7 @@ func TestMicrosoftConfig(t *testing.T) {
 			want(t, "HealthAddr", cfg.HealthAddr, "127.0.0.1:8080")
 			want(t, "HealthOptional", cfg.HealthOptional, true)
 			want(t, "DisableExplorer", cfg.DisableExplorer, false)
+			want(t, "ExplorerExposeKey", cfg.ExplorerExposeKey, false)
 			want(t, "LogRequests", cfg.LogRequests, false)
 			want(t, "Key", cfg.Key, wire.WellKnownKey)
 			wantLevel(t, cfg, slog.LevelInfo)
@@ -92,6 +93,13 @@ func TestMicrosoftConfig(t *testing.T) {
 		{"ENABLE_EXPLORER=false", nil, env("ENABLE_EXPLORER", "false"), func(t *testing.T, cfg server.Config) { want(t, "DisableExplorer", cfg.DisableExplorer, true) }},
 		{"--enable-explorer true beats ENABLE_EXPLORER=false", []string{"--enable-explorer", "true"}, env("ENABLE_EXPLORER", "false"), func(t *testing.T, cfg server.Config) {
 			want(t, "DisableExplorer", cfg.DisableExplorer, false)
+		}},
+		{"--explorer-expose-key", []string{"--explorer-expose-key"}, nil, func(t *testing.T, cfg server.Config) { want(t, "ExplorerExposeKey", cfg.ExplorerExposeKey, true) }},
+		{"COSMOS_EMULATOR_EXPLORER_EXPOSE_KEY", nil, env("COSMOS_EMULATOR_EXPLORER_EXPOSE_KEY", "true"), func(t *testing.T, cfg server.Config) {
+			want(t, "ExplorerExposeKey", cfg.ExplorerExposeKey, true)
+		}},
+		{"--explorer-expose-key false beats the variable", []string{"--explorer-expose-key", "false"}, env("COSMOS_EMULATOR_EXPLORER_EXPOSE_KEY", "true"), func(t *testing.T, cfg server.Config) {
+			want(t, "ExplorerExposeKey", cfg.ExplorerExposeKey, false)
 		}},
 		{"our boolean as two arguments", []string{"--ephemeral", "true", "--log-requests", "false"}, nil, func(t *testing.T, cfg server.Config) {
 			want(t, "Ephemeral", cfg.Ephemeral, true)

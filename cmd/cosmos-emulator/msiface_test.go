@@ -154,7 +154,7 @@ func (sc *startedCommand) line(t *testing.T, prefix string) string {
 // plus the Go module's `--enable-explorer false` as two arguments, here
 // `true` so the explorer page is served) and checks what the tools wait
 // for: the log lines (Java's regex, Node's substring), the health probes
-// on the health port, the placeholder explorer page, the metrics moving
+// on the health port, the data explorer page, the metrics moving
 // with requests, the request log, and a clean exit on SIGTERM.
 func TestMicrosoftInterface(t *testing.T) {
 	healthPort := freePort(t)
