@@ -194,3 +194,57 @@ func TestUDFQueryErrors(t *testing.T) {
 		t.Fatalf("after the errors: %s", b)
 	}
 }
+
+// TestUDFGatewayRules: a UDF does not by itself make a query need the
+// SDKs' pipeline: across partitions, a UDF filter or projection is served
+// directly (200), while ORDER BY with a UDF filter gets the gateway's 1004
+// and a plan whose rewritten query keeps the UDF; the plan endpoint
+// answers UDF queries like any other (a pass-through plan for a plain UDF
+// filter), and the rewritten query then runs on range "0".
+func TestUDFGatewayRules(t *testing.T) {
+	f := newFixture(t)
+	cc := mustContainer(t, mustDB(t, f.c, "udb"), "c", "/pk")
+	createUDF(t, f.raw, "udb", "Tax", taxUDF)
+	for i, inc := range []int{60000, 40000, 5000, 120000} {
+		d := fmt.Sprintf(`{"id":"%d","pk":"p%d","income":%d}`, i, i, inc)
+		if _, err := cc.CreateItem(bg, azcosmos.NewPartitionKeyString(fmt.Sprintf("p%d", i)), []byte(d), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantStatus(t, rawQuery(f.raw, "udb", `SELECT VALUE c.id FROM c WHERE udf.Tax(c.income) > 20000`), http.StatusOK)
+	wantStatus(t, rawQuery(f.raw, "udb", `SELECT c.id, udf.Tax(c.income) AS t FROM c`), http.StatusOK)
+	r := rawQuery(f.raw, "udb", `SELECT VALUE c.id FROM c WHERE udf.Tax(c.income) > 20000 ORDER BY c.income DESC`)
+	wantError(t, r, http.StatusBadRequest, "BadRequest")
+	wantSubStatus(t, r, 1004)
+
+	plan := func(query string) map[string]any {
+		body, _ := json.Marshal(map[string]any{"query": query, "parameters": []any{}})
+		r := f.raw.do(http.MethodPost, docsPath("udb", "c"), body, "Content-Type", "application/query+json",
+			"x-ms-cosmos-is-query-plan-request", "True", "x-ms-cosmos-supported-query-features", "Aggregate, Distinct, MultipleOrderBy, OffsetAndLimit, OrderBy, Top")
+		wantStatus(t, r, http.StatusOK)
+		var p struct{ QueryInfo map[string]any }
+		if err := json.Unmarshal(r.Body, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p.QueryInfo
+	}
+	if info := plan(`SELECT VALUE c.id FROM c WHERE udf.Tax(c.income) > 20000`); info["rewrittenQuery"] != "" || len(info["orderBy"].([]any)) != 0 || info["top"] != nil {
+		t.Fatalf("plain UDF filter plan: %v", info)
+	}
+	info := plan(`SELECT VALUE c.id FROM c WHERE udf.Tax(c.income) > 20000 ORDER BY c.income DESC`)
+	rewritten, _ := info["rewrittenQuery"].(string)
+	if !strings.Contains(rewritten, "udf.Tax(") {
+		t.Fatalf("ORDER BY plan's rewritten query lost the UDF: %v", info)
+	}
+	body, _ := json.Marshal(map[string]any{"query": strings.Replace(rewritten, "{documentdb-formattableorderbyquery-filter}", "true", 1), "parameters": []any{}})
+	r = f.raw.do(http.MethodPost, docsPath("udb", "c"), body, "Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True",
+		"x-ms-documentdb-partitionkeyrangeid", "0")
+	wantStatus(t, r, http.StatusOK)
+	var page struct{ Documents []struct{ Payload string } }
+	if err := json.Unmarshal(r.Body, &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Documents) != 2 || page.Documents[0].Payload != "3" || page.Documents[1].Payload != "0" {
+		t.Fatalf("rewritten query: %s", r.Body)
+	}
+}
