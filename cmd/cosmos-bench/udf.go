@@ -80,25 +80,14 @@ func (b *bench) runUDF(ctx context.Context, res *udfResult) error {
 	if _, _, err := cc.doExpect(ctx, 201, "POST", "/dbs/"+url.PathEscape(sdk.db.ID())+"/colls/items/udfs", nil, def); err != nil {
 		return err
 	}
-	pool, err := b.connectPG(ctx, dataDir)
+	pool, table, err := b.openItemsTable(ctx, dataDir, sdk)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	_, table, err := itemsTable(ctx, pool, sdk.db.ID(), sdk.container.ID())
-	if err != nil {
-		return err
-	}
 	b.logf("udf: seeding %d items", cfg.udf.items)
-	if _, err := pool.Exec(ctx, `INSERT INTO `+table+` (pk, id, seq, body, ts, ttl, etag, lsn)
-SELECT '["p' || (g % 100) || '"]', g::text, nextval('cosmos.doc_seq'),
-       '{"id":"' || g || '","pk":"p' || (g % 100) || '","income":' || (g::bigint * 100000 / $1) || ',"pad":"' || repeat('x', 300) || '"}',
-       extract(epoch FROM now())::bigint, NULL, '"' || md5(g::text) || '"', nextval('cosmos.lsn_seq')
-FROM generate_series(1, $1) g`, cfg.udf.items); err != nil {
-		return fmt.Errorf("pgx: seeding: %w", err)
-	}
-	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) `+table); err != nil {
-		return fmt.Errorf("pgx: vacuum: %w", err)
+	if err := seedItems(ctx, pool, table, `'{"id":"' || g || '","pk":"p' || (g % 100) || '","income":' || (g::bigint * 100000 / $1) || ',"pad":"' || repeat('x', 300) || '"}'`, cfg.udf.items); err != nil {
+		return err
 	}
 	pid := emu.pid()
 	if res.RSSBeforeMB, err = rssMB(pid); err != nil {

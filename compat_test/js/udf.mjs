@@ -13,7 +13,7 @@
 // Exit status 0 when every check passed, 1 otherwise.
 import assert from "node:assert/strict";
 import { CosmosClient } from "@azure/cosmos";
-import { endpoint, key, requireDatabase, startWatchdog } from "./emulator.mjs";
+import { endpoint, key, rejects, requireDatabase, startWatchdog } from "./emulator.mjs";
 
 const dbId = requireDatabase();
 startWatchdog("udf", 120);
@@ -30,16 +30,6 @@ function tax(income) {
 const client = new CosmosClient({ endpoint, key });
 const { database } = await client.databases.create({ id: dbId });
 const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
-async function rejects(p, status, includes) {
-  try {
-    await p;
-  } catch (err) {
-    assert.equal(err.code, status, err.message);
-    if (includes) assert.ok(err.message.includes(includes), err.message);
-    return err;
-  }
-  assert.fail("expected a failure");
-}
 const sorted = (a) => [...a].sort();
 
 try {
