@@ -46,6 +46,10 @@ func (s *Store) runUDFQuery(ctx context.Context, p queryRun, hash uint64, cur *s
 	if cur == nil {
 		skip = st.Offset
 	}
+	if p.on != nil {
+		// (scripts give no UDF caller, so their queries never get here)
+		return emulator.QueryPage{}, emulator.BadRequest("User-defined functions are not supported in the queries of scripts.")
+	}
 	if err := s.ensureQueryIndexes(ctx, p.QueryItemsParams, st); err != nil {
 		return emulator.QueryPage{}, err
 	}
