@@ -4,28 +4,46 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/jsengine"
 )
 
-// jsUDFs calls UDFs given as JavaScript sources on the real engine.
+// jsUDFs calls UDFs given as JavaScript sources on the real engine. The
+// emulator uses one runner per page; a test drains many pages with one
+// jsUDFs, so it renews its runner every second (a runner's calls share the
+// engine's time limit).
 type jsUDFs struct {
+	t     testing.TB
+	e     *jsengine.Engine
 	r     *jsengine.UDFRunner
+	since time.Time
 	src   map[string]string
 	calls int
 }
 
 func newJSUDFs(t testing.TB, src map[string]string) *jsUDFs {
-	r, err := jsengine.New(jsengine.Config{}).NewUDFRunner(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	return &jsUDFs{r: r, src: src}
+	u := &jsUDFs{t: t, e: jsengine.New(jsengine.Config{}), src: src}
+	t.Cleanup(func() {
+		if u.r != nil {
+			u.r.Close()
+		}
+	})
+	return u
 }
 
 func (u *jsUDFs) CallUDF(id string, args [][]byte) ([]byte, error) {
+	if u.r == nil || time.Since(u.since) > time.Second {
+		if u.r != nil {
+			u.r.Close()
+		}
+		r, err := u.e.NewUDFRunner(context.Background())
+		if err != nil {
+			u.t.Fatal(err)
+		}
+		u.r, u.since = r, time.Now()
+	}
 	u.calls++
 	return u.r.Call(jsengine.CacheKey{ID: id}, u.src[id], args)
 }
