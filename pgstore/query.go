@@ -122,6 +122,15 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
+	var q querier = s.pool
+	if p.on != nil {
+		q = p.on
+	}
+	return s.execPage(ctx, q, st, p, hash)
+}
+
+// execPage runs the translated statement st of one page of p on q.
+func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p queryRun, hash uint64) (emulator.QueryPage, error) {
 	if st.Limit == 0 && !st.Single {
 		return emulator.QueryPage{Docs: [][]byte{}}, nil
 	}
@@ -133,10 +142,6 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	// rest (the next page resumes from the cursor).
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var q querier = s.pool
-	if p.on != nil {
-		q = p.on
-	}
 	rows, err := q.Query(qctx, st.SQL, st.Args...)
 	if err != nil {
 		return emulator.QueryPage{}, classifyQuery(err)

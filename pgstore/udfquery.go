@@ -21,6 +21,10 @@ var (
 	udfBatchBytes = 8 << 20
 	udfScanRows   = 100_000
 	udfPageTime   = 2 * time.Second
+	// udfWholeRows and udfWholeBytes bound the candidate rows (and their
+	// arguments and results) of a query evaluated over its whole set.
+	udfWholeRows  = 100_000
+	udfWholeBytes = 64 << 20
 )
 
 // runUDFQuery runs one page of a query calling user-defined functions
@@ -35,22 +39,21 @@ var (
 // transaction), so a write between the scan and the evaluation of a batch
 // is seen by neither.
 func (s *Store) runUDFQuery(ctx context.Context, p queryRun, hash uint64, cur *sqlgen.Cursor) (emulator.QueryPage, error) {
+	if sqlgen.NeedsWholeSet(p.Query) {
+		return s.runUDFWhole(ctx, p, hash, cur)
+	}
 	var taken, skip int64
 	if cur != nil {
 		taken, skip = cur.Taken, cur.Skip
 	}
-	st, err := s.translateUDF(ctx, p, cur, nil)
+	st, err := s.translateUDF(ctx, p, cur, nil, false)
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
 	if cur == nil {
 		skip = st.Offset
 	}
-	if p.on != nil {
-		// (scripts give no UDF caller, so their queries never get here)
-		return emulator.QueryPage{}, emulator.BadRequest("User-defined functions are not supported in the queries of scripts.")
-	}
-	if err := s.ensureQueryIndexes(ctx, p.QueryItemsParams, st); err != nil {
+	if err := s.udfPrepare(ctx, p, st); err != nil {
 		return emulator.QueryPage{}, err
 	}
 	limit, capped := int64(p.Page.Limit()), false
@@ -63,9 +66,9 @@ func (s *Store) runUDFQuery(ctx context.Context, p queryRun, hash uint64, cur *s
 			limit, capped = rem, true
 		}
 	}
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	tx, err := s.udfSnapshot(ctx)
 	if err != nil {
-		return emulator.QueryPage{}, classify("query items", err)
+		return emulator.QueryPage{}, err
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
 
@@ -82,7 +85,7 @@ func (s *Store) runUDFQuery(ctx context.Context, p queryRun, hash uint64, cur *s
 			break
 		}
 		last := batch.last
-		ev, err := s.translateUDF(ctx, p, nil, &batch.UDFBatch)
+		ev, err := s.translateUDF(ctx, p, nil, &batch.UDFBatch, false)
 		if err != nil {
 			return emulator.QueryPage{}, err
 		}
@@ -136,7 +139,7 @@ func (s *Store) runUDFQuery(ctx context.Context, p queryRun, hash uint64, cur *s
 			cont = pos
 			break
 		}
-		if st, err = s.translateUDF(ctx, p, pos, nil); err != nil {
+		if st, err = s.translateUDF(ctx, p, pos, nil, false); err != nil {
 			return emulator.QueryPage{}, err
 		}
 	}
@@ -154,11 +157,85 @@ func (s *Store) runUDFQuery(ctx context.Context, p queryRun, hash uint64, cur *s
 	return page, nil
 }
 
+// runUDFWhole runs one page of a query calling UDFs that needs its whole
+// set (sqlgen.NeedsWholeSet: ORDER BY on a UDF, GROUP BY, DISTINCT,
+// aggregates): the scan statement reads every candidate row (at most
+// udfWholeRows rows and udfWholeBytes of arguments and results, else
+// 400), p.UDFs computes the calls, and the evaluation statement over all
+// of them is the query's own page, paged by its own cursor. Every page
+// does this again in its snapshot: the results are those of a query over
+// stored values as long as the functions are deterministic.
+func (s *Store) runUDFWhole(ctx context.Context, p queryRun, hash uint64, cur *sqlgen.Cursor) (emulator.QueryPage, error) {
+	st, err := s.translateUDF(ctx, p, nil, nil, true)
+	if err != nil {
+		return emulator.QueryPage{}, err
+	}
+	if err := s.udfPrepare(ctx, p, st); err != nil {
+		return emulator.QueryPage{}, err
+	}
+	tx, err := s.udfSnapshot(ctx)
+	if err != nil {
+		return emulator.QueryPage{}, err
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	all := sqlgen.UDFBatch{Ords: make([][]int64, st.Joins), Results: make([][]*string, len(st.UDFArgs))}
+	bytes := 0
+	for {
+		b, full, err := s.udfScan(ctx, tx, st, p)
+		if err != nil {
+			return emulator.QueryPage{}, err
+		}
+		all.Seqs = append(all.Seqs, b.Seqs...)
+		for j := range all.Ords {
+			all.Ords[j] = append(all.Ords[j], b.Ords[j]...)
+		}
+		for k := range all.Results {
+			all.Results[k] = append(all.Results[k], b.Results[k]...)
+		}
+		if bytes += b.bytes; len(all.Seqs) > udfWholeRows || bytes > udfWholeBytes {
+			return emulator.QueryPage{}, emulator.BadRequest("The query calls user-defined functions with ORDER BY on a function, GROUP BY, DISTINCT or aggregates, which this emulator evaluates over all the rows its other filters select, and they select more than %d rows (or %d MB of function arguments and results): narrow it with filters that use no user-defined function.", udfWholeRows, udfWholeBytes>>20)
+		}
+		if !full || st.Single {
+			break
+		}
+		if st, err = s.translateUDF(ctx, p, &b.last, nil, true); err != nil {
+			return emulator.QueryPage{}, err
+		}
+	}
+	ev, err := s.translateStage(ctx, p.QueryItemsParams, cur, &sqlgen.UDFStage{Whole: true, Batch: &all})
+	if err != nil {
+		return emulator.QueryPage{}, err
+	}
+	return s.execPage(ctx, tx, ev, p, hash)
+}
+
+// udfPrepare checks where a UDF query runs and creates the path indexes
+// its scan statement st can use.
+func (s *Store) udfPrepare(ctx context.Context, p queryRun, st *sqlgen.Statement) error {
+	if p.on != nil {
+		// (scripts give no UDF caller, so their queries never get here)
+		return emulator.BadRequest("User-defined functions are not supported in the queries of scripts.")
+	}
+	return s.ensureQueryIndexes(ctx, p.QueryItemsParams, st)
+}
+
+// udfSnapshot begins the read-only REPEATABLE READ transaction all the
+// statements of one page of a UDF query read.
+func (s *Store) udfSnapshot(ctx context.Context) (pgx.Tx, error) {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, classify("query items", err)
+	}
+	return tx, nil
+}
+
 // udfBatch is the rows one scan statement read, with the results of the
-// calls, and the keyset of its last row.
+// calls, the keyset of its last row and their bytes (arguments and
+// results).
 type udfBatch struct {
 	sqlgen.UDFBatch
-	last sqlgen.Cursor
+	last  sqlgen.Cursor
+	bytes int
 }
 
 // udfScan runs the scan statement st and computes the UDF calls of its
@@ -173,10 +250,9 @@ func (s *Store) udfScan(ctx context.Context, tx pgx.Tx, st *sqlgen.Statement, p 
 		return b, false, classifyQuery(err)
 	}
 	defer rows.Close()
-	bytes := 0
 	args := make([][]byte, 0, 4)
 	for rows.Next() {
-		if len(b.Seqs) == udfBatchRows || bytes > udfBatchBytes {
+		if len(b.Seqs) == udfBatchRows || b.bytes > udfBatchBytes {
 			return b, true, nil
 		}
 		r, err := scanQueryRow(rows, st, p)
@@ -197,7 +273,7 @@ func (s *Store) udfScan(ctx context.Context, tx pgx.Tx, st *sqlgen.Statement, p 
 					undefined = true
 					continue
 				}
-				bytes += len(*a)
+				b.bytes += len(*a)
 				args = append(args, []byte(*a))
 			}
 			var res *string
@@ -208,7 +284,7 @@ func (s *Store) udfScan(ctx context.Context, tx pgx.Tx, st *sqlgen.Statement, p 
 				}
 				if out != nil {
 					v := string(out)
-					res, bytes = &v, bytes+len(v)
+					res, b.bytes = &v, b.bytes+len(v)
 				}
 			}
 			b.Results[k] = append(b.Results[k], res)
@@ -223,9 +299,10 @@ func (s *Store) udfScan(ctx context.Context, tx pgx.Tx, st *sqlgen.Statement, p 
 }
 
 // translateUDF translates the scan statement of a UDF query after cur
-// (batch nil) or its evaluation statement for batch.
-func (s *Store) translateUDF(ctx context.Context, p queryRun, cur *sqlgen.Cursor, batch *sqlgen.UDFBatch) (*sqlgen.Statement, error) {
-	stage := &sqlgen.UDFStage{Batch: batch}
+// (batch nil) or its batch evaluation statement for batch, reading
+// udfBatchRows rows at a time.
+func (s *Store) translateUDF(ctx context.Context, p queryRun, cur *sqlgen.Cursor, batch *sqlgen.UDFBatch, whole bool) (*sqlgen.Statement, error) {
+	stage := &sqlgen.UDFStage{Batch: batch, Whole: whole}
 	q := p.QueryItemsParams
 	q.Page.MaxItems = udfBatchRows
 	return s.translateStage(ctx, q, cur, stage)

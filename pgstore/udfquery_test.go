@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,15 @@ func TestUDFQueriesMatchBuiltins(t *testing.T) {
 		{"a match only at the end", `SELECT VALUE c.n FROM c WHERE udf.id(c.n) = 2500`, `SELECT VALUE c.n FROM c WHERE c.n = 2500`},
 		{"SELECT * with a UDF filter", `SELECT * FROM c WHERE udf.id(c.n) IN (5, 1500)`, `SELECT * FROM c WHERE c.n IN (5, 1500)`},
 		{"without FROM", `SELECT udf.double(21) AS v`, `SELECT 42 AS v`},
+		// evaluated over the whole set (sqlgen.NeedsWholeSet)
+		{"ORDER BY a UDF", `SELECT VALUE c.n FROM c WHERE c.n < 600 ORDER BY udf.mod7(c.n) DESC`, `SELECT VALUE c.n FROM c WHERE c.n < 600 ORDER BY c.n % 7 DESC`},
+		{"TOP and ORDER BY a UDF with a UDF filter", `SELECT TOP 30 c.id, udf.double(c.n) AS d FROM c WHERE udf.mod7(c.n) = 2 ORDER BY udf.double(c.n)`, `SELECT TOP 30 c.id, c.n * 2 AS d FROM c WHERE c.n % 7 = 2 ORDER BY c.n * 2`},
+		{"COUNT with a UDF filter", `SELECT VALUE COUNT(1) FROM c WHERE udf.mod7(c.n) = 0`, `SELECT VALUE COUNT(1) FROM c WHERE c.n % 7 = 0`},
+		{"SUM of a UDF", `SELECT VALUE SUM(udf.double(c.n)) FROM c WHERE c.n < 100`, `SELECT VALUE SUM(c.n * 2) FROM c WHERE c.n < 100`},
+		{"aggregates without VALUE", `SELECT COUNT(1) AS n, MAX(udf.mod7(c.n)) AS m FROM c WHERE c.g = 2`, `SELECT COUNT(1) AS n, MAX(c.n % 7) AS m FROM c WHERE c.g = 2`},
+		{"GROUP BY a UDF", `SELECT udf.mod7(c.n) AS k, COUNT(1) AS n FROM c GROUP BY udf.mod7(c.n)`, `SELECT c.n % 7 AS k, COUNT(1) AS n FROM c GROUP BY c.n % 7`},
+		{"DISTINCT", `SELECT DISTINCT VALUE udf.mod7(c.n) FROM c`, `SELECT DISTINCT VALUE c.n % 7 FROM c`},
+		{"DISTINCT with a UDF filter", `SELECT DISTINCT VALUE c.g FROM c WHERE udf.mod7(c.n) = 3`, `SELECT DISTINCT VALUE c.g FROM c WHERE c.n % 7 = 3`},
 		{"documents keep their member order", `SELECT VALUE udf.keys(c) FROM c WHERE c.n = 3`, `SELECT VALUE "id,pk,n,g,arr,pad,_rid,_self,_etag,_attachments,_ts" FROM c WHERE c.n = 3`},
 	}
 	for _, tt := range tests {
@@ -129,5 +139,28 @@ func TestUDFQueryPushesPlainConjunctsDown(t *testing.T) {
 		Page: emulator.PageRequest{MaxItems: 100}, UDFs: u})
 	if strings.Join(got, ",") != "497" || u.calls != 10 {
 		t.Fatalf("results %v after %d calls, want 497 after 10", got, u.calls)
+	}
+}
+
+// TestUDFWholeSetIsBounded: a query evaluated over its whole set refuses
+// (400) more candidate rows than udfWholeRows, saying how to narrow it.
+func TestUDFWholeSetIsBounded(t *testing.T) {
+	s := openStore(t)
+	c := newContainer(t, s, nil)
+	insertDocs(t, s, c, 300, 0)
+	defer func(n, m int) { udfWholeRows, udfBatchRows = n, m }(udfWholeRows, udfBatchRows)
+	udfWholeRows, udfBatchRows = 200, 50
+	q, _ := emulator.ParseQuery(`SELECT VALUE COUNT(1) FROM c WHERE udf.mod7(c.n) = 0`)
+	p := emulator.QueryItemsParams{Container: c, Expiry: emulator.Expiry{Now: 2000}, Query: q, Text: "x", UDFs: newJSUDFs(t, testUDFs)}
+	_, err := s.QueryItems(context.Background(), p)
+	var e *emulator.Error
+	if !errors.As(err, &e) || e.Kind != emulator.KindBadRequest || !strings.Contains(e.Message, "more than 200 rows") {
+		t.Fatalf("%v, want a 400 about the bound", err)
+	}
+	q, _ = emulator.ParseQuery(`SELECT VALUE COUNT(1) FROM c WHERE c.n > 150 AND udf.mod7(c.n) = 0`)
+	p.Query, p.Text = q, "y"
+	page, err := s.QueryItems(context.Background(), p)
+	if err != nil || len(page.Docs) != 1 || string(page.Docs[0]) != "21" {
+		t.Fatalf("narrowed: %v %s", err, page.Docs)
 	}
 }

@@ -1,6 +1,7 @@
 // User-defined functions in queries through @azure/cosmos: the docs' Tax
 // UDF (/work/shared/server-side-js.md §4, §7) in WHERE and in SELECT,
-// queries the SDK runs through its pipeline (query plan, ORDER BY), paging
+// queries the SDK runs through its pipeline (query plan, ORDER BY, TOP,
+// aggregates, DISTINCT; ORDER BY on a UDF), paging
 // with a selective UDF filter (every result exactly once), undefined
 // arguments, a throwing, an unknown and a looping UDF, and more than 10
 // references. Prints "OK <name>" per check; compat_test's TestJSUDFs
@@ -68,6 +69,16 @@ try {
   assert.deepEqual(resources, ["e", "a", "b", "c"]);
   ({ resources } = await container.items.query("SELECT TOP 2 t.id, udf.Tax(t.income) AS tax FROM t WHERE udf.Tax(t.income) < 20000 ORDER BY t.income").fetchAll());
   assert.deepEqual(resources, [{ id: "d", tax: 50 }, { id: "c", tax: 1000 }]);
+  // ORDER BY a UDF, aggregates, DISTINCT: evaluated over the whole set
+  ({ resources } = await container.items.query("SELECT VALUE t.id FROM t WHERE IS_DEFINED(t.income) ORDER BY udf.Tax(t.income)", { maxItemCount: 2 }).fetchAll());
+  assert.deepEqual(resources, ["d", "c", "b", "a", "e"]);
+  ({ resources } = await container.items.query("SELECT VALUE COUNT(1) FROM t WHERE udf.Tax(t.income) > 10000").fetchAll());
+  assert.deepEqual(resources, [3]);
+  ({ resources } = await container.items.query("SELECT VALUE SUM(udf.Tax(t.income)) FROM t").fetchAll());
+  assert.deepEqual(resources, [89050]);
+  // (strings: the SDK's client-side DISTINCT drops a false)
+  ({ resources } = await container.items.query("SELECT DISTINCT VALUE (udf.Tax(t.income) > 10000 ? 'high' : 'low') FROM t").fetchAll());
+  assert.deepEqual(sorted(resources), ["high", "low"]);
   ok("pipeline queries");
 
   // paging: 1,000 items, a selective UDF filter, pages of 7

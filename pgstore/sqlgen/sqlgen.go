@@ -170,6 +170,7 @@ type translator struct {
 	udfIndex map[*cosmosql.Call]int
 	udfCalls []*cosmosql.Call
 	udfScan  bool
+	udfWhole bool
 	udfBatch *UDFBatch
 }
 
@@ -186,14 +187,14 @@ func Translate(q *cosmosql.Query, in Input) (*Statement, error) {
 	t := &translator{in: in, args: append([]any(nil), in.Args...), binds: map[string]binding{}}
 	if in.UDF != nil {
 		t.udfCalls = UDFCalls(q)
-		if err := checkUDFPlacement(q, t.udfCalls); err != nil {
+		if err := checkUDFPlacement(q, t.udfCalls, in.UDF.Whole); err != nil {
 			return nil, err
 		}
 		t.udfIndex = make(map[*cosmosql.Call]int, len(t.udfCalls))
 		for i, c := range t.udfCalls {
 			t.udfIndex[c] = i
 		}
-		t.udfBatch = in.UDF.Batch
+		t.udfBatch, t.udfWhole = in.UDF.Batch, in.UDF.Whole
 		t.udfScan = t.udfBatch == nil
 	}
 	return t.query(q)
@@ -330,10 +331,11 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.GroupBy != nil {
+	// (the scan statement of a query with UDFs reads plain rows)
+	if q.GroupBy != nil && !t.udfScan {
 		return t.groupBy(q, sc)
 	}
-	if q.Distinct {
+	if q.Distinct && !t.udfScan {
 		return t.distinct(q, sc)
 	}
 	st := &Statement{Joins: len(sc.ords)}
@@ -341,7 +343,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	src := q.From.Source
 
 	// Aggregates without GROUP BY: one row, computed over the whole set.
-	if hasAggregates(q) {
+	if hasAggregates(q) && !t.udfScan {
 		return t.aggregate(q, from, where)
 	}
 
@@ -391,7 +393,11 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	type key struct{ expr, dir string }
 	var keys []key
 	var sortCols []string
-	for i, o := range q.OrderBy {
+	orderItems := q.OrderBy
+	if t.udfScan && t.udfWhole {
+		orderItems = nil // the whole set is read, in any order
+	}
+	for i, o := range orderItems {
 		v, err := t.val(o.Expr)
 		if err != nil {
 			return nil, err
@@ -420,8 +426,8 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		keys = append(keys, key{"cosmos.type_rank(" + v + ")", dir}, key{"(" + v + ")", dir})
 		sortCols = append(sortCols, "cosmos.type_rank("+v+")", "("+v+")::text")
 	}
-	st.SortKeys = len(q.OrderBy)
-	if len(q.OrderBy) > 1 {
+	st.SortKeys = len(orderItems)
+	if len(orderItems) > 1 {
 		var order []CompositePath
 		for _, o := range q.OrderBy {
 			path, ok := t.rootPath(o.Expr)
@@ -464,7 +470,8 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	}
 	st.Total, st.Offset = total, offset
 	c := t.in.Cursor
-	if t.udfIndex != nil && !t.udfScan {
+	streamEval := t.udfIndex != nil && !t.udfScan && !t.udfWhole
+	if streamEval {
 		c = nil // the batch's rows all follow the cursor
 	}
 	if c != nil {
@@ -512,7 +519,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	if st.Peek {
 		fetch++
 	}
-	if t.udfIndex != nil {
+	if t.udfScan || streamEval {
 		// the caller pages: the scan reads PageSize rows, the evaluation
 		// its batch; TOP, OFFSET and LIMIT are applied to the results
 		st.Limit, st.Peek, st.Capped, st.Taken = t.in.PageSize, false, false, 0
@@ -527,7 +534,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	cols = append(cols, out...)
 	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + strings.Join(from, " ") +
 		" WHERE " + strings.Join(where, " AND ") + " ORDER BY " + strings.Join(orderBy, ", ")
-	if !(t.udfIndex != nil && !t.udfScan) {
+	if !streamEval {
 		sql += " LIMIT " + t.bind(fetch)
 	}
 	if c == nil && offset > 0 {

@@ -34,6 +34,27 @@ type UDFStage struct {
 	// Batch is nil for the scan statement; for the evaluation statement
 	// it holds the rows of one batch and the results of the calls.
 	Batch *UDFBatch
+	// Whole selects the whole-set evaluation (see NeedsWholeSet): the scan
+	// reads the candidate rows in storage order, and the evaluation
+	// statement, given every candidate row in one batch, is the query's own
+	// page (its cursor, LIMIT, ORDER BY, GROUP BY, DISTINCT, aggregates).
+	Whole bool
+}
+
+// NeedsWholeSet reports a query calling UDFs that cannot be evaluated
+// batch by batch in the scan's order: ORDER BY on a UDF, GROUP BY,
+// DISTINCT or aggregates. Its candidate rows are read whole (within the
+// caller's bounds) and evaluated by one statement per page.
+func NeedsWholeSet(q *cosmosql.Query) bool {
+	if q.GroupBy != nil || q.Distinct || hasAggregates(q) {
+		return true
+	}
+	for _, o := range q.OrderBy {
+		if hasUDF(o.Expr) {
+			return true
+		}
+	}
+	return false
 }
 
 // UDFBatch is the rows of one batch (in scan order) and what the UDF
@@ -53,19 +74,23 @@ type UDFBatch struct {
 // statement's argument columns and of UDFBatch.Results.
 func UDFCalls(q *cosmosql.Query) []*cosmosql.Call { return cosmosql.UDFCalls(q) }
 
-// errUDFOrderBy refuses ORDER BY on a UDF (see the package comment above).
+// errUDFOrderBy refuses ORDER BY on a UDF in the batch-by-batch
+// evaluation (see the package comment above).
 var errUDFOrderBy = &UnsupportedError{What: "ORDER BY on a user-defined function (its values are computed outside PostgreSQL, so continuation tokens could not stay exact)"}
 
 // checkUDFPlacement refuses UDF calls where the two statements cannot
-// evaluate them.
-func checkUDFPlacement(q *cosmosql.Query, calls []*cosmosql.Call) error {
-	for _, o := range q.OrderBy {
-		if hasUDF(o.Expr) {
-			return errUDFOrderBy
+// evaluate them (whole: the whole-set evaluation, see NeedsWholeSet).
+func checkUDFPlacement(q *cosmosql.Query, calls []*cosmosql.Call, whole bool) error {
+	if !whole && NeedsWholeSet(q) {
+		for _, o := range q.OrderBy {
+			if hasUDF(o.Expr) {
+				return errUDFOrderBy
+			}
 		}
+		return unsupported("user-defined functions in a query with GROUP BY, DISTINCT or aggregates evaluated batch by batch")
 	}
-	if q.GroupBy != nil || q.Distinct || hasAggregates(q) {
-		return unsupported("user-defined functions in a query with GROUP BY, DISTINCT or aggregates")
+	if q.From == nil && hasAggregates(q) {
+		return unsupported("user-defined functions in aggregates without FROM")
 	}
 	if q.From != nil && q.From.Source.Subquery != nil {
 		return unsupported("user-defined functions in a query over a FROM subquery")
@@ -97,6 +122,12 @@ func checkUDFPlacement(q *cosmosql.Query, calls []*cosmosql.Call) error {
 		visit(it.Expr)
 	}
 	visit(q.Where)
+	for _, e := range q.GroupBy {
+		visit(e)
+	}
+	for _, o := range q.OrderBy {
+		visit(o.Expr)
+	}
 	if nested {
 		return unsupported("a user-defined function call in the arguments of another")
 	}

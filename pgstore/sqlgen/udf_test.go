@@ -56,7 +56,9 @@ func TestUDFWhereSplit(t *testing.T) {
 }
 
 // TestUDFPlacement: UDF calls where the two statements cannot evaluate
-// them are refused with a 400 that says so; ORDER BY on a UDF among them.
+// them are refused with a 400 that says so. ORDER BY on a UDF, GROUP BY,
+// DISTINCT and aggregates are refused batch by batch (their order or
+// groups span batches) and translate for the whole-set evaluation.
 func TestUDFPlacement(t *testing.T) {
 	tests := []struct{ query, want string }{
 		{`SELECT * FROM c ORDER BY udf.f(c.a)`, "ORDER BY on a user-defined function"},
@@ -73,6 +75,22 @@ func TestUDFPlacement(t *testing.T) {
 		var ue *UnsupportedError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an UnsupportedError about %q", tt.query, err, tt.want)
+		}
+	}
+	for _, query := range []string{
+		`SELECT * FROM c ORDER BY udf.f(c.a)`,
+		`SELECT VALUE COUNT(1) FROM c WHERE udf.f(c.a)`,
+		`SELECT DISTINCT VALUE udf.f(c.a) FROM c`,
+		`SELECT udf.f(c.a) AS k FROM c GROUP BY udf.f(c.a)`,
+	} {
+		q, _ := cosmosql.Parse(query)
+		if !NeedsWholeSet(q) {
+			t.Errorf("%s: NeedsWholeSet false", query)
+		}
+		for _, batch := range []*UDFBatch{nil, {Seqs: []int64{1}, Results: make([][]*string, len(UDFCalls(q)))}} {
+			if _, err := Translate(q, Input{Table: "cosmos.items_1", Live: "TRUE", PageSize: 10, UDF: &UDFStage{Whole: true, Batch: batch}}); err != nil {
+				t.Errorf("%s (whole set, batch %v): %v", query, batch != nil, err)
+			}
 		}
 	}
 	// without Input.UDF (metadata queries, scripts) UDF calls are refused
