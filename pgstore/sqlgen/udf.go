@@ -23,11 +23,16 @@ import (
 //     comparisons, projections and the rest keep their SQL semantics. It
 //     has the query's order, no cursor and no LIMIT (the batch bounds it).
 //
-// UDF calls are allowed in the SELECT list (or VALUE) and in WHERE of a
-// query without GROUP BY, DISTINCT, aggregates or FROM subquery, not inside
-// subqueries, FROM/JOIN sources or another UDF's arguments, and not in
-// ORDER BY (the sort values would come from outside PostgreSQL, and the
-// keyset paging could not stay exact): each of these is a 400 that says so.
+// A query whose order or groups span batches (ORDER BY on a UDF, GROUP
+// BY, DISTINCT, aggregates: NeedsWholeSet) is evaluated over its whole set
+// instead (UDFStage.Whole): the scan reads the candidate rows in storage
+// order, and one evaluation statement over all of them is the query's own
+// page, with its cursor and LIMIT.
+//
+// UDF calls are allowed in the SELECT list (or VALUE), WHERE, ORDER BY,
+// GROUP BY and aggregate arguments of a query without FROM subquery, not
+// inside subqueries, FROM/JOIN sources or another UDF's arguments: each of
+// these is a 400 that says so.
 
 // UDFStage selects the statement of a query with UDF calls.
 type UDFStage struct {
