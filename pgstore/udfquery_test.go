@@ -49,6 +49,15 @@ func (u *jsUDFs) CallUDF(id string, args [][]byte) ([]byte, error) {
 	return u.r.Call(jsengine.CacheKey{ID: id}, u.src[id], args)
 }
 
+// udfContainer returns a store with a container of n documents (see
+// insertDocs).
+func udfContainer(t *testing.T, n int) (*Store, emulator.Container) {
+	s := openStore(t)
+	c := newContainer(t, s, nil)
+	insertDocs(t, s, c, n, 0)
+	return s, c
+}
+
 var testUDFs = map[string]string{
 	"mod7":   `function (n) { return n % 7; }`,
 	"double": `function (n) { return n * 2; }`,
@@ -62,9 +71,7 @@ var testUDFs = map[string]string{
 // for every page size (including pages that end inside a scan batch and
 // batches that end inside a page), with each result once.
 func TestUDFQueriesMatchBuiltins(t *testing.T) {
-	s := openStore(t)
-	c := newContainer(t, s, nil)
-	insertDocs(t, s, c, 2500, 0)
+	s, c := udfContainer(t, 2500)
 	defer func(n int) { udfBatchRows = n }(udfBatchRows)
 	udfBatchRows = 300 // several batches per query
 	tests := []struct{ name, udf, builtin string }{
@@ -111,9 +118,7 @@ func TestUDFQueriesMatchBuiltins(t *testing.T) {
 // rows without filling ends with a continuation after the last row
 // examined (possibly with no result), and the next pages go on from there.
 func TestUDFQueryPagesStopAtTheScanBound(t *testing.T) {
-	s := openStore(t)
-	c := newContainer(t, s, nil)
-	insertDocs(t, s, c, 2500, 0)
+	s, c := udfContainer(t, 2500)
 	defer func(n, m int) { udfBatchRows, udfScanRows = n, m }(udfBatchRows, udfScanRows)
 	udfBatchRows, udfScanRows = 200, 600
 	u := newJSUDFs(t, testUDFs)
@@ -131,9 +136,7 @@ func TestUDFQueryPagesStopAtTheScanBound(t *testing.T) {
 // evaluated by PostgreSQL, so the UDF is called only for the rows that
 // pass them.
 func TestUDFQueryPushesPlainConjunctsDown(t *testing.T) {
-	s := openStore(t)
-	c := newContainer(t, s, nil)
-	insertDocs(t, s, c, 500, 0)
+	s, c := udfContainer(t, 500)
 	u := newJSUDFs(t, testUDFs)
 	got, _ := drainQuery(t, s, emulator.QueryItemsParams{Container: c, Text: `SELECT VALUE c.n FROM c WHERE c.n >= 491 AND udf.mod7(c.n) = 0`,
 		Page: emulator.PageRequest{MaxItems: 100}, UDFs: u})
@@ -145,9 +148,7 @@ func TestUDFQueryPushesPlainConjunctsDown(t *testing.T) {
 // TestUDFWholeSetIsBounded: a query evaluated over its whole set refuses
 // (400) more candidate rows than udfWholeRows, saying how to narrow it.
 func TestUDFWholeSetIsBounded(t *testing.T) {
-	s := openStore(t)
-	c := newContainer(t, s, nil)
-	insertDocs(t, s, c, 300, 0)
+	s, c := udfContainer(t, 300)
 	defer func(n, m int) { udfWholeRows, udfBatchRows = n, m }(udfWholeRows, udfBatchRows)
 	udfWholeRows, udfBatchRows = 200, 50
 	q, _ := emulator.ParseQuery(`SELECT VALUE COUNT(1) FROM c WHERE udf.mod7(c.n) = 0`)

@@ -19,8 +19,9 @@ import (
 // -udf-items items in 100 partitions, through the Go SDK across
 // partitions: a selective UDF filter (2.5 % of the items match), the same
 // filter written with built-in arithmetic (which PostgreSQL evaluates on
-// every row too: the cost of the UDF path over plain SQL), and a UDF in the
-// projection of every item (pages of 1,000). Each query is drained
+// every row too: the cost of the UDF path over plain SQL), a UDF in the
+// projection of every item (pages of 1,000), and a COUNT with the UDF
+// filter (evaluated over the whole set: every item's call in one page). Each query is drained
 // -udf-n times; the emulator's RSS is sampled every 10 ms while they run:
 // a UDF query reads its rows in bounded batches, so it stays flat whatever
 // the container's size.
@@ -126,6 +127,7 @@ func (b *bench) runUDF(ctx context.Context, res *udfResult) error {
 		{`SELECT VALUE c.id FROM c WHERE udf.Tax(c.income) > 39000`},
 		{`SELECT VALUE c.id FROM c WHERE c.income * 0.4 > 39000`},
 		{`SELECT VALUE udf.Tax(c.income) FROM c`},
+		{`SELECT VALUE COUNT(1) FROM c WHERE udf.Tax(c.income) > 39000`},
 	}
 	for _, q := range queries {
 		drain := func() (int, error) {
