@@ -276,6 +276,11 @@ func (s *Store) udfScan(ctx context.Context, tx pgx.Tx, st *sqlgen.Statement, p 
 				b.bytes += len(*a)
 				args = append(args, []byte(*a))
 			}
+			if st.UDFGuards[k] {
+				// the call's value is not used for this row
+				undefined = undefined || r.args[col] == nil
+				col++
+			}
 			var res *string
 			if !undefined { // an undefined argument skips the call
 				out, err := p.UDFs.CallUDF(c.Name, args)

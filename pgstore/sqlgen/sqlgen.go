@@ -125,10 +125,13 @@ type Statement struct {
 	// way an index on IndexKey(path) can serve.
 	IndexPaths [][]string
 	// UDFArgs is the number of arguments of each UDF call (UDFCalls
-	// order) and UDFCols the number of output columns after the keyset
-	// (ModeUDFArgs).
-	UDFArgs []int
-	UDFCols int
+	// order), UDFGuards says which of them are followed by a guard column
+	// (non-NULL when the query uses the call's value: a NULL guard skips
+	// the call), and UDFCols is the number of output columns after the
+	// keyset (ModeUDFArgs).
+	UDFArgs   []int
+	UDFGuards []bool
+	UDFCols   int
 	// Total is the TOP/LIMIT bound of the whole query (-1: none) and
 	// Offset its OFFSET, for callers that page UDF queries themselves.
 	Total, Offset int64
@@ -169,6 +172,7 @@ type translator struct {
 	// udfBatch is the batch of its evaluation statement.
 	udfIndex map[*cosmosql.Call]int
 	udfCalls []*cosmosql.Call
+	udfQuery *cosmosql.Query
 	udfScan  bool
 	udfWhole bool
 	udfBatch *UDFBatch
@@ -186,7 +190,7 @@ func (t *translator) jsonArg(raw []byte) string { return t.bind(string(raw)) + "
 func Translate(q *cosmosql.Query, in Input) (*Statement, error) {
 	t := &translator{in: in, args: append([]any(nil), in.Args...), binds: map[string]binding{}}
 	if in.UDF != nil {
-		t.udfCalls = UDFCalls(q)
+		t.udfCalls, t.udfQuery = UDFCalls(q), q
 		if err := checkUDFPlacement(q, t.udfCalls, in.UDF.Whole); err != nil {
 			return nil, err
 		}

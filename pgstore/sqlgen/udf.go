@@ -232,6 +232,79 @@ func (t *translator) udfJoin(ords []string, noFrom bool) (string, error) {
 	return "JOIN " + src + " ON " + strings.Join(on, " AND "), nil
 }
 
+// udfGuards returns, for the UDF calls in a branch of ?: or on the right
+// of ??, the SQL condition under which the query uses their value (the
+// branch is taken, the left of ?? is undefined), so that the caller calls
+// them only then, as the service evaluates lazily: c.x != null ?
+// udf.f(c.x) : 0 never calls f with null. A condition that itself calls a
+// UDF cannot be known in the scan: the calls under it are made for every
+// row.
+func (t *translator) udfGuards() (map[*cosmosql.Call]string, error) {
+	guards := map[*cosmosql.Call]string{}
+	var err error
+	var visit func(e cosmosql.Expr, conds []string)
+	branch := func(cond cosmosql.Expr, sql func(string) [2]string, a, b cosmosql.Expr, conds []string) {
+		visit(cond, conds)
+		if hasUDF(cond) {
+			visit(a, conds)
+			visit(b, conds)
+			return
+		}
+		c, e := t.val(cond)
+		if e != nil {
+			err = e
+			return
+		}
+		g := sql(c)
+		visit(a, append(conds[:len(conds):len(conds)], g[0]))
+		visit(b, append(conds[:len(conds):len(conds)], g[1]))
+	}
+	visit = func(e cosmosql.Expr, conds []string) {
+		cosmosql.Walk(e, func(x cosmosql.Expr) bool {
+			if err != nil {
+				return false
+			}
+			switch y := x.(type) {
+			case *cosmosql.Subquery:
+				return false
+			case *cosmosql.Ternary:
+				branch(y.Cond, func(c string) [2]string {
+					return [2]string{"(" + c + ") = 'true'::jsonb", "(" + c + ") IS DISTINCT FROM 'true'::jsonb"}
+				}, y.Then, y.Else, conds)
+				return false
+			case *cosmosql.Binary:
+				if y.Op == "??" {
+					// the left is evaluated whatever; the right only when
+					// the left is undefined
+					branch(y.L, func(c string) [2]string { return [2]string{"TRUE", "(" + c + ") IS NULL"} }, nil, y.R, conds)
+					return false
+				}
+			case *cosmosql.Call:
+				if y.UDF {
+					if len(conds) > 0 {
+						guards[y] = "(" + strings.Join(conds, " AND ") + ")"
+					}
+					return false // (arguments hold no UDF call)
+				}
+			}
+			return true
+		})
+	}
+	q := t.udfQuery
+	visit(q.Select.Value, nil)
+	for _, it := range q.Select.Items {
+		visit(it.Expr, nil)
+	}
+	visit(q.Where, nil)
+	for _, e := range q.GroupBy {
+		visit(e, nil)
+	}
+	for _, o := range q.OrderBy {
+		visit(o.Expr, nil)
+	}
+	return guards, err
+}
+
 // udfCall translates a UDF call: its result column in the evaluation
 // statement.
 func (t *translator) udfCall(c *cosmosql.Call) (string, error) {
@@ -249,6 +322,10 @@ func (t *translator) udfCall(c *cosmosql.Call) (string, error) {
 // their number per call in st.UDFArgs (st.UDFCols in all).
 func (t *translator) udfArgColumns(st *Statement, calls []*cosmosql.Call) ([]string, error) {
 	st.Mode = ModeUDFArgs
+	guards, err := t.udfGuards()
+	if err != nil {
+		return nil, err
+	}
 	var cols []string
 	for _, c := range calls {
 		for _, a := range c.Args {
@@ -264,6 +341,11 @@ func (t *translator) udfArgColumns(st *Statement, calls []*cosmosql.Call) ([]str
 			cols = append(cols, s)
 		}
 		st.UDFArgs = append(st.UDFArgs, len(c.Args))
+		g, ok := guards[c]
+		if ok {
+			cols = append(cols, "(CASE WHEN "+g+" THEN 'true' END)")
+		}
+		st.UDFGuards = append(st.UDFGuards, ok)
 	}
 	if len(cols) == 0 {
 		// a statement needs an output column after the keyset
