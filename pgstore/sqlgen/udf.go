@@ -122,16 +122,8 @@ func checkUDFPlacement(q *cosmosql.Query, calls []*cosmosql.Call, whole bool) er
 			return true
 		})
 	}
-	visit(q.Select.Value)
-	for _, it := range q.Select.Items {
-		visit(it.Expr)
-	}
-	visit(q.Where)
-	for _, e := range q.GroupBy {
+	for _, e := range udfPlaces(q) {
 		visit(e)
-	}
-	for _, o := range q.OrderBy {
-		visit(o.Expr)
 	}
 	if nested {
 		return unsupported("a user-defined function call in the arguments of another")
@@ -290,19 +282,25 @@ func (t *translator) udfGuards() (map[*cosmosql.Call]string, error) {
 			return true
 		})
 	}
-	q := t.udfQuery
-	visit(q.Select.Value, nil)
-	for _, it := range q.Select.Items {
-		visit(it.Expr, nil)
-	}
-	visit(q.Where, nil)
-	for _, e := range q.GroupBy {
+	for _, e := range udfPlaces(t.udfQuery) {
 		visit(e, nil)
 	}
-	for _, o := range q.OrderBy {
-		visit(o.Expr, nil)
-	}
 	return guards, err
+}
+
+// udfPlaces returns the expressions of q where UDF calls may appear: the
+// selection, WHERE, GROUP BY and ORDER BY (nil ones included).
+func udfPlaces(q *cosmosql.Query) []cosmosql.Expr {
+	out := []cosmosql.Expr{q.Select.Value}
+	for _, it := range q.Select.Items {
+		out = append(out, it.Expr)
+	}
+	out = append(out, q.Where)
+	out = append(out, q.GroupBy...)
+	for _, o := range q.OrderBy {
+		out = append(out, o.Expr)
+	}
+	return out
 }
 
 // udfCall translates a UDF call: its result column in the evaluation
