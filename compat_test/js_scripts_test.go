@@ -57,3 +57,23 @@ OK not named, not run
 		t.Fatalf("triggers.mjs printed\n%s\nwant\n%s", got, strings.TrimSpace(want))
 	}
 }
+
+// TestJSUDFs runs compat_test/js/udf.mjs: the docs' Tax UDF in WHERE and
+// SELECT, queries through the SDK's pipeline (query plan, ORDER BY, TOP)
+// with UDFs, paging with a selective UDF filter, undefined arguments, and
+// a throwing, an unknown and a looping UDF and more than 10 references,
+// through @azure/cosmos.
+func TestJSUDFs(t *testing.T) {
+	node, dir := jsSDK(t)
+	e := emulatortest.Start(t, emulatortest.WithProtocol("http"), emulatortest.WithScriptLimits(time.Second, 0))
+	out, _ := runJS(t, node, dir, "udf.mjs", 120*time.Second, "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB=udf")
+	want := `OK Tax in WHERE
+OK Tax in SELECT, undefined arguments
+OK pipeline queries
+OK paging exactly once
+OK errors
+`
+	if got := string(out); got != want {
+		t.Fatalf("udf.mjs printed\n%s\nwant\n%s", got, strings.TrimSpace(want))
+	}
+}

@@ -38,6 +38,8 @@ type results struct {
 	Batch *batchResult `json:"batch,omitempty"`
 	// Sproc holds the sproc scenario's results.
 	Sproc *sprocResult `json:"sproc,omitempty"`
+	// UDF holds the udf scenario's results.
+	UDF *udfResult `json:"udf,omitempty"`
 }
 
 // runConfig describes the run.
@@ -142,6 +144,9 @@ func writeReport(w io.Writer, r *results) {
 	}
 	if r.Sproc != nil {
 		writeSprocReport(w, r.Sproc)
+	}
+	if r.UDF != nil {
+		writeUDFReport(w, r.UDF)
 	}
 }
 
