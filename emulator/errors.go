@@ -23,6 +23,7 @@ const (
 	KindPreconditionFailed             // 412
 	KindTooLarge                       // 413
 	KindUnavailable                    // 503
+	KindRequestTimeout                 // 408: a script ran out of time
 )
 
 // String returns the Cosmos error code for the kind ("BadRequest", ...), the
@@ -49,6 +50,8 @@ func (k Kind) String() string {
 		return "RequestEntityTooLarge"
 	case KindUnavailable:
 		return "ServiceUnavailable"
+	case KindRequestTimeout:
+		return "RequestTimeout"
 	default:
 		return "InternalServerError"
 	}

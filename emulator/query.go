@@ -56,13 +56,19 @@ func ParseQuery(text string) (*cosmosql.Query, error) {
 	q, err := cosmosql.Parse(text)
 	var se *cosmosql.SyntaxError
 	if errors.As(err, &se) {
-		detail, _ := json.Marshal(map[string]any{"errors": []any{map[string]any{
-			"severity": "Error", "location": map[string]int{"start": int(se.Start), "end": int(se.End)},
-			"code": se.Code, "message": se.Message,
-		}}})
-		return nil, BadRequest("Message: %s", detail)
+		return nil, queryCompileError(se)
 	}
 	return q, err
+}
+
+// queryCompileError is the service's 400 for a query that does not
+// compile: the message embeds the positioned error list.
+func queryCompileError(se *cosmosql.SyntaxError) error {
+	detail, _ := json.Marshal(map[string]any{"errors": []any{map[string]any{
+		"severity": "Error", "location": map[string]int{"start": int(se.Start), "end": int(se.End)},
+		"code": se.Code, "message": se.Message,
+	}}})
+	return BadRequest("Message: %s", detail)
 }
 
 // QueryItems runs one page of an item query with the gateway's rules for
@@ -117,9 +123,16 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		}
 		fanOut = true
 	}
+	udfs, err := s.queryUDFs(ctx, c, q)
+	if err != nil {
+		return res, err
+	}
+	if udfs != nil {
+		defer udfs.Close()
+	}
 	page, err := s.store.QueryItems(ctx, QueryItemsParams{
 		Container: c, Expiry: s.expiry(c), PK: pk, PKPrefix: prefix, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
-		GatewayFanOut: fanOut, Now: s.clock.Now(),
+		GatewayFanOut: fanOut, Now: s.clock.Now(), UDFs: udfs,
 	})
 	if err != nil {
 		return res, err

@@ -52,14 +52,7 @@ func (c Container) Self() string { return "dbs/" + c.DatabaseRID + "/colls/" + c
 
 // JSON renders the container with its system properties.
 func (c Container) JSON() []byte {
-	props := c.Properties
-	buf := make([]byte, 0, len(props)+256)
-	if len(props) > 2 {
-		buf = append(buf, props[:len(props)-1]...)
-		buf = append(buf, ',')
-	} else {
-		buf = append(buf, '{')
-	}
+	buf := appendOpenObject(make([]byte, 0, len(c.Properties)+256), c.Properties)
 	buf = append(buf, `"_rid":`...)
 	buf = AppendJSONString(buf, c.RID)
 	buf = append(buf, `,"_ts":`...)
@@ -88,6 +81,16 @@ func (c Container) PartitionKeyRangeJSON(lsn int64) []byte {
 	buf = append(buf, `,"lsn":`...)
 	buf = strconv.AppendInt(buf, lsn, 10)
 	return append(buf, '}')
+}
+
+// appendOpenObject appends the JSON object props without its closing
+// brace, ready for more members: "{...," (or "{" for an empty object).
+func appendOpenObject(buf, props []byte) []byte {
+	if len(props) > 2 {
+		buf = append(buf, props[:len(props)-1]...)
+		return append(buf, ',')
+	}
+	return append(buf, '{')
 }
 
 // Offer is the throughput of a database or container.

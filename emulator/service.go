@@ -16,6 +16,7 @@ import (
 type Service struct {
 	store Store
 	clock *Clock
+	js    scriptEngine // server-side JavaScript (emulator/sproc.go)
 }
 
 // New returns a Service over store, reading time from clock (a nil clock
@@ -295,12 +296,18 @@ type ItemRequest struct {
 	Body         []byte // create, upsert, replace, patch
 	IfMatch      string
 	IfNoneMatch  string
+	// PreTrigger and PostTrigger are the x-ms-documentdb-pre/post-trigger-
+	// include headers of a write ("" for none; emulator/triggers.go).
+	PreTrigger, PostTrigger string
 }
 
 // ItemResult is the outcome of a point operation.
 type ItemResult struct {
 	Container Container
 	Item      Item
+	// Body, when not nil, is the response body a post-trigger set, sent
+	// instead of the rendered Item.
+	Body []byte
 	// Created reports that an upsert inserted.
 	Created bool
 	// NotModified reports that a read's If-None-Match matched.
@@ -406,6 +413,9 @@ func (s *Service) writeRequest(ctx context.Context, r ItemRequest) (Container, p
 // CreateItem creates a document (201; 409 when a live item with the same id
 // exists in the logical partition).
 func (s *Service) CreateItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
+	if r.hasTriggers() {
+		return s.triggeredWrite(ctx, OpCreate, r)
+	}
 	c, p, err := s.writeRequest(ctx, r)
 	if err != nil {
 		return ItemResult{Container: c}, err
@@ -416,6 +426,9 @@ func (s *Service) CreateItem(ctx context.Context, r ItemRequest) (ItemResult, er
 
 // UpsertItem creates or replaces a document (201 created, 200 replaced).
 func (s *Service) UpsertItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
+	if r.hasTriggers() {
+		return s.triggeredWrite(ctx, OpUpsert, r)
+	}
 	c, p, err := s.writeRequest(ctx, r)
 	if err != nil {
 		return ItemResult{Container: c}, err
@@ -427,6 +440,9 @@ func (s *Service) UpsertItem(ctx context.Context, r ItemRequest) (ItemResult, er
 // ReplaceItem replaces a live document (200; 404 when missing or expired;
 // 412 when If-Match does not match).
 func (s *Service) ReplaceItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
+	if r.hasTriggers() {
+		return s.triggeredWrite(ctx, OpReplace, r)
+	}
 	c, p, err := s.writeRequest(ctx, r)
 	if err != nil {
 		return ItemResult{Container: c}, err
@@ -463,6 +479,9 @@ func (s *Service) ReadItem(ctx context.Context, r ItemRequest) (ItemResult, erro
 
 // DeleteItem deletes a live document (204; 404; 412).
 func (s *Service) DeleteItem(ctx context.Context, r ItemRequest) (ItemResult, error) {
+	if r.hasTriggers() {
+		return s.triggeredWrite(ctx, OpDelete, r)
+	}
 	c, key, err := s.pointRequest(ctx, r)
 	if err != nil {
 		return ItemResult{Container: c}, err

@@ -36,9 +36,9 @@ type Store interface {
 	GetOffer(ctx context.Context, rid string) (Offer, error)
 	ReplaceOffer(ctx context.Context, p ReplaceOfferParams) (Offer, error)
 
-	UserStore // users and permissions (emulator/users.go)
-
-	ItemStore // the item point operations (emulator/batch.go)
+	UserStore   // users and permissions (emulator/users.go)
+	ItemStore   // the item point operations (emulator/batch.go)
+	ScriptStore // stored procedures, triggers, UDFs (emulator/scripts.go)
 	// ReadItems returns live items in creation order (Seq), after
 	// p.AfterSeq, at most p.Limit of them.
 	ReadItems(ctx context.Context, p ReadItemsParams) ([]Item, error)
@@ -199,6 +199,19 @@ type QueryItemsParams struct {
 	// Now is the emulator time of the query (GetCurrentDateTime and
 	// friends); zero means the database's clock.
 	Now time.Time
+	// UDFs calls the user-defined functions the query names; nil when it
+	// names none (or where UDFs are not available, such as inside
+	// scripts: such a query is refused as unsupported).
+	UDFs UDFCaller
+}
+
+// UDFCaller calls the user-defined functions of one query.
+type UDFCaller interface {
+	// CallUDF calls the function id with args, each the JSON text of one
+	// argument, and returns the JSON text of its result, nil when it is
+	// undefined. Its errors are the service's: 400 for a function that
+	// throws, 408 past the time limit.
+	CallUDF(id string, args [][]byte) ([]byte, error)
 }
 
 // QueryPage is one page of query results.

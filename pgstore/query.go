@@ -86,6 +86,8 @@ type queryRun struct {
 	emulator.QueryItemsParams
 	raw  bool
 	docs [][]byte
+	// on runs the statement instead of the pool (a script's transaction).
+	on querier
 }
 
 // QueryItems implements emulator.Store.
@@ -105,15 +107,30 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
+	if !p.raw && p.UDFs != nil && len(sqlgen.UDFCalls(p.Query)) > 0 {
+		return s.runUDFQuery(ctx, p, hash, cur)
+	}
 	var st *sqlgen.Statement
 	if p.raw {
 		st, err = s.translateResources(p, cur)
 	} else {
 		st, err = s.translateQuery(ctx, p.QueryItemsParams, cur)
+		if err == nil && p.on == nil {
+			err = s.ensureQueryIndexes(ctx, p.QueryItemsParams, st)
+		}
 	}
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
+	var q querier = s.pool
+	if p.on != nil {
+		q = p.on
+	}
+	return s.execPage(ctx, q, st, p, hash)
+}
+
+// execPage runs the translated statement st of one page of p on q.
+func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p queryRun, hash uint64) (emulator.QueryPage, error) {
 	if st.Limit == 0 && !st.Single {
 		return emulator.QueryPage{Docs: [][]byte{}}, nil
 	}
@@ -125,97 +142,30 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	// rest (the next page resumes from the cursor).
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(qctx, st.SQL, st.Args...)
+	rows, err := q.Query(qctx, st.SQL, st.Args...)
 	if err != nil {
 		return emulator.QueryPage{}, classifyQuery(err)
 	}
 	defer rows.Close()
-	type row struct {
-		doc    []byte
-		cursor sqlgen.Cursor
-	}
-	var out []row
+	var out []queryRow
 	size, more, overBudget := 0, false, false
 	for rows.Next() {
 		if !st.Single && len(out) == st.Limit {
 			more = true // the look-ahead row
 			break
 		}
-		var r row
-		dest := []any{&r.cursor.Seq}
-		ords := make([]int64, st.Joins)
-		for i := range ords {
-			dest = append(dest, &ords[i])
+		r, err := scanQueryRow(rows, st, p)
+		if err != nil {
+			return emulator.QueryPage{}, err
 		}
-		ranks := make([]int, st.SortKeys)
-		vals := make([]*string, st.SortKeys)
-		for i := range ranks {
-			dest = append(dest, &ranks[i], &vals[i])
+		if r.doc == nil {
+			continue // undefined: no result
 		}
-		var doc []byte
-		var it emulator.Item
-		var body string
-		var outs []*string
-		switch st.Mode {
-		case sqlgen.ModeDocument:
-			dest = append(dest, &it.PK, &it.ID, &body, &it.TS, &it.ETag)
-		case sqlgen.ModeValue:
-			outs = make([]*string, 1)
-			dest = append(dest, &outs[0])
-		default:
-			outs = make([]*string, len(st.Names))
-			for i := range outs {
-				dest = append(dest, &outs[i])
-			}
-		}
-		if err := rows.Scan(dest...); err != nil {
-			return emulator.QueryPage{}, classifyQuery(err)
-		}
-		switch st.Mode {
-		case sqlgen.ModeDocument:
-			it.Seq, it.Body = r.cursor.Seq, []byte(body)
-			if p.raw {
-				doc = it.Body
-			} else {
-				doc = it.JSON(p.Container)
-			}
-		case sqlgen.ModeValue:
-			if outs[0] == nil {
-				continue // undefined: no result
-			}
-			doc = []byte(*outs[0])
-		default:
-			doc = []byte{'{'}
-			n := 0
-			for i, v := range outs {
-				if v == nil {
-					continue // undefined members are left out
-				}
-				if n > 0 {
-					doc = append(doc, ',')
-				}
-				doc = emulator.AppendJSONString(doc, st.Names[i])
-				doc = append(doc, ':')
-				doc = append(doc, *v...)
-				n++
-			}
-			doc = append(doc, '}')
-		}
-		if !st.Single && len(out) > 0 && size+len(doc) > emulator.MaxResponseBytes {
+		if !st.Single && len(out) > 0 && size+len(r.doc) > emulator.MaxResponseBytes {
 			more, overBudget = true, true
 			break
 		}
-		size += len(doc)
-		r.doc = doc
-		r.cursor.Ords = ords
-		r.cursor.Ranks = ranks
-		for _, v := range vals {
-			if v == nil {
-				r.cursor.Vals = append(r.cursor.Vals, json.RawMessage("null"))
-			} else {
-				r.cursor.Vals = append(r.cursor.Vals, json.RawMessage(*v))
-			}
-		}
+		size += len(r.doc)
 		out = append(out, r)
 	}
 	if overBudget {
@@ -240,6 +190,89 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 		page.Continuation = encodeToken(&c, hash)
 	}
 	return page, nil
+}
+
+// queryRow is one row of a translated statement: the result document (nil
+// when undefined), the keyset cursor after it, and for a UDF scan
+// statement (sqlgen.ModeUDFArgs) its argument columns.
+type queryRow struct {
+	doc    []byte
+	cursor sqlgen.Cursor
+	args   []*string
+}
+
+// scanQueryRow reads the current row of a statement st of p.
+func scanQueryRow(rows pgx.Rows, st *sqlgen.Statement, p queryRun) (queryRow, error) {
+	var r queryRow
+	dest := []any{&r.cursor.Seq}
+	ords := make([]int64, st.Joins)
+	for i := range ords {
+		dest = append(dest, &ords[i])
+	}
+	ranks := make([]int, st.SortKeys)
+	vals := make([]*string, st.SortKeys)
+	for i := range ranks {
+		dest = append(dest, &ranks[i], &vals[i])
+	}
+	var it emulator.Item
+	var body string
+	var outs []*string
+	switch st.Mode {
+	case sqlgen.ModeDocument:
+		dest = append(dest, &it.PK, &it.ID, &body, &it.TS, &it.ETag)
+	case sqlgen.ModeValue:
+		outs = make([]*string, 1)
+	case sqlgen.ModeUDFArgs:
+		outs = make([]*string, st.UDFCols)
+	default:
+		outs = make([]*string, len(st.Names))
+	}
+	for i := range outs {
+		dest = append(dest, &outs[i])
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return r, classifyQuery(err)
+	}
+	r.cursor.Ords, r.cursor.Ranks = ords, ranks
+	for _, v := range vals {
+		if v == nil {
+			r.cursor.Vals = append(r.cursor.Vals, json.RawMessage("null"))
+		} else {
+			r.cursor.Vals = append(r.cursor.Vals, json.RawMessage(*v))
+		}
+	}
+	switch st.Mode {
+	case sqlgen.ModeDocument:
+		it.Seq, it.Body = r.cursor.Seq, []byte(body)
+		if p.raw {
+			r.doc = it.Body
+		} else {
+			r.doc = it.JSON(p.Container)
+		}
+	case sqlgen.ModeValue:
+		if outs[0] != nil {
+			r.doc = []byte(*outs[0])
+		}
+	case sqlgen.ModeUDFArgs:
+		r.args = outs
+	default:
+		doc := []byte{'{'}
+		n := 0
+		for i, v := range outs {
+			if v == nil {
+				continue // undefined members are left out
+			}
+			if n > 0 {
+				doc = append(doc, ',')
+			}
+			doc = emulator.AppendJSONString(doc, st.Names[i])
+			doc = append(doc, ':')
+			doc = append(doc, *v...)
+			n++
+		}
+		r.doc = append(doc, '}')
+	}
+	return r, nil
 }
 
 // resourcesTable is the row source of resource queries: the documents,
@@ -289,9 +322,14 @@ func translationError(err error) error {
 	return err
 }
 
-// translateQuery translates one page of a query and makes sure the path
-// indexes it can use exist.
+// translateQuery translates one page of a query.
 func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor) (*sqlgen.Statement, error) {
+	return s.translateStage(ctx, p, cur, nil)
+}
+
+// translateStage translates one page of a query, or with udf one of the
+// statements of a query calling user-defined functions.
+func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor, udf *sqlgen.UDFStage) (*sqlgen.Statement, error) {
 	a := args{}
 	live := livePredicate(p.Expiry, "r.", &a)
 	collRID, _ := emulator.DecodeRID(p.Container.RID)
@@ -301,21 +339,28 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
 		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
-		NowTicks: nowTicks(p.Now),
+		NowTicks: nowTicks(p.Now), UDF: udf,
 	})
 	if err != nil {
 		return nil, translationError(err)
 	}
+	return st, nil
+}
+
+// ensureQueryIndexes makes sure the path indexes a translated query can
+// use exist. A script's queries skip it: they run inside a transaction
+// that may hold row locks on the items table, which CREATE INDEX (on
+// another connection) would wait for while the transaction waits for it;
+// they are confined to one partition, which the pk index serves.
+func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsParams, st *sqlgen.Statement) error {
+	pol, _ := queryProperties(p.Container)
 	paths := st.IndexPaths
 	if p.PK != nil && !p.PKPrefix {
 		// a single-partition query is served by the pk column's index;
 		// an index on the partition key path would only cost writes
 		paths = withoutPartitionKeyPaths(paths, p.Container.PartitionKey)
 	}
-	if err := s.ensureIndexes(ctx, p.Container, pol, paths); err != nil {
-		return nil, classify("index", err)
-	}
-	return st, nil
+	return classify("index", s.ensureIndexes(ctx, p.Container, pol, paths))
 }
 
 // classifyQuery maps errors of a translated query: runtime errors of the

@@ -33,7 +33,11 @@ FROM generate_series(1, 100000) g`)
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := s.translateQuery(ctx, emulator.QueryItemsParams{Container: c, Expiry: emulator.Expiry{Now: 2000}, Query: q, Text: query, Page: emulator.PageRequest{MaxItems: 100}}, nil)
+		qp := emulator.QueryItemsParams{Container: c, Expiry: emulator.Expiry{Now: 2000}, Query: q, Text: query, Page: emulator.PageRequest{MaxItems: 100}}
+		st, err := s.translateQuery(ctx, qp, nil)
+		if err == nil {
+			err = s.ensureQueryIndexes(ctx, qp, st)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,4 +11,13 @@
 // with a retry delay and /_emulator/health answers 503. The HTTP server
 // bounds reads, writes, idle connections and the number of connections
 // (Config.ReadTimeout, WriteTimeout, IdleTimeout, MaxConns).
+//
+// Microsoft's emulator interface and observability: with Config.HealthAddr
+// a plain-HTTP health server (health.go) answers the probes of Microsoft's
+// image (GET /alive, /ready, /status) from the start of Start, /ready
+// turning 200 once the emulator serves and PostgreSQL answers. Each Server
+// has its own Prometheus registry (metrics.go): the connection pool, the
+// TTL sweeper and its backlog, build information, the Go runtime; the wire
+// layer adds the request metrics and serves them at /_emulator/metrics.
+// Config.CertBundle takes a PKCS#12 certificate (Microsoft's CERT_PATH).
 package server

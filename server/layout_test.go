@@ -8,8 +8,10 @@ import (
 )
 
 // TestPackageBoundaries holds the import rules of the design: the domain
-// knows no HTTP or SQL, the wire layer no SQL, the store no HTTP, the
-// sweeper neither, and the compatibility tests only the SDK and emulatortest.
+// knows no HTTP or SQL, the wire layer no SQL (nor the explorer, under
+// server), the store no HTTP, the sweeper neither, the data explorer none
+// of the layers it talks to over HTTP, and the compatibility tests only the
+// SDK and emulatortest.
 func TestPackageBoundaries(t *testing.T) {
 	const mod = "github.com/cosmos-emulator/cosmos-emulator/"
 	rules := []struct {
@@ -20,6 +22,9 @@ func TestPackageBoundaries(t *testing.T) {
 		{mod + "wire", []string{"github.com/jackc/pgx", mod + "pgstore", mod + "ttl", mod + "server"}},
 		{mod + "pgstore", []string{"net/http", "github.com/gorilla/mux", mod + "wire", mod + "ttl", mod + "server"}},
 		{mod + "ttl", []string{"net/http", "github.com/jackc/pgx", mod + "pgstore", mod + "wire"}},
+		// the data explorer is a client of the REST API like any other:
+		// it knows no service, store or wire internals
+		{mod + "server/explorer", []string{"github.com/jackc/pgx", mod + "emulator", mod + "pgstore", mod + "ttl", mod + "wire"}},
 	}
 	for _, r := range rules {
 		out, err := exec.Command("go", "list", "-deps", "-json=ImportPath", r.pkg).Output()

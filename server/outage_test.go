@@ -20,6 +20,7 @@ import (
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
+	"github.com/cosmos-emulator/cosmos-emulator/server"
 )
 
 func TestMain(m *testing.M) { os.Exit(emulatortest.Main(m)) }
@@ -117,6 +118,17 @@ func health(t *testing.T, e *emulatortest.Emulator) int {
 	return resp.StatusCode
 }
 
+// ready returns the status of GET /ready on the health server.
+func ready(t *testing.T, e *emulatortest.Emulator) int {
+	t.Helper()
+	resp, err := http.Get(e.HealthURL() + "/ready") //nolint:noctx
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 // statusOf returns the HTTP status of an SDK call's error (200 for none)
 // and its x-ms-retry-after-ms header.
 func statusOf(t *testing.T, err error) (int, string) {
@@ -159,11 +171,12 @@ func eventually(t *testing.T, what string, f func() bool) {
 }
 
 // TestPostgresOutage cuts the emulator off its PostgreSQL: every request is
-// a 503 with x-ms-retry-after-ms (never a 500), the health endpoint says
-// not ready, and when PostgreSQL is back both recover by themselves.
+// a 503 with x-ms-retry-after-ms (never a 500), the health endpoint and the
+// health server's /ready say not ready, and when PostgreSQL is back all
+// recover by themselves.
 func TestPostgresOutage(t *testing.T) {
 	proxy, via := newPGProxy(t, pgtest.NewDatabase(t))
-	e := emulatortest.StartOn(t, via)
+	e := emulatortest.StartOn(t, via, func(c *server.Config) { c.HealthAddr = "127.0.0.1:0" })
 	c := e.Client(t)
 	cc := newContainer(t, c)
 	pk := azcosmos.NewPartitionKeyString("p")
@@ -191,6 +204,9 @@ func TestPostgresOutage(t *testing.T) {
 	if got := health(t, e); got != http.StatusServiceUnavailable {
 		t.Errorf("health during the outage: %d, want 503", got)
 	}
+	if got := ready(t, e); got != http.StatusServiceUnavailable {
+		t.Errorf("/ready during the outage: %d, want 503", got)
+	}
 	for _, op := range ops {
 		status, retry := statusOf(t, op.do())
 		if status != http.StatusServiceUnavailable || retry == "" {
@@ -200,6 +216,7 @@ func TestPostgresOutage(t *testing.T) {
 
 	proxy.restore()
 	eventually(t, "health after the outage", func() bool { return health(t, e) == http.StatusOK })
+	eventually(t, "/ready after the outage", func() bool { return ready(t, e) == http.StatusOK })
 	for _, op := range ops {
 		eventually(t, op.name+" after the outage", func() bool {
 			status, _ := statusOf(t, op.do())

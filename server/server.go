@@ -15,11 +15,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/netutil"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/jsengine"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgserver"
+	"github.com/cosmos-emulator/cosmos-emulator/server/explorer"
 	"github.com/cosmos-emulator/cosmos-emulator/server/tlscert"
 	"github.com/cosmos-emulator/cosmos-emulator/ttl"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
@@ -85,6 +88,41 @@ type Config struct {
 	// DefaultMaxConns; negative: no limit). Further connections wait in the
 	// listen queue until one closes.
 	MaxConns int
+	// ScriptTimeout bounds one execution of a stored procedure, trigger
+	// or the UDF calls of a query (default 5 s, the service's).
+	ScriptTimeout time.Duration
+	// ScriptMaxMemory is how far the heap may grow during one script
+	// execution before it is stopped (default 256 MiB).
+	ScriptMaxMemory uint64
+	// HealthAddr, when set, is the address of the plain-HTTP health server
+	// (GET /alive, /ready, /health, /status, /metrics; server/health.go),
+	// which serves from the start of Start, /ready answering 503 until the
+	// emulator serves and PostgreSQL answers. Empty: no health server.
+	HealthAddr string
+	// HealthOptional makes a HealthAddr that cannot be bound a warning
+	// (logged once started) instead of a start error: for the default
+	// port, which another program may hold.
+	HealthOptional bool
+	// CertBundle is a PKCS#12 (.pfx/.p12) file holding the certificate, its
+	// chain and private key, opened with CertBundlePassword (Microsoft's
+	// CERT_PATH and CERT_SECRET); a PEM file holding both certificate and
+	// key is accepted too. Exclusive with CertFile/CertKeyFile.
+	CertBundle, CertBundlePassword string
+	// LogRequests logs one line per request at info level (method, path,
+	// status, duration, activity id, request charge); without it the line
+	// is logged at debug level.
+	LogRequests bool
+	// DisableExplorer turns the data explorer off: /_explorer/index.html
+	// and the other explorer paths answer 404 (Microsoft's
+	// ENABLE_EXPLORER=false); by default the explorer (package
+	// server/explorer) is served.
+	DisableExplorer bool
+	// ExplorerExposeKey makes the data explorer hand the master key to
+	// its pages even when the emulator listens on a non-loopback address
+	// (--explorer-expose-key); by default the key is given only when the
+	// listener and the page's host name are loopback ones
+	// (explorer.KeyForRequest), else the user types it.
+	ExplorerExposeKey bool
 }
 
 // Defaults of the HTTP server's limits. The timeouts are far above what a
@@ -119,6 +157,13 @@ type Server struct {
 	sweeper  *ttl.Sweeper
 	stopBG   context.CancelFunc
 	bgDone   chan struct{}
+	// the health server (health.go): its listener and server, or why it
+	// is not running when it was optional
+	healthLn      net.Listener
+	healthSrv     *http.Server
+	healthSkipped string
+	// registry holds the metrics once the store and sweeper exist.
+	registry atomic.Pointer[prometheus.Registry]
 }
 
 // Start brings the emulator up: listener, PostgreSQL, migrations, TLS. It
@@ -139,6 +184,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.Protocol != "https" && cfg.Protocol != "http" {
 		return nil, &StartError{Cause: fmt.Sprintf("the protocol must be https or http, not %q", cfg.Protocol), Fix: "set --protocol to https or http"}
 	}
+	if cfg.CertBundle != "" && (cfg.CertFile != "" || cfg.CertKeyFile != "") {
+		return nil, &StartError{Cause: "both a PKCS#12 certificate (--cert-path, CERT_PATH) and PEM files (--cert, --cert-key) are given", Fix: "give one of them"}
+	}
 	if _, err := base64.StdEncoding.DecodeString(cfg.Key); err != nil {
 		return nil, &StartError{Cause: "the master key (--key) is not valid base64", Fix: "give the base64 key clients sign with, or leave --key out for the well-known emulator key", Err: err}
 	}
@@ -148,6 +196,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 			if s.ln != nil {
 				s.ln.Close()
 			}
+			if s.healthSrv != nil {
+				s.healthSrv.Close()
+			}
 			s.shutdownBackends()
 		}
 	}()
@@ -155,7 +206,12 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	// nothing to find out.
 	if s.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return nil, &StartError{Cause: fmt.Sprintf("cannot listen on %s: %v", cfg.Addr, innermost(err)),
-			Fix: "stop the program using that address or choose another with --addr (port 0 picks a free one)", Err: err}
+			Fix: "stop the program using that address or choose another with --addr or --port (port 0 picks a free one)", Err: err}
+	}
+	// The health server answers from now on: /alive 200, /ready 503
+	// until the emulator is ready.
+	if err = s.listenHealth(); err != nil {
+		return nil, err
 	}
 
 	connString := cfg.PG
@@ -169,12 +225,15 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, err
 	}
 	s.svc = emulator.New(s.store, cfg.Clock)
+	s.svc.ConfigureScripts(jsengine.Config{Timeout: cfg.ScriptTimeout, MaxMemory: cfg.ScriptMaxMemory})
 	s.sweeper = &ttl.Sweeper{Expirer: s.store, Clock: cfg.Clock, Interval: cfg.TTLSweepInterval, BatchSize: cfg.TTLSweepBatch, Logger: s.log}
 
 	var certPEM []byte
 	var tlsCert tls.Certificate
 	if cfg.Protocol == "https" {
 		switch {
+		case cfg.CertBundle != "":
+			tlsCert, certPEM, err = tlscert.LoadBundle(cfg.CertBundle, cfg.CertBundlePassword)
 		case cfg.CertFile != "" || cfg.CertKeyFile != "":
 			tlsCert, certPEM, err = tlscert.LoadFiles(cfg.CertFile, cfg.CertKeyFile)
 		case cfg.Ephemeral:
@@ -187,14 +246,20 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		}
 		if err != nil {
 			return nil, &StartError{Cause: fmt.Sprintf("cannot load the TLS certificate: %v", err),
-				Fix: "check --cert and --cert-key (PEM files), or leave them out for a generated certificate", Err: err}
+				Fix: "check --cert and --cert-key (PEM files) or --cert-path and its password (CERT_SECRET), or leave them out for a generated certificate", Err: err}
 		}
+	}
+	reg := s.newRegistry()
+	var explorerHandler http.Handler
+	if !cfg.DisableExplorer {
+		explorerHandler = explorer.New(explorer.Config{Key: cfg.Key, ListenAddr: s.ln.Addr().String(), ExposeKey: cfg.ExplorerExposeKey})
 	}
 	handler, err := wire.NewHandler(wire.Config{
 		Service: s.svc, Key: cfg.Key, CertPEM: certPEM, Logger: s.log, Ready: s.healthy,
 		Sweep: s.sweeper.SweepOnce, SweeperStats: func() any { return s.sweeper.Stats() },
 		Consistency: cfg.Consistency,
 		Unavailable: pgstore.IsUnavailable,
+		Metrics:     reg, LogRequests: cfg.LogRequests, Explorer: explorerHandler,
 	})
 	if err != nil {
 		return nil, err
@@ -223,7 +288,11 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 			s.sweeper.Run(bg)
 		}
 	}()
+	s.registry.Store(reg)
 	s.ready.Store(true)
+	if s.healthSkipped != "" {
+		s.log.Warn(s.healthSkipped)
+	}
 	return s, nil
 }
 
@@ -327,6 +396,18 @@ func advertisedHost(addr string) string {
 // URL returns the endpoint, e.g. https://127.0.0.1:8081/.
 func (s *Server) URL() string { return s.url }
 
+// ListenAddr returns the address the REST endpoint listens on, e.g.
+// 0.0.0.0:8081 (URL names 127.0.0.1 for it).
+func (s *Server) ListenAddr() string { return s.ln.Addr().String() }
+
+// closeHealth stops the health server, if it runs (bounded by ctx).
+func (s *Server) closeHealth(ctx context.Context) error {
+	if s.healthSrv == nil {
+		return nil
+	}
+	return s.healthSrv.Shutdown(ctx)
+}
+
 // Service returns the emulator service (for in-process tests).
 func (s *Server) Service() *emulator.Service { return s.svc }
 
@@ -364,6 +445,9 @@ func (s *Server) Close(ctx context.Context) error {
 	if s.stopBG != nil {
 		s.stopBG()
 		<-s.bgDone
+	}
+	if err := s.closeHealth(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("server: health server shutdown: %w", err))
 	}
 	errs = append(errs, s.shutdownBackends())
 	return errors.Join(errs...)

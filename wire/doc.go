@@ -23,4 +23,14 @@
 // request carrying one needs no x-ms-date; it is allowed only on the
 // permission's resource and below (plus the account and the parent
 // container's metadata), with its mode and partition key, else 403.
+//
+// Served unsigned besides GET /: /_emulator/health, /_explorer/emulator.pem,
+// everything else under /_explorer/, given to Config.Explorer (the data
+// explorer; 404 without one), and, with Config.Metrics, the Prometheus metrics at /_emulator/metrics.
+// Every request is counted there by operation, resource type and status
+// (classify, from the method, path and headers alone, with bounded label
+// values), with its latency and request charge, change feed reads by mode
+// and result; and logged in one line (method, path, status, duration,
+// activity id, request charge) at debug level, or info with
+// Config.LogRequests (metrics.go).
 package wire

@@ -40,6 +40,8 @@ func StatusOf(k emulator.Kind) int {
 		return http.StatusRequestEntityTooLarge
 	case emulator.KindUnavailable:
 		return http.StatusServiceUnavailable
+	case emulator.KindRequestTimeout:
+		return http.StatusRequestTimeout
 	default:
 		return http.StatusInternalServerError
 	}

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -51,6 +52,20 @@ type Config struct {
 	// storage is temporarily unreachable; such errors are sent as 503
 	// instead of 500.
 	Unavailable func(error) bool
+	// Metrics, if set, receives the request collectors (requests by
+	// operation, resource type and status, latency, request charge,
+	// change feed reads) and is served, unsigned, at MetricsPath in the
+	// Prometheus text format; nil serves no metrics.
+	Metrics *prometheus.Registry
+	// LogRequests logs one line per request (method, path, status,
+	// duration, activity id, request charge) at info level; without it
+	// the line is logged at debug level.
+	LogRequests bool
+	// Explorer, if set, serves every request under /_explorer/ except
+	// the certificate /_explorer/emulator.pem, without a signature (the
+	// data explorer, package server/explorer); nil answers them 404, as
+	// Microsoft's emulator does with ENABLE_EXPLORER=false.
+	Explorer http.Handler
 }
 
 // ConsistencyLevels are the default consistency levels an account can
@@ -89,6 +104,11 @@ type handler struct {
 
 	// tokenKey authenticates resource tokens (resourcetoken.go).
 	tokenKey []byte
+
+	// metrics counts requests (nil: no metrics); logRequests logs each
+	// request at info level (metrics.go).
+	metrics     *requestMetrics
+	logRequests bool
 }
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
@@ -109,7 +129,8 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		return nil, err
 	}
 	h := &handler{svc: cfg.Service, key: key, keyString: keyString, tokenKey: tokenKey(key), certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
-		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency, unavailable: cfg.Unavailable}
+		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency, unavailable: cfg.Unavailable,
+		logRequests: cfg.LogRequests}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -129,6 +150,20 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/", h.getAccount).Methods(http.MethodGet)
 	r.HandleFunc("/_emulator/health", h.health).Methods(http.MethodGet)
 	r.HandleFunc("/_explorer/emulator.pem", h.certificate).Methods(http.MethodGet)
+	if cfg.Explorer != nil {
+		// "/_explorer/" arrives as "/_explorer" (normalizeRequest)
+		r.Handle("/_explorer", cfg.Explorer)
+		r.PathPrefix("/_explorer/").Handler(cfg.Explorer)
+	} else {
+		r.HandleFunc("/_explorer", h.explorerDisabled)
+		r.PathPrefix("/_explorer/").HandlerFunc(h.explorerDisabled)
+	}
+	if cfg.Metrics != nil {
+		if h.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
+			return nil, fmt.Errorf("wire: metrics: %w", err)
+		}
+		r.Handle(MetricsPath, metricsHandler(cfg.Metrics)).Methods(http.MethodGet)
+	}
 	h.registerControl(r)
 
 	r.HandleFunc("/dbs", h.queryDatabases).Methods(http.MethodGet)
@@ -151,24 +186,25 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.patchItem).Methods(http.MethodPatch)
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.deleteItem).Methods(http.MethodDelete)
 
-	h.registerUsers(r) // users, permissions, conflicts (users.go)
+	h.registerUsers(r)   // users, permissions, conflicts (users.go)
+	h.registerScripts(r) // stored procedures, triggers, UDFs (scripts.go)
 
 	r.HandleFunc("/offers", h.queryOffers).Methods(http.MethodGet)
 	r.HandleFunc("/offers", h.postOffers).Methods(http.MethodPost)
 	r.HandleFunc("/offers/{rid}", h.getOffer).Methods(http.MethodGet)
 	r.HandleFunc("/offers/{rid}", h.replaceOffer).Methods(http.MethodPut)
 
-	return h.middleware(r), nil
+	return h.observe(h.middleware(r)), nil
 }
 
 // exemptFromAuth lists what is served without a signature: the account
-// (older Go SDKs send GET / unsigned), the certificate and the health
-// check. An account read that does carry an Authorization header is
+// (older Go SDKs send GET / unsigned), the certificate, the explorer's
+// pages, the health check and the metrics. An account read that does carry an Authorization header is
 // verified like any request (accountReadWithAuth), so a wrong key or an
 // expired resource token is a 401 there too.
 func exemptFromAuth(r *http.Request) bool {
 	p := r.URL.EscapedPath()
-	return (p == "/" && r.Method == http.MethodGet) || strings.HasPrefix(p, "/_explorer/") || p == "/_emulator/health"
+	return (p == "/" && r.Method == http.MethodGet) || p == "/_explorer" || strings.HasPrefix(p, "/_explorer/") || p == "/_emulator/health" || p == MetricsPath
 }
 
 // middleware normalizes and checks the request line and headers
@@ -366,7 +402,7 @@ func newUUID() string {
 }
 
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
-	h.writeError(w, r, emulator.BadRequest("Request url is invalid: %s %s addresses no resource this emulator serves (stored procedures, triggers, UDFs and attachments are not supported).", r.Method, r.URL.Path))
+	h.writeError(w, r, emulator.BadRequest("Request url is invalid: %s %s addresses no resource this emulator serves (attachments are not supported).", r.Method, r.URL.Path))
 }
 
 func (h *handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {

@@ -23,6 +23,8 @@ func itemRequest(r *http.Request) (emulator.ItemRequest, error) {
 		PartitionKey: pk,
 		IfMatch:      r.Header.Get("If-Match"),
 		IfNoneMatch:  r.Header.Get("If-None-Match"),
+		PreTrigger:   r.Header.Get("x-ms-documentdb-pre-trigger-include"),
+		PostTrigger:  r.Header.Get("x-ms-documentdb-post-trigger-include"),
 	}
 	req.ID = pathVar(r, "id") // "" on the feed routes
 	switch r.Method {
@@ -43,7 +45,10 @@ func wantsMinimal(r *http.Request) bool {
 // writeItem sends an item response: body (unless minimal), etag, session
 // token and charge.
 func (h *handler) writeItem(w http.ResponseWriter, r *http.Request, status int, res emulator.ItemResult, write bool) {
-	body := res.Item.JSON(res.Container)
+	body := res.Body // a post-trigger's response body
+	if body == nil {
+		body = res.Item.JSON(res.Container)
+	}
 	hd := w.Header()
 	hd.Set("x-ms-request-charge", charge(write, len(body)))
 	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")

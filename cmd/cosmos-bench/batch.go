@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
@@ -64,18 +63,7 @@ func (b *bench) runBatch(ctx context.Context, res *batchResult) (err error) {
 		return []byte(fmt.Sprintf(`{"id":%q,"pk":"p","pad":%q}`, id, strings.Repeat("x", max(cfg.itemSize-64, 0))))
 	}
 	pk := azcosmos.NewPartitionKeyString("p")
-	measure := func(n int, f func(i int) error) (latencyStats, error) {
-		lat := make([]time.Duration, 0, n)
-		t0 := time.Now()
-		for i := 0; i < n; i++ {
-			s := time.Now()
-			if err := f(i); err != nil {
-				return latencyStats{}, err
-			}
-			lat = append(lat, time.Since(s))
-		}
-		return newLatencyStats(lat, time.Since(t0)), nil
-	}
+	measure := measureSequential
 	single := func(prefix string) func(i int) error {
 		return func(i int) error {
 			_, err := sdk.container.CreateItem(ctx, pk, body(fmt.Sprintf("%s%d", prefix, i)), nil)

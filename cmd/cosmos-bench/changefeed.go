@@ -74,27 +74,16 @@ func (b *bench) runChangeFeed(ctx context.Context, res *cfResult) error {
 	}
 	defer func() { _ = sdk.close(context.Background()) }()
 
-	pool, err := b.connectPG(ctx, dataDir)
+	pool, table, err := b.openItemsTable(ctx, dataDir, sdk)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	_, table, err := itemsTable(ctx, pool, sdk.db.ID(), sdk.container.ID())
-	if err != nil {
-		return err
-	}
 	logf("changefeed: seeding %d items", cc.items)
 	t0 := time.Now()
 	pad := cc.size - 60
-	if _, err := pool.Exec(ctx, `INSERT INTO `+table+` (pk, id, seq, body, ts, ttl, etag, lsn)
-SELECT '["p' || (g % 100) || '"]', g::text, nextval('cosmos.doc_seq'),
-       '{"id":"' || g || '","pk":"p' || (g % 100) || '","n":' || g || ',"pad":"' || repeat('x', $2) || '"}',
-       extract(epoch FROM now())::bigint, NULL, '"' || md5(g::text) || '"', nextval('cosmos.lsn_seq')
-FROM generate_series(1, $1) g`, cc.items, pad); err != nil {
-		return fmt.Errorf("pgx: seeding: %w", err)
-	}
-	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) `+table); err != nil {
-		return fmt.Errorf("pgx: vacuum: %w", err)
+	if err := seedItems(ctx, pool, table, `'{"id":"' || g || '","pk":"p' || (g % 100) || '","n":' || g || ',"pad":"' || repeat('x', $2) || '"}'`, cc.items, pad); err != nil {
+		return err
 	}
 	res.SeedSeconds = time.Since(t0).Seconds()
 
@@ -140,6 +129,38 @@ func writeCFReport(w io.Writer, r *cfResult) {
 	for _, c := range r.Checks {
 		fmt.Fprintf(w, "  %-45s %10.1f  target %-8s %s\n", c.Name, c.Value, c.Target, verdict(c.Met))
 	}
+}
+
+// openItemsTable connects to the PostgreSQL database of the emulator
+// running on dataDir and returns the items table of sdk's container.
+func (b *bench) openItemsTable(ctx context.Context, dataDir string, sdk *sdkBench) (*pgxpool.Pool, string, error) {
+	pool, err := b.connectPG(ctx, dataDir)
+	if err != nil {
+		return nil, "", err
+	}
+	_, table, err := itemsTable(ctx, pool, sdk.db.ID(), sdk.container.ID())
+	if err != nil {
+		pool.Close()
+		return nil, "", err
+	}
+	return pool, table, nil
+}
+
+// seedItems writes items g = 1..n into an items table in 100 logical
+// partitions ("p" || g % 100), each with its own seq and LSN, body being
+// the SQL of each item's JSON over g ($1 is n, args follow as $2...), then
+// VACUUM ANALYZEs the table.
+func seedItems(ctx context.Context, pool *pgxpool.Pool, table, body string, n int, args ...any) error {
+	if _, err := pool.Exec(ctx, `INSERT INTO `+table+` (pk, id, seq, body, ts, ttl, etag, lsn)
+SELECT '["p' || (g % 100) || '"]', g::text, nextval('cosmos.doc_seq'), `+body+`,
+       extract(epoch FROM now())::bigint, NULL, '"' || md5(g::text) || '"', nextval('cosmos.lsn_seq')
+FROM generate_series(1, $1) g`, append([]any{n}, args...)...); err != nil {
+		return fmt.Errorf("pgx: seeding: %w", err)
+	}
+	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) `+table); err != nil {
+		return fmt.Errorf("pgx: vacuum: %w", err)
+	}
+	return nil
 }
 
 // connectPG connects to the PostgreSQL database of the emulator running on

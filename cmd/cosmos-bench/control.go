@@ -55,6 +55,11 @@ func (c *controlClient) close() { c.http.CloseIdleConnections() }
 // returns the response (its body read whole) or an error for a status other
 // than 200.
 func (c *controlClient) do(ctx context.Context, method, path string, headers map[string]string, body []byte) (http.Header, []byte, error) {
+	return c.doExpect(ctx, http.StatusOK, method, path, headers, body)
+}
+
+// doExpect is do expecting the status want instead of 200.
+func (c *controlClient) doExpect(ctx context.Context, want int, method, path string, headers map[string]string, body []byte) (http.Header, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = strings.NewReader(string(body))
@@ -83,7 +88,7 @@ func (c *controlClient) do(ctx context.Context, method, path string, headers map
 	if err != nil {
 		return nil, nil, err
 	}
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != want {
 		return nil, nil, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, strings.TrimSpace(string(b)))
 	}
 	return resp.Header, b, nil

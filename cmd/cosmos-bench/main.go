@@ -1,7 +1,9 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
 // what: point (the default), ttl, query, changefeed, or all (the four, one
 // after the other, each with its own emulator processes and data
-// directory). The changefeed scenario is described in changefeed.go.
+// directory). The changefeed scenario is described in changefeed.go, the
+// sproc scenario (stored procedure executions) in sproc.go, the udf
+// scenario (queries calling a user-defined function) in udf.go.
 //
 // The point scenario measures, in one run:
 //
@@ -51,6 +53,8 @@
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batches 1000,5000] [-ttl-explain]
 //	go run ./cmd/cosmos-bench -scenario query [-query-small 1000] [-query-large 100000] [-query-n 300] [-query-warmup 20]
 //	go run ./cmd/cosmos-bench -scenario changefeed [-cf-items 100000] [-cf-page 1000] [-cf-size 400]
+//	go run ./cmd/cosmos-bench -scenario sproc [-sproc-n 300]
+//	go run ./cmd/cosmos-bench -scenario udf [-udf-items 10000] [-udf-n 20]
 //
 // It runs on Linux (it reads /proc for memory figures).
 package main
@@ -92,6 +96,8 @@ type config struct {
 	query        queryConfig
 	cf           cfConfig
 	batch        batchConfig
+	sproc        sprocConfig
+	udf          udfConfig
 }
 
 func main() {
@@ -129,7 +135,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var emuArgs string
 	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.scenario, "scenario", "point", "what to measure: point (ready time, memory, point operations), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), or all")
+	fs.StringVar(&cfg.scenario, "scenario", "point", "what to measure: point (ready time, memory, point operations), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), or all")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
@@ -163,6 +169,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.cf.page, "cf-page", 1000, "changefeed: x-ms-max-item-count of each change feed page")
 	fs.IntVar(&cfg.cf.size, "cf-size", 400, "changefeed: size in bytes of each item's JSON")
 	fs.IntVar(&cfg.batch.runs, "batch-n", 200, "batch: measured single creates and transactional batches of 100 creates")
+	fs.IntVar(&cfg.sproc.runs, "sproc-n", 300, "sproc: measured executions of each stored procedure")
+	fs.IntVar(&cfg.udf.items, "udf-items", 10_000, "udf: items in the container the UDF queries read")
+	fs.IntVar(&cfg.udf.runs, "udf-n", 20, "udf: measured runs of each query")
 	fs.IntVar(&cfg.batch.bulkItems, "bulk-items", 10_000, "batch: items created in bulk (requests of 100)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -187,8 +196,12 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-concurrency must be at least 1")
 	case cfg.itemSize < 128:
 		return cfg, errors.New("-size must be at least 128")
-	case cfg.scenario != "point" && cfg.scenario != "ttl" && cfg.scenario != "query" && cfg.scenario != "changefeed" && cfg.scenario != "batch" && cfg.scenario != "all":
-		return cfg, fmt.Errorf("-scenario must be point, ttl, query, changefeed, batch or all, not %q", cfg.scenario)
+	case cfg.scenario != "point" && cfg.scenario != "ttl" && cfg.scenario != "query" && cfg.scenario != "changefeed" && cfg.scenario != "batch" && cfg.scenario != "sproc" && cfg.scenario != "udf" && cfg.scenario != "all":
+		return cfg, fmt.Errorf("-scenario must be point, ttl, query, changefeed, batch, sproc, udf or all, not %q", cfg.scenario)
+	case cfg.udf.items < 1 || cfg.udf.runs < 1:
+		return cfg, errors.New("-udf-items and -udf-n must be positive")
+	case cfg.sproc.runs < 1:
+		return cfg, errors.New("-sproc-n must be at least 1")
 	case cfg.cf.items < 1 || cfg.cf.page < 1 || cfg.cf.size < 128:
 		return cfg, errors.New("-cf-items and -cf-page must be positive and -cf-size at least 128")
 	case cfg.batch.runs < 1 || cfg.batch.bulkItems < 1:
@@ -278,6 +291,18 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		res.Batch = &batchResult{}
 		if err := b.runBatch(ctx, res.Batch); err != nil {
 			return res, fmt.Errorf("batch scenario: %w", err)
+		}
+	}
+	if cfg.scenario == "sproc" || cfg.scenario == "all" {
+		res.Sproc = &sprocResult{}
+		if err := b.runSproc(ctx, res.Sproc); err != nil {
+			return res, fmt.Errorf("sproc scenario: %w", err)
+		}
+	}
+	if cfg.scenario == "udf" || cfg.scenario == "all" {
+		res.UDF = &udfResult{}
+		if err := b.runUDF(ctx, res.UDF); err != nil {
+			return res, fmt.Errorf("udf scenario: %w", err)
 		}
 	}
 	return res, nil

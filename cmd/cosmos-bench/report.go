@@ -36,6 +36,10 @@ type results struct {
 	ChangeFeed *cfResult `json:"changefeed,omitempty"`
 	// Batch holds the batch scenario's results.
 	Batch *batchResult `json:"batch,omitempty"`
+	// Sproc holds the sproc scenario's results.
+	Sproc *sprocResult `json:"sproc,omitempty"`
+	// UDF holds the udf scenario's results.
+	UDF *udfResult `json:"udf,omitempty"`
 }
 
 // runConfig describes the run.
@@ -137,6 +141,12 @@ func writeReport(w io.Writer, r *results) {
 	}
 	if r.Batch != nil {
 		writeBatchReport(w, r.Batch)
+	}
+	if r.Sproc != nil {
+		writeSprocReport(w, r.Sproc)
+	}
+	if r.UDF != nil {
+		writeUDFReport(w, r.UDF)
 	}
 }
 

@@ -3,7 +3,10 @@
 //
 // Every flag has an environment equivalent COSMOS_EMULATOR_<FLAG> (upper
 // case, dashes as underscores, e.g. COSMOS_EMULATOR_PG); a flag given on the
-// command line wins over the environment.
+// command line wins over the environment. The flags and variables of
+// Microsoft's Linux emulator image (PORT, PROTOCOL, ENABLE_EXPLORER,
+// --enable-explorer false, ...) are accepted too, below both (msenv.go),
+// so the command is a drop-in for the tools that start that image.
 package main
 
 import (
@@ -19,18 +22,20 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/jsengine"
 	"github.com/cosmos-emulator/cosmos-emulator/server"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
 )
 
 func main() {
-	cfg, err := ParseFlags(os.Args[1:], os.Getenv, os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
+	cfg, err := ParseFlags(os.Args[1:], os.Getenv, os.Stdout)
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, ErrVersion) {
 		os.Exit(0)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cosmos-emulator:", err)
-		os.Exit(2)
+		// One line, like the start-up failures.
+		fmt.Fprintln(os.Stderr, "cosmos-emulator: "+strings.Join(strings.Fields(err.Error()), " "))
+		os.Exit(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -55,16 +60,27 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
+// ErrVersion is returned by ParseFlags after it printed the version
+// (--version); the command then exits 0.
+var ErrVersion = errors.New("version printed")
+
 // ParseFlags builds the configuration from command-line arguments and the
-// environment (getenv), writing usage to out.
+// environment (getenv): flags, then COSMOS_EMULATOR_<FLAG> variables, then
+// Microsoft's emulator variables (msenv.go), then defaults. --help and
+// --version write to out and return flag.ErrHelp and ErrVersion; any
+// invalid setting is an error of one line naming the flag or variable, the
+// value and the accepted values.
 func ParseFlags(args []string, getenv func(string) string, out io.Writer) (server.Config, error) {
 	var cfg server.Config
 	var tlsHosts stringList
-	var logLevel string
+	logLevel := "info"
+	var ms msSettings
 	fs := flag.NewFlagSet("cosmos-emulator", flag.ContinueOnError)
-	fs.SetOutput(out)
-	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8081", "listen address")
-	fs.StringVar(&cfg.Protocol, "protocol", "https", "https or http")
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8081", "listen address: host:port, or a host alone to take the port from --port")
+	cfg.Protocol = "https"
+	fs.Var(&choice{&cfg.Protocol, []string{"https", "http", "https-insecure"}}, "protocol", "https or http (https-insecure, Microsoft's third value, is https)")
 	fs.StringVar(&cfg.PG, "pg", "", "PostgreSQL connection string; empty runs a managed private PostgreSQL in --data-dir")
 	fs.StringVar(&cfg.DataDir, "data-dir", ".cosmos-emulator", "directory of the managed PostgreSQL cluster and the TLS certificate")
 	fs.BoolVar(&cfg.Ephemeral, "ephemeral", false, "run the managed PostgreSQL in a temporary directory removed at exit")
@@ -72,7 +88,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.StringVar(&cfg.CertFile, "cert", "", "TLS certificate file (PEM); default: a self-signed certificate in --data-dir")
 	fs.StringVar(&cfg.CertKeyFile, "cert-key", "", "TLS private key file (PEM) for --cert")
 	fs.Var(&tlsHosts, "tls-host", "extra host name or IP for the generated certificate (repeatable, comma-separated)")
-	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.Var(&choice{&logLevel, logLevels}, "log-level", "quiet, error, warn, info, debug or trace (debug and trace log every request)")
 	fs.DurationVar(&cfg.TTLSweepInterval, "ttl-sweep-interval", time.Second, "pause between TTL sweeps that delete expired items (negative: no background sweeper)")
 	fs.IntVar(&cfg.TTLSweepBatch, "ttl-sweep-batch", 1000, "rows deleted per TTL sweep batch (each batch is one short transaction)")
 	fs.StringVar(&cfg.Consistency, "consistency", "Session", "the account's default consistency level: "+strings.Join(wire.ConsistencyLevels, ", "))
@@ -82,28 +98,30 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time from the end of a request's headers to the end of its response")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long an idle keep-alive connection stays open")
 	fs.IntVar(&cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections served at once; more wait to be accepted (negative: no limit)")
-	// Environment first, so explicit flags override it.
-	var envErr error
-	fs.VisitAll(func(f *flag.Flag) {
-		name := "COSMOS_EMULATOR_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if v := getenv(name); v != "" {
-			if err := fs.Set(f.Name, v); err != nil && envErr == nil {
-				envErr = fmt.Errorf("%s=%q: %w", name, v, err)
-			}
-		}
-	})
-	if envErr != nil {
-		return cfg, envErr
+	fs.DurationVar(&cfg.ScriptTimeout, "script-timeout", jsengine.DefaultTimeout, "longest execution of a stored procedure, trigger or a query's UDF calls (the service's is 5s)")
+	fs.BoolVar(&cfg.ExplorerExposeKey, "explorer-expose-key", false, "let the data explorer (/_explorer/index.html) hand the master key to its pages even when the emulator listens on a non-loopback address; by default only a loopback listener, through a loopback host name, does")
+	defineMicrosoftFlags(fs, &ms, &cfgTargets{certBundle: &cfg.CertBundle, certSecret: &cfg.CertBundlePassword})
+	t := track(fs)
+	// Weakest first, so that each stronger source overrides.
+	if err := t.applyEnv(fs, fromMicrosoftEnv, getenv); err != nil {
+		return cfg, err
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := t.applyEnv(fs, fromOurEnv, getenv); err != nil {
+		return cfg, err
+	}
+	t.phase = fromFlag
+	if err := fs.Parse(joinBoolValues(fs, args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(out, fs)
+		}
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
-		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		return cfg, fmt.Errorf("unexpected arguments: %s (see --help)", strings.Join(fs.Args(), " "))
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-		return cfg, fmt.Errorf("--log-level: %w", err)
+	if ms.version {
+		printVersion(out)
+		return cfg, ErrVersion
 	}
 	consistency, err := wire.ParseConsistency(cfg.Consistency)
 	if err != nil {
@@ -111,12 +129,25 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	}
 	cfg.Consistency = consistency
 	cfg.TLSHosts = tlsHosts
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	notes, err := resolveMicrosoft(fs, &cfg, &ms, t)
+	if err != nil {
+		return cfg, err
+	}
+	level, quiet := slogLevel(logLevel)
+	cfg.LogRequests = ms.logRequests
+	var w io.Writer = os.Stderr
+	if quiet {
+		w = io.Discard
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	for _, n := range notes {
+		cfg.Logger.Info(n)
+	}
 	return cfg, nil
 }
 
-// Run starts the emulator, prints the ready line to out and serves until
-// ctx is cancelled, then shuts down gracefully.
+// Run starts the emulator, prints the ready lines to out (readyLines) and
+// serves until ctx is cancelled, then shuts down gracefully.
 func Run(ctx context.Context, cfg server.Config, out io.Writer) error {
 	start := time.Now()
 	s, err := server.Start(ctx, cfg)
@@ -124,7 +155,7 @@ func Run(ctx context.Context, cfg server.Config, out io.Writer) error {
 		return err
 	}
 	cfg.Logger.Debug("started", "elapsed", time.Since(start))
-	fmt.Fprintf(out, "cosmos-emulator ready: %s\n", s.URL())
+	io.WriteString(out, readyLines(s, cfg)) //nolint:errcheck
 	var serveErr error
 	select {
 	case <-ctx.Done():
@@ -133,4 +164,39 @@ func Run(ctx context.Context, cfg server.Config, out io.Writer) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return errors.Join(serveErr, s.Close(shutdownCtx))
+}
+
+// readyLines are what the command prints to stdout once it serves, each
+// line for someone waiting on it:
+//
+//   - "cosmos-emulator ready: <url>", this emulator's ready line (the
+//     benchmarks and tests read the URL from it), then the connection
+//     string (with a key other than the well-known one, a placeholder
+//     stands for the key, so it never reaches a log);
+//   - "Now listening on: <scheme>://<listen address>": the testcontainers
+//     Node module waits for it;
+//   - the health server's address, when it runs;
+//   - "PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES" and "System is
+//     now fully ready to accept requests": Microsoft's status and legacy
+//     lines, which hand-written waits match;
+//   - "Started" ending in CRLF, last: the testcontainers Java module waits
+//     for a line matching .*Started\r\n$, Go, .NET and Python for
+//     "Started".
+func readyLines(s *server.Server, cfg server.Config) string {
+	key := cfg.Key
+	if key != wire.WellKnownKey {
+		key = "<the key given with --key or --key-file>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "cosmos-emulator ready: %s\n", s.URL())
+	fmt.Fprintf(&b, "Connection string: AccountEndpoint=%s;AccountKey=%s;\n", s.URL(), key)
+	scheme, _, _ := strings.Cut(s.URL(), "://")
+	fmt.Fprintf(&b, "Now listening on: %s://%s\n", scheme, s.ListenAddr())
+	if h := s.HealthURL(); h != "" {
+		fmt.Fprintf(&b, "Health probes on %s (/alive, /ready, /status)\n", h)
+	}
+	b.WriteString("PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES\n")
+	b.WriteString("System is now fully ready to accept requests\n")
+	b.WriteString("Started\r\n")
+	return b.String()
 }

@@ -8,6 +8,7 @@
 import https from "node:https";
 import http from "node:http";
 import { createHmac } from "node:crypto";
+import assert from "node:assert/strict";
 
 export const endpoint = process.env.COSMOS_ENDPOINT || "https://127.0.0.1:8081/";
 export const key =
@@ -61,4 +62,17 @@ export function signedRequest(method, path, body, agent) {
     req.on("error", reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
+}
+
+// rejects awaits p and asserts that it fails with HTTP status (err.code)
+// and, when given, a message that includes includes; it returns the error.
+export async function rejects(p, status, includes) {
+  try {
+    await p;
+  } catch (err) {
+    assert.equal(err.code, status, err.message);
+    if (includes) assert.ok(err.message.includes(includes), err.message);
+    return err;
+  }
+  assert.fail("expected a failure");
 }

@@ -52,7 +52,39 @@ const (
 	// CodeInvalidGroupBy is a GROUP BY expression containing a subquery
 	// (emulator-chosen code).
 	CodeInvalidGroupBy = "SC2106"
+	// CodeTooManyUDFs is a query with more than MaxUDFRefs user-defined
+	// function references (emulator-chosen code).
+	CodeTooManyUDFs = "SC2107"
+	// CodeUnknownUDF is a udf.name call naming no user-defined function of
+	// the container (emulator-chosen code; the check needs the container,
+	// so package emulator raises it, see UnknownUDF).
+	CodeUnknownUDF = "SC2005"
 )
+
+// MaxUDFRefs is the largest number of user-defined function references
+// (udf.name(...) calls, counted over the whole query text including
+// subqueries) a query may contain: the service's maxUdfRefPerSqlQuery.
+const MaxUDFRefs = 10
+
+// UnknownUDF returns the error of a call naming a user-defined function
+// the container does not have, positioned on "udf.<name>".
+func UnknownUDF(c *Call) *SyntaxError {
+	return errorAt(CodeUnknownUDF, span{c.P, c.P + Pos(len("udf.")+len(c.Name))},
+		"'udf.%s' is not a recognized user-defined function name.", c.Name)
+}
+
+// UDFCalls returns the user-defined function calls of q (subqueries
+// included) in source order, a call before the calls in its arguments.
+func UDFCalls(q *Query) []*Call {
+	var out []*Call
+	WalkQuery(q, func(e Expr) bool {
+		if c, ok := e.(*Call); ok && c.UDF {
+			out = append(out, c)
+		}
+		return true
+	})
+	return out
+}
 
 // MaxJoins is the largest number of JOINs a query may contain, counted over
 // the whole query text including subqueries (the service's

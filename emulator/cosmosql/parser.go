@@ -88,6 +88,10 @@ func Parse(query string) (q *Query, err error) {
 		p.fail(t)
 	}
 	(&checker{p: p}).query(q, nil, true)
+	if calls := UDFCalls(q); len(calls) > MaxUDFRefs {
+		panic(bailout{errorAt(CodeTooManyUDFs, p.spanOf(calls[MaxUDFRefs]),
+			"The number of user-defined function references in the query exceeds the maximum of %d.", MaxUDFRefs)})
+	}
 	return q, nil
 }
 

@@ -411,7 +411,11 @@ var errorTests = []struct {
 	{`SELECT VALUE 1 FROM c` + strings.Repeat(" JOIN t IN c.x", 2), CodeDuplicateAlias, 36, 49, "'t'"},
 	{manyJoins(11), CodeTooManyJoins, Pos(strings.LastIndex(manyJoins(11), "JOIN")), Pos(len(manyJoins(11))), "exceeds the maximum of 10"},
 	{nestedJoins, CodeTooManyJoins, Pos(strings.LastIndex(nestedJoins, "JOIN")), Pos(len(nestedJoins) - 1), "exceeds"},
+	{manyUDFs, CodeTooManyUDFs, Pos(strings.LastIndex(manyUDFs, "udf")), Pos(strings.LastIndex(manyUDFs, "udf") + 10), "The number of user-defined function references in the query exceeds the maximum of 10."},
 }
+
+// manyUDFs has 11 UDF references, the last one in a subquery.
+var manyUDFs = "SELECT VALUE [" + strings.Repeat("udf.f(c.a), ", 9) + "udf.g(1)] FROM c WHERE EXISTS(SELECT VALUE 1 FROM t IN c.x WHERE udf.f(t.a))"
 
 // manyJoins returns a query with n JOINs over distinct aliases.
 func manyJoins(n int) string {

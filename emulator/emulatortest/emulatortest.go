@@ -79,6 +79,12 @@ func WithKey(key string) Option { return func(cfg *server.Config) { cfg.Key = ke
 // WithProtocol selects "http" or "https" (the default).
 func WithProtocol(p string) Option { return func(cfg *server.Config) { cfg.Protocol = p } }
 
+// WithScriptLimits sets the time bound (0: default) and the memory guard
+// (0: default) of server-side scripts.
+func WithScriptLimits(timeout time.Duration, maxMemory uint64) Option {
+	return func(cfg *server.Config) { cfg.ScriptTimeout, cfg.ScriptMaxMemory = timeout, maxMemory }
+}
+
 // Start starts an emulator over a fresh database and stops it when the test
 // ends.
 func Start(t testing.TB, opts ...Option) *Emulator {

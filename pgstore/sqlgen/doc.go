@@ -44,6 +44,11 @@
 // and its syntax nesting by cosmosql.MaxDepth. Input.Ctx stops the
 // translation of long lists when the request is cancelled.
 //
+// Queries calling user-defined functions (udf.name(...)), which run in
+// JavaScript outside PostgreSQL, translate (with Input.UDF) into a scan
+// statement and an evaluation statement that the caller runs batch after
+// batch (see udf.go); without Input.UDF such calls are refused.
+//
 // What cannot be translated yet is an error that says so (a 400), never a
 // silent fallback; what the service refuses is a QueryError with its
 // message.

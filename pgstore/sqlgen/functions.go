@@ -203,6 +203,9 @@ func register(m map[string]fn) {
 
 func (t *translator) call(c *cosmosql.Call) (string, error) {
 	if c.UDF {
+		if t.udfIndex != nil {
+			return t.udfCall(c)
+		}
 		return "", unsupported("user-defined functions (udf.%s)", c.Name)
 	}
 	name := strings.ToUpper(c.Name)

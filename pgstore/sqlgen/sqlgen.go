@@ -37,6 +37,10 @@ const (
 	// ModeObject: one jsonb column per projected item; the result is an
 	// object of the non-undefined ones, in statement order.
 	ModeObject
+	// ModeUDFArgs: the scan statement of a query calling user-defined
+	// functions: Statement.UDFCols text columns, the JSON of each call's
+	// arguments in order (NULL when undefined); see udf.go.
+	ModeUDFArgs
 )
 
 // Input is what Translate needs besides the query.
@@ -82,6 +86,10 @@ type Input struct {
 	// Ctx, when set, is the request's context: translation stops with its
 	// error once it is done (work that grows with the query checks it).
 	Ctx context.Context
+	// UDF, when set, translates a query calling user-defined functions
+	// into its scan or evaluation statement (see udf.go); nil refuses
+	// such calls as unsupported.
+	UDF *UDFStage
 }
 
 // Statement is a translated query page.
@@ -116,6 +124,17 @@ type Statement struct {
 	// IndexPaths are the document paths the query filters or sorts on in a
 	// way an index on IndexKey(path) can serve.
 	IndexPaths [][]string
+	// UDFArgs is the number of arguments of each UDF call (UDFCalls
+	// order), UDFGuards says which of them are followed by a guard column
+	// (non-NULL when the query uses the call's value: a NULL guard skips
+	// the call), and UDFCols is the number of output columns after the
+	// keyset (ModeUDFArgs).
+	UDFArgs   []int
+	UDFGuards []bool
+	UDFCols   int
+	// Total is the TOP/LIMIT bound of the whole query (-1: none) and
+	// Offset its OFFSET, for callers that page UDF queries themselves.
+	Total, Offset int64
 }
 
 // Cursor is the position after the last row of a page: the keyset of that
@@ -126,6 +145,9 @@ type Cursor struct {
 	Ranks []int             `json:"r,omitempty"`
 	Vals  []json.RawMessage `json:"v,omitempty"`
 	Taken int64             `json:"n"`
+	// Skip is how many matching rows of OFFSET are still to be skipped
+	// (UDF queries, which apply OFFSET while paging).
+	Skip int64 `json:"k,omitempty"`
 }
 
 // binding is what a FROM alias stands for.
@@ -145,6 +167,15 @@ type translator struct {
 	// collRID and selfPrefix are the bound container RID and _self prefix
 	// ("" until first used).
 	collRID, selfPrefix string
+	// udfIndex numbers the UDF calls of a query translated with
+	// Input.UDF (nil otherwise); udfScan is true for its scan statement,
+	// udfBatch is the batch of its evaluation statement.
+	udfIndex map[*cosmosql.Call]int
+	udfCalls []*cosmosql.Call
+	udfQuery *cosmosql.Query
+	udfScan  bool
+	udfWhole bool
+	udfBatch *UDFBatch
 }
 
 func (t *translator) bind(v any) string {
@@ -158,6 +189,18 @@ func (t *translator) jsonArg(raw []byte) string { return t.bind(string(raw)) + "
 // Translate builds the statement of one page of q.
 func Translate(q *cosmosql.Query, in Input) (*Statement, error) {
 	t := &translator{in: in, args: append([]any(nil), in.Args...), binds: map[string]binding{}}
+	if in.UDF != nil {
+		t.udfCalls, t.udfQuery = UDFCalls(q), q
+		if err := checkUDFPlacement(q, t.udfCalls, in.UDF.Whole); err != nil {
+			return nil, err
+		}
+		t.udfIndex = make(map[*cosmosql.Call]int, len(t.udfCalls))
+		for i, c := range t.udfCalls {
+			t.udfIndex[c] = i
+		}
+		t.udfBatch, t.udfWhole = in.UDF.Batch, in.UDF.Whole
+		t.udfScan = t.udfBatch == nil
+	}
 	return t.query(q)
 }
 
@@ -258,6 +301,18 @@ func (t *translator) joinsAndWhere(q *cosmosql.Query, sc *scope) (*scope, error)
 		t.binds[j.Alias] = binding{expr: name + ".v"}
 		sc.ords = append(sc.ords, name+".o")
 	}
+	if t.udfIndex != nil {
+		if !t.udfScan {
+			j, err := t.udfJoin(sc.ords, false)
+			if err != nil {
+				return nil, err
+			}
+			sc.from = append(sc.from, j)
+		}
+		var err error
+		sc.where, err = t.udfWhere(q.Where, sc.where)
+		return sc, err
+	}
 	if q.Where != nil {
 		w, err := t.val(q.Where)
 		if err != nil {
@@ -280,10 +335,11 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.GroupBy != nil {
+	// (the scan statement of a query with UDFs reads plain rows)
+	if q.GroupBy != nil && !t.udfScan {
 		return t.groupBy(q, sc)
 	}
-	if q.Distinct {
+	if q.Distinct && !t.udfScan {
 		return t.distinct(q, sc)
 	}
 	st := &Statement{Joins: len(sc.ords)}
@@ -291,13 +347,19 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	src := q.From.Source
 
 	// Aggregates without GROUP BY: one row, computed over the whole set.
-	if hasAggregates(q) {
+	if hasAggregates(q) && !t.udfScan {
 		return t.aggregate(q, from, where)
 	}
 
 	// Output columns.
 	var out []string
 	switch {
+	case t.udfScan:
+		cols, err := t.udfArgColumns(st, t.udfCalls)
+		if err != nil {
+			return nil, err
+		}
+		out = cols
 	case q.Select.Star && sc.nonRoot:
 		// SELECT * over a single non-root source yields that source's values.
 		if len(q.From.Joins) > 0 {
@@ -335,7 +397,11 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	type key struct{ expr, dir string }
 	var keys []key
 	var sortCols []string
-	for i, o := range q.OrderBy {
+	orderItems := q.OrderBy
+	if t.udfScan && t.udfWhole {
+		orderItems = nil // the whole set is read, in any order
+	}
+	for i, o := range orderItems {
 		v, err := t.val(o.Expr)
 		if err != nil {
 			return nil, err
@@ -364,8 +430,8 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		keys = append(keys, key{"cosmos.type_rank(" + v + ")", dir}, key{"(" + v + ")", dir})
 		sortCols = append(sortCols, "cosmos.type_rank("+v+")", "("+v+")::text")
 	}
-	st.SortKeys = len(q.OrderBy)
-	if len(q.OrderBy) > 1 {
+	st.SortKeys = len(orderItems)
+	if len(orderItems) > 1 {
 		var order []CompositePath
 		for _, o := range q.OrderBy {
 			path, ok := t.rootPath(o.Expr)
@@ -406,7 +472,12 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 			return nil, err
 		}
 	}
+	st.Total, st.Offset = total, offset
 	c := t.in.Cursor
+	streamEval := t.udfIndex != nil && !t.udfScan && !t.udfWhole
+	if streamEval {
+		c = nil // the batch's rows all follow the cursor
+	}
 	if c != nil {
 		st.Taken = c.Taken
 		if len(c.Ords) != st.Joins || len(c.Ranks) != st.SortKeys || len(c.Vals) != st.SortKeys {
@@ -452,6 +523,12 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	if st.Peek {
 		fetch++
 	}
+	if t.udfScan || streamEval {
+		// the caller pages: the scan reads PageSize rows, the evaluation
+		// its batch; TOP, OFFSET and LIMIT are applied to the results
+		st.Limit, st.Peek, st.Capped, st.Taken = t.in.PageSize, false, false, 0
+		fetch, offset = t.in.PageSize, 0
+	}
 	var orderBy []string
 	for _, k := range keys {
 		orderBy = append(orderBy, k.expr+" "+k.dir)
@@ -460,8 +537,10 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	cols = append(cols, sortCols...)
 	cols = append(cols, out...)
 	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + strings.Join(from, " ") +
-		" WHERE " + strings.Join(where, " AND ") + " ORDER BY " + strings.Join(orderBy, ", ") +
-		" LIMIT " + t.bind(fetch)
+		" WHERE " + strings.Join(where, " AND ") + " ORDER BY " + strings.Join(orderBy, ", ")
+	if !streamEval {
+		sql += " LIMIT " + t.bind(fetch)
+	}
 	if c == nil && offset > 0 {
 		sql += " OFFSET " + t.bind(offset)
 	}
@@ -544,6 +623,9 @@ func (t *translator) noFrom(q *cosmosql.Query) (*Statement, error) {
 		return nil, unsupported("SELECT * without FROM")
 	}
 	st := &Statement{Single: true, Limit: 1}
+	if t.udfIndex != nil {
+		return t.noFromUDF(q, st)
+	}
 	cols, v, err := t.project(q, st, t.val, true)
 	if err != nil {
 		return nil, err

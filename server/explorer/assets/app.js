@@ -1,0 +1,585 @@
+// The data explorer's page logic: connection, databases and containers,
+// items, queries, the change feed and the TTL view. Every action runs
+// through run(), which shows a refused request's status and message in the
+// alert region: nothing fails silently.
+
+import { Client, ServiceError, path, headerJSON, partitionKeyOf } from "./cosmos.js";
+
+// The public key of every Cosmos DB emulator (Microsoft's documentation
+// prints it); offered as a convenience when the server does not hand the
+// page its key.
+const WELL_KNOWN_KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+const KEY_STORAGE = "cosmos-explorer-key";
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  client: null,
+  dbs: [], // {db, colls: [container]}
+  offers: new Map(), // resource _rid -> offer
+  db: null, // selected database resource
+  coll: null, // selected container resource
+  items: { conts: [""], page: 0 },
+  editing: null, // {id, pk, etag} of the item in the editor; null: a new item
+  query: { text: "", cont: "", page: 0, charge: 0, count: 0 },
+  feed: { etag: "", page: 0 },
+};
+
+// ---- feedback
+
+let pending = 0;
+document.body.dataset.pending = "0";
+
+function setPending(delta) {
+  pending += delta;
+  document.body.dataset.pending = String(pending);
+  if (pending > 0) document.body.setAttribute("aria-busy", "true");
+  else document.body.removeAttribute("aria-busy");
+}
+
+/** showError puts a failure in the alert region (status, code, message). */
+function showError(e) {
+  const text = e instanceof ServiceError ? e.toString() : String(e?.message || e);
+  $("error-text").textContent = text;
+  $("error").hidden = false;
+}
+
+function clearError() {
+  $("error").hidden = true;
+  $("error-text").textContent = "";
+}
+
+/** run performs one user action: it clears the last error and shows the new one. */
+async function run(action) {
+  clearError();
+  setPending(1);
+  try {
+    return await action();
+  } catch (e) {
+    showError(e);
+    return undefined;
+  } finally {
+    setPending(-1);
+  }
+}
+
+window.addEventListener("unhandledrejection", (ev) => showError(ev.reason));
+window.addEventListener("error", (ev) => showError(ev.error || ev.message));
+
+/** el builds an element: el("td", {text: "x", class: "c"}, child...). */
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  e.append(...children);
+  return e;
+}
+
+/** confirmDelete asks in a modal dialog; resolves true when confirmed. */
+function confirmDelete(text) {
+  const dlg = $("confirm");
+  $("confirm-text").textContent = text;
+  dlg.returnValue = "";
+  dlg.showModal();
+  return new Promise((resolve) => dlg.addEventListener("close", () => resolve(dlg.returnValue === "ok"), { once: true }));
+}
+
+const fmtCharge = (c) => `${Number(c).toFixed(2)} RU`;
+const fmtTs = (ts) => (typeof ts === "number" ? new Date(ts * 1000).toISOString().replace(".000Z", "Z") : "–");
+
+// ---- requests
+
+const req = (method, p, opts) => state.client.request(method, p, opts);
+const docsPath = () => path("dbs", state.db.id, "colls", state.coll.id, "docs");
+const itemPath = (id) => path("dbs", state.db.id, "colls", state.coll.id, "docs", id);
+
+/** readAll reads a whole feed (/dbs, .../colls, /offers), following continuations. */
+async function readAll(p, field) {
+  const out = [];
+  let cont = "";
+  do {
+    const r = await req("GET", p, { headers: cont ? { "x-ms-continuation": cont } : {} });
+    out.push(...(r.data?.[field] || []));
+    cont = r.headers.get("x-ms-continuation") || "";
+  } while (cont);
+  return out;
+}
+
+/** query runs a SQL query against the selected container's single range "0" (so every query is served whole). */
+function query(text, { pageSize, cont } = {}) {
+  const headers = {
+    "Content-Type": "application/query+json",
+    "x-ms-documentdb-isquery": "True",
+    "x-ms-documentdb-query-enablecrosspartition": "True",
+    "x-ms-documentdb-partitionkeyrangeid": "0",
+  };
+  if (pageSize) headers["x-ms-max-item-count"] = String(pageSize);
+  if (cont) headers["x-ms-continuation"] = cont;
+  return req("POST", docsPath(), { body: { query: text, parameters: [] }, headers });
+}
+
+// ---- connection
+
+async function connect(key, how) {
+  const client = new Client(key);
+  await client.request("GET", "/dbs"); // a wrong key is a 401 here
+  state.client = client;
+  sessionStorage.setItem(KEY_STORAGE, key);
+  $("key-status").textContent = how === "server" ? "Connected with the key the emulator gave this page." : "Connected.";
+  for (const id of ["refresh-tree", "advance-clock", "sweep", "refresh-stats"]) $(id).disabled = false;
+  await loadTree();
+  await loadStats();
+}
+
+async function init() {
+  bindEvents();
+  const settings = await run(async () => {
+    const r = await fetch("settings.json", { cache: "no-store" });
+    if (!r.ok) throw new ServiceError(r.status, "Settings", `GET settings.json answered ${r.status}.`);
+    return r.json();
+  });
+  if (settings?.keyProvided) {
+    $("key").value = settings.key;
+    await run(() => connect(settings.key, "server"));
+    return;
+  }
+  $("key-status").textContent = settings?.reason || "Enter the account key.";
+  const saved = sessionStorage.getItem(KEY_STORAGE);
+  if (saved) {
+    $("key").value = saved;
+    await run(() => connect(saved, "saved"));
+  }
+}
+
+// ---- databases and containers
+
+async function loadTree() {
+  const dbs = await readAll("/dbs", "Databases");
+  state.dbs = [];
+  for (const db of dbs) {
+    state.dbs.push({ db, colls: await readAll(path("dbs", db.id, "colls"), "DocumentCollections") });
+  }
+  state.offers = new Map((await readAll("/offers", "Offers")).map((o) => [o.offerResourceId, o]));
+  renderTree();
+}
+
+function renderTree() {
+  const tree = $("tree");
+  tree.replaceChildren();
+  if (state.dbs.length === 0) tree.append(el("li", { text: "No databases yet." }));
+  for (const { db, colls } of state.dbs) {
+    const sub = el("ul");
+    for (const c of colls) {
+      const current = state.coll?._rid === c._rid;
+      sub.append(el("li", {}, el("button", { type: "button", class: "coll", "data-db": db.id, "data-coll": c.id, "aria-current": current ? "true" : "false", onclick: () => run(() => selectColl(db, c)) }, c.id)));
+    }
+    const current = !state.coll && state.db?._rid === db._rid;
+    tree.append(el("li", {}, el("button", { type: "button", class: "db", "data-db": db.id, "aria-current": current ? "true" : "false", onclick: () => selectDb(db) }, db.id), sub));
+  }
+}
+
+function show(view) {
+  for (const id of ["welcome", "db-view", "coll-view"]) $(id).hidden = id !== view;
+}
+
+/** throughputText describes the offer of a database or container. */
+function throughputText(rid) {
+  const o = state.offers.get(rid);
+  if (!o) return null;
+  const auto = o.content?.offerAutopilotSettings?.maxThroughput;
+  return auto ? `autoscale, up to ${auto} RU/s` : `${o.content?.offerThroughput} RU/s (manual)`;
+}
+
+function fillSettings(dl, rows) {
+  dl.replaceChildren();
+  for (const [k, v] of rows) dl.append(el("dt", { text: k }), el("dd", { text: v }));
+}
+
+function selectDb(db) {
+  state.db = db;
+  state.coll = null;
+  const entry = state.dbs.find((d) => d.db._rid === db._rid);
+  $("db-title").textContent = `Database ${db.id}`;
+  fillSettings($("db-settings"), [
+    ["id", db.id],
+    ["_rid", db._rid],
+    ["Shared throughput", throughputText(db._rid) || "none (each container has its own)"],
+    ["Containers", String(entry?.colls.length ?? 0)],
+  ]);
+  renderTree();
+  show("db-view");
+  $("db-title").focus();
+}
+
+async function createDatabase(form) {
+  const id = form.dbId.value.trim();
+  const headers = form.throughput.value ? { "x-ms-offer-throughput": form.throughput.value } : {};
+  const r = await req("POST", "/dbs", { body: { id }, headers });
+  form.reset();
+  await loadTree();
+  selectDb(r.data);
+}
+
+async function deleteDatabase() {
+  const db = state.db;
+  if (!(await confirmDelete(`Delete database ${db.id} and all its containers?`))) return;
+  await req("DELETE", path("dbs", db.id));
+  state.db = state.coll = null;
+  show("welcome");
+  await loadTree();
+  await loadStats();
+}
+
+function ttlValue(mode, seconds) {
+  if (mode === "on") return -1;
+  if (mode === "seconds") return Number(seconds);
+  return undefined;
+}
+
+async function createContainer(form) {
+  const paths = form.pk.value.split(",").map((s) => s.trim()).filter(Boolean);
+  const body = { id: form.collId.value.trim(), partitionKey: { paths, kind: paths.length > 1 ? "MultiHash" : "Hash", version: 2 } };
+  const ttl = ttlValue(form["ttl-mode"].value, form.ttl.value);
+  if (ttl !== undefined) body.defaultTtl = ttl;
+  const headers = form.throughput.value ? { "x-ms-offer-throughput": form.throughput.value } : {};
+  const r = await req("POST", path("dbs", state.db.id, "colls"), { body, headers });
+  form.reset();
+  await loadTree();
+  await selectColl(state.db, r.data);
+  await loadStats();
+}
+
+async function selectColl(db, coll) {
+  state.db = db;
+  state.coll = coll;
+  state.items = { conts: [""], page: 0 };
+  state.query = { text: "", cont: "", page: 0, charge: 0, count: 0 };
+  state.feed = { etag: "", page: 0 };
+  closeEditor();
+  $("coll-title").textContent = `${db.id} / ${coll.id}`;
+  $("query-results").textContent = $("query-summary").textContent = "";
+  $("feed-results").textContent = $("feed-summary").textContent = "";
+  $("query-next").disabled = $("feed-next").disabled = true;
+  renderCollSettings();
+  renderTree();
+  show("coll-view");
+  $("coll-title").focus();
+  await loadItems(0);
+}
+
+function ttlText(t) {
+  if (t === undefined || t === null) return "off";
+  if (t === -1) return "on, no default (-1): items expire only with their own ttl";
+  return `${t} seconds after the last write`;
+}
+
+function renderCollSettings() {
+  const c = state.coll;
+  const pk = c.partitionKey || {};
+  const tp = throughputText(c._rid) || (throughputText(state.db._rid) ? `shared with the database: ${throughputText(state.db._rid)}` : "none");
+  fillSettings($("coll-settings"), [
+    ["id", c.id],
+    ["_rid", c._rid],
+    ["Partition key", `${(pk.paths || []).join(", ")} (${pk.kind || "Hash"}, version ${pk.version || 1})`],
+    ["Time to live (defaultTtl)", ttlText(c.defaultTtl)],
+    ["Throughput", tp],
+    ["Unique keys", (c.uniqueKeyPolicy?.uniqueKeys || []).map((u) => u.paths.join("+")).join(", ") || "none"],
+    ["Modified", fmtTs(c._ts)],
+  ]);
+  $("coll-indexing").textContent = JSON.stringify(c.indexingPolicy ?? {}, null, 2);
+  const mode = c.defaultTtl === undefined || c.defaultTtl === null ? "off" : c.defaultTtl === -1 ? "on" : "seconds";
+  $("ttl-select").value = mode;
+  $("ttl-seconds").value = mode === "seconds" ? c.defaultTtl : "";
+}
+
+async function changeTtl() {
+  const body = Object.fromEntries(Object.entries(state.coll).filter(([k]) => !k.startsWith("_")));
+  const ttl = ttlValue($("ttl-select").value, $("ttl-seconds").value);
+  if (ttl === undefined) delete body.defaultTtl;
+  else body.defaultTtl = ttl;
+  const r = await req("PUT", path("dbs", state.db.id, "colls", state.coll.id), { body });
+  state.coll = r.data;
+  renderCollSettings();
+  await loadTree();
+  await loadItems(state.items.page);
+  await loadStats();
+}
+
+async function deleteContainer() {
+  const { db, coll } = state;
+  if (!(await confirmDelete(`Delete container ${coll.id} of ${db.id} and all its items?`))) return;
+  await req("DELETE", path("dbs", db.id, "colls", coll.id));
+  await loadTree();
+  selectDb(state.dbs.find((d) => d.db._rid === db._rid)?.db || db);
+  await loadStats();
+}
+
+// ---- items
+
+async function loadItems(page) {
+  const size = $("items-page-size").value;
+  const cont = state.items.conts[page] || "";
+  const headers = { "x-ms-max-item-count": size };
+  if (cont) headers["x-ms-continuation"] = cont;
+  const r = await req("GET", docsPath(), { headers });
+  const next = r.headers.get("x-ms-continuation") || "";
+  state.items.page = page;
+  state.items.conts.length = page + 1;
+  if (next) state.items.conts.push(next);
+  const docs = r.data?.Documents || [];
+  const tbody = $("items");
+  tbody.replaceChildren();
+  for (const d of docs) {
+    const open = el("button", { type: "button", class: "link", "aria-label": `Open item ${d.id}`, onclick: () => run(() => openItem(d)) }, d.id);
+    tbody.append(el("tr", { "data-id": d.id }, el("td", {}, open), el("td", { text: headerJSON(partitionKeyOf(state.coll, d)) }), el("td", { text: fmtTs(d._ts) }), el("td", { text: d.ttl === undefined ? "" : String(d.ttl) })));
+  }
+  $("items-caption").textContent = `Items, page ${page + 1} (${docs.length} on this page${next ? ", more on the next" : ""})`;
+  $("items-prev").disabled = page === 0;
+  $("items-next").disabled = !next;
+  const count = await query("SELECT VALUE COUNT(1) FROM c");
+  const n = count.data?.Documents?.[0] ?? 0;
+  $("item-count").textContent = `${n} ${n === 1 ? "item" : "items"} in the container`;
+  $("item-count").dataset.count = String(n);
+}
+
+/** editorMessage shows a note under the editor; kind "error" marks the JSON invalid. */
+function editorMessage(text, kind = "note") {
+  const ed = $("editor");
+  if (kind === "error") ed.setAttribute("aria-invalid", "true");
+  else ed.removeAttribute("aria-invalid");
+  $("editor-msg").textContent = text;
+  $("editor-msg").dataset.kind = kind;
+}
+
+function openEditor(label, doc) {
+  $("editor-label").textContent = label;
+  $("editor").value = JSON.stringify(doc, null, 2);
+  editorMessage("");
+  $("delete-item").hidden = state.editing === null;
+  $("editor-form").hidden = false;
+  $("editor").focus();
+}
+
+function closeEditor() {
+  state.editing = null;
+  $("editor-form").hidden = true;
+}
+
+async function openItem(d) {
+  const pk = partitionKeyOf(state.coll, d);
+  const r = await req("GET", itemPath(d.id), { headers: { "x-ms-documentdb-partitionkey": headerJSON(pk) } });
+  state.editing = { id: d.id, pk, etag: r.data._etag };
+  openEditor(`Item ${d.id} (${fmtCharge(r.charge)} to read)`, r.data);
+}
+
+function newItem() {
+  state.editing = null;
+  const doc = { id: crypto.randomUUID?.() ?? String(Date.now()) };
+  for (const p of state.coll.partitionKey?.paths || []) {
+    const segs = p.split("/").slice(1);
+    if (segs.length === 1 && segs[0] !== "id") doc[segs[0]] = "";
+  }
+  openEditor("New item", doc);
+}
+
+async function saveItem() {
+  const ed = $("editor");
+  let doc;
+  try {
+    doc = JSON.parse(ed.value);
+  } catch (e) {
+    editorMessage(`Not valid JSON: ${e.message}. Nothing was sent.`, "error");
+    ed.focus();
+    return;
+  }
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) {
+    editorMessage("An item must be a JSON object. Nothing was sent.", "error");
+    ed.focus();
+    return;
+  }
+  editorMessage("");
+  let r;
+  if (state.editing === null) {
+    r = await req("POST", docsPath(), { body: doc, headers: { "x-ms-documentdb-partitionkey": headerJSON(partitionKeyOf(state.coll, doc)) } });
+  } else {
+    const headers = { "x-ms-documentdb-partitionkey": headerJSON(state.editing.pk) };
+    if (state.editing.etag) headers["If-Match"] = state.editing.etag;
+    r = await req("PUT", itemPath(state.editing.id), { body: doc, headers });
+  }
+  const saved = r.data;
+  state.editing = { id: saved.id, pk: partitionKeyOf(state.coll, saved), etag: saved._etag };
+  openEditor(`Item ${saved.id} (saved, ${fmtCharge(r.charge)})`, saved);
+  editorMessage(`Saved (${r.status === 201 ? "created" : "replaced"}).`);
+  await loadItems(state.items.page);
+  await loadStats();
+}
+
+async function deleteItem() {
+  const { id, pk } = state.editing;
+  if (!(await confirmDelete(`Delete item ${id}?`))) return;
+  await req("DELETE", itemPath(id), { headers: { "x-ms-documentdb-partitionkey": headerJSON(pk) } });
+  closeEditor();
+  await loadItems(state.items.page);
+  await loadStats();
+}
+
+// ---- query
+
+async function runQuery(first) {
+  if (first) {
+    state.query = { text: $("query").value, cont: "", page: 0, charge: 0, count: 0 };
+    $("query-results").textContent = "";
+    $("query-summary").textContent = "";
+  }
+  const q = state.query;
+  const r = await query(q.text, { pageSize: $("query-page-size").value, cont: q.cont });
+  const docs = r.data?.Documents || [];
+  q.cont = r.headers.get("x-ms-continuation") || "";
+  q.page += 1;
+  q.charge += r.charge;
+  q.count += docs.length;
+  $("query-results").textContent = JSON.stringify(docs, null, 2);
+  $("query-summary").textContent = `Page ${q.page}: ${docs.length} ${docs.length === 1 ? "result" : "results"}, request charge ${fmtCharge(r.charge)} (${q.count} results and ${fmtCharge(q.charge)} so far). ${q.cont ? "More results on the next page." : "No more results."}`;
+  $("query-summary").dataset.results = String(docs.length);
+  $("query-next").disabled = !q.cont;
+}
+
+// ---- change feed
+
+async function readFeed(first) {
+  if (first) state.feed = { etag: "", page: 0 };
+  const f = state.feed;
+  const headers = { "A-IM": "Incremental Feed", "x-ms-max-item-count": $("feed-page-size").value };
+  if (f.etag) headers["If-None-Match"] = f.etag;
+  const r = await req("GET", docsPath(), { headers });
+  f.etag = r.headers.get("etag") || f.etag;
+  $("feed-next").disabled = false;
+  if (r.status === 304) {
+    $("feed-summary").textContent = `No more changes: the feed is caught up (continuation ${f.etag}). Next page reads what changes from now on.`;
+    $("feed-results").textContent = "";
+    $("feed-summary").dataset.changes = "0";
+    return;
+  }
+  const docs = r.data?.Documents || [];
+  f.page += 1;
+  $("feed-summary").textContent = `Page ${f.page}: ${docs.length} ${docs.length === 1 ? "change" : "changes"}, request charge ${fmtCharge(r.charge)} (continuation ${f.etag}).`;
+  $("feed-summary").dataset.changes = String(docs.length);
+  $("feed-results").textContent = JSON.stringify(docs, null, 2);
+}
+
+// ---- time to live: stats, clock, sweeper
+
+async function loadStats() {
+  const r = await req("GET", "/_emulator/stats");
+  const { containers = [], sweeper, clock } = r.data || {};
+  if (clock) {
+    const t = $("clock-now");
+    t.textContent = fmtTs(clock.now);
+    t.dateTime = new Date(clock.now * 1000).toISOString();
+    $("clock-offset").textContent = clock.offsetSeconds ? `(moved ${clock.offsetSeconds} s ahead)` : "(not moved)";
+  }
+  const tbody = $("stats");
+  tbody.replaceChildren();
+  for (const c of containers) {
+    tbody.append(el("tr", { "data-db": c.database, "data-coll": c.container },
+      el("th", { scope: "row", text: `${c.database} / ${c.container}` }),
+      el("td", { class: "stored", text: String(c.storedRows) }),
+      el("td", { class: "live", text: String(c.liveItems) }),
+      el("td", { text: String(c.liveBytes) })));
+  }
+  if (containers.length === 0) tbody.append(el("tr", {}, el("td", { colspan: "4", text: "No containers." })));
+  $("sweeper-stats").textContent = sweeper
+    ? `${sweeper.sweeps} sweeps, ${sweeper.deleted} rows deleted, ${sweeper.errors} errors${sweeper.lastError ? ` (last: ${sweeper.lastError})` : ""}`
+    : "not running";
+}
+
+async function advanceClock() {
+  const n = Number($("advance-seconds").value);
+  await req("POST", "/_emulator/clock", { body: { advanceSeconds: n } });
+  await loadStats();
+  if (state.coll) await loadItems(0);
+}
+
+async function sweep() {
+  const r = await req("POST", "/_emulator/ttl/sweep");
+  await loadStats();
+  $("busy").textContent = `The sweep deleted ${r.data?.deleted ?? 0} rows.`;
+}
+
+// ---- events
+
+function selectTab(tab) {
+  for (const t of document.querySelectorAll('[role="tab"]')) {
+    const on = t === tab;
+    t.setAttribute("aria-selected", String(on));
+    t.tabIndex = on ? 0 : -1;
+    $(t.getAttribute("aria-controls")).hidden = !on;
+  }
+  tab.focus();
+}
+
+function onSubmit(id, action) {
+  $(id).addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    run(() => action(ev.target));
+  });
+}
+
+function bindEvents() {
+  onSubmit("key-form", (f) => connect(f.key.value, "user"));
+  $("well-known").addEventListener("click", () => {
+    $("key").value = WELL_KNOWN_KEY;
+    run(() => connect(WELL_KNOWN_KEY, "user"));
+  });
+  $("error-dismiss").addEventListener("click", clearError);
+  $("refresh-tree").addEventListener("click", () => run(loadTree));
+  onSubmit("new-db-form", createDatabase);
+  $("delete-db").addEventListener("click", () => run(deleteDatabase));
+  onSubmit("new-coll-form", createContainer);
+  $("new-coll-ttl").addEventListener("input", () => ($("new-coll-form")["ttl-mode"].value = "seconds"));
+
+  const tabs = [...document.querySelectorAll('[role="tab"]')];
+  for (const t of tabs) {
+    t.addEventListener("click", () => selectTab(t));
+    t.addEventListener("keydown", (ev) => {
+      const i = tabs.indexOf(t);
+      const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[ev.key];
+      if (to === undefined) return;
+      ev.preventDefault();
+      selectTab(tabs[(to + tabs.length) % tabs.length]);
+    });
+  }
+
+  $("new-item").addEventListener("click", newItem);
+  $("refresh-items").addEventListener("click", () => run(() => loadItems(state.items.page)));
+  $("items-page-size").addEventListener("change", () => run(() => ((state.items = { conts: [""], page: 0 }), loadItems(0))));
+  $("items-prev").addEventListener("click", () => run(() => loadItems(state.items.page - 1)));
+  $("items-next").addEventListener("click", () => run(() => loadItems(state.items.page + 1)));
+  onSubmit("editor-form", saveItem);
+  $("delete-item").addEventListener("click", () => run(deleteItem));
+  $("close-editor").addEventListener("click", closeEditor);
+
+  onSubmit("query-form", () => runQuery(true));
+  $("query").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+      ev.preventDefault();
+      run(() => runQuery(true));
+    }
+  });
+  $("query-next").addEventListener("click", () => run(() => runQuery(false)));
+
+  $("feed-start").addEventListener("click", () => run(() => readFeed(true)));
+  $("feed-next").addEventListener("click", () => run(() => readFeed(false)));
+
+  onSubmit("ttl-form", changeTtl);
+  $("delete-coll").addEventListener("click", () => run(deleteContainer));
+
+  onSubmit("clock-form", advanceClock);
+  $("sweep").addEventListener("click", () => run(sweep));
+  $("refresh-stats").addEventListener("click", () => run(loadStats));
+}
+
+init();

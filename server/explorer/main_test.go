@@ -1,0 +1,10 @@
+package explorer_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+)
+
+func TestMain(m *testing.M) { os.Exit(emulatortest.Main(m)) }

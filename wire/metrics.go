@@ -1,0 +1,233 @@
+package wire
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// MetricsPath is where the handler serves Prometheus metrics, unsigned
+// (scrapers do not sign Cosmos requests; the metrics hold counts, never
+// names or data).
+const MetricsPath = "/_emulator/metrics"
+
+// metricsGatherTimeout bounds one scrape: collectors that query
+// PostgreSQL (server's TTL backlog) have their own shorter bound.
+const metricsGatherTimeout = 10 * time.Second
+
+// requestMetrics are the wire layer's Prometheus collectors.
+type requestMetrics struct {
+	requests *prometheus.CounterVec   // operation, resource_type, status
+	duration *prometheus.HistogramVec // operation, resource_type
+	charge   *prometheus.CounterVec   // operation, resource_type
+	cfReads  *prometheus.CounterVec   // mode, result
+	cfItems  *prometheus.CounterVec   // mode
+}
+
+// newRequestMetrics registers the request collectors in reg.
+func newRequestMetrics(reg prometheus.Registerer) (*requestMetrics, error) {
+	m := &requestMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosmos_emulator_requests_total",
+			Help: "Requests answered, by operation, resource type and HTTP status.",
+		}, []string{"operation", "resource_type", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "cosmos_emulator_request_duration_seconds",
+			Help:    "Time from the request's headers to the end of its response, by operation and resource type.",
+			Buckets: prometheus.ExponentialBuckets(0.00025, 2, 16), // 0.25 ms .. 8.2 s
+		}, []string{"operation", "resource_type"}),
+		charge: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosmos_emulator_request_charge_total",
+			Help: "Request units charged (x-ms-request-charge) by Cosmos operations (not /_emulator or /_explorer), by operation and resource type.",
+		}, []string{"operation", "resource_type"}),
+		cfReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosmos_emulator_changefeed_reads_total",
+			Help: "Change feed reads, by mode (latest_version, all_versions_and_deletes) and result (changes, not_modified, error).",
+		}, []string{"mode", "result"}),
+		cfItems: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosmos_emulator_changefeed_items_total",
+			Help: "Changes returned by change feed reads, by mode.",
+		}, []string{"mode"}),
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.charge, m.cfReads, m.cfItems} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// statusRecorder remembers the status a handler wrote. Unwrap lets
+// http.ResponseController reach the connection's writer.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// observe wraps next: it counts each request in the metrics (when
+// configured) and writes the request log line: at info level with
+// Config.LogRequests, else at debug level (shown by --log-level debug).
+func (h *handler) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		// What the path and headers say, read before the handler (which
+		// may rewrite the URL while normalising it).
+		op, rt := classify(r)
+		aim := r.Header.Get("A-IM")
+		path := r.URL.EscapedPath()
+		defer func() {
+			status := rec.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			elapsed := time.Since(start)
+			hd := w.Header()
+			charge := hd.Get("x-ms-request-charge")
+			if h.metrics != nil {
+				h.metrics.record(op, rt, aim, status, elapsed, charge, hd.Get("x-ms-item-count"))
+			}
+			level := slog.LevelDebug
+			if h.logRequests {
+				level = slog.LevelInfo
+			}
+			if h.log.Enabled(context.Background(), level) {
+				h.log.Log(context.Background(), level, "request", "method", r.Method, "path", path, "status", status,
+					"duration", elapsed, "activity_id", hd.Get("x-ms-activity-id"), "request_charge", charge)
+			}
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// record counts one answered request.
+func (m *requestMetrics) record(op, rt, aim string, status int, elapsed time.Duration, charge, itemCount string) {
+	m.requests.WithLabelValues(op, rt, strconv.Itoa(status)).Inc()
+	m.duration.WithLabelValues(op, rt).Observe(elapsed.Seconds())
+	if ru, err := strconv.ParseFloat(charge, 64); err == nil && ru > 0 && !strings.HasPrefix(rt, "_") {
+		m.charge.WithLabelValues(op, rt).Add(ru)
+	}
+	if op != "ChangeFeed" {
+		return
+	}
+	mode := "latest_version"
+	if strings.EqualFold(strings.TrimSpace(aim), allVersionsFeedAIM) {
+		mode = "all_versions_and_deletes"
+	}
+	switch status {
+	case http.StatusOK:
+		m.cfReads.WithLabelValues(mode, "changes").Inc()
+		if n, err := strconv.Atoi(itemCount); err == nil && n > 0 {
+			m.cfItems.WithLabelValues(mode).Add(float64(n))
+		}
+	case http.StatusNotModified:
+		m.cfReads.WithLabelValues(mode, "not_modified").Inc()
+	default:
+		m.cfReads.WithLabelValues(mode, "error").Inc()
+	}
+}
+
+// knownResourceTypes bounds the resource_type label: any other path
+// segment (a typo, a scan) is counted as "other".
+var knownResourceTypes = map[string]bool{
+	"dbs": true, "colls": true, "docs": true, "users": true, "permissions": true, "offers": true,
+	"pkranges": true, "conflicts": true, "sprocs": true, "triggers": true, "udfs": true,
+	"clientencryptionkeys": true, "attachments": true, "schemas": true,
+}
+
+// classify names a request's operation and resource type for the metrics,
+// from its method, path and headers only (a bounded set of label values).
+func classify(r *http.Request) (operation, resourceType string) {
+	p := r.URL.EscapedPath()
+	switch {
+	case p == "/" || p == "":
+		return methodOperation(r.Method, "ReadAccount"), "account"
+	case p == "/_emulator/health":
+		return "Health", "_emulator"
+	case p == MetricsPath:
+		return "Metrics", "_emulator"
+	case strings.HasPrefix(p, "/_emulator/"):
+		return "Control", "_emulator"
+	case p == "/_explorer" || strings.HasPrefix(p, "/_explorer/"):
+		return "Explorer", "_explorer"
+	}
+	segs := strings.Split(strings.Trim(p, "/"), "/")
+	if len(segs) == 6 && segs[0] == "dbs" && segs[2] == "colls" && segs[4] == "operations" {
+		return "DeleteAllItemsByPartitionKey", "colls"
+	}
+	feed := len(segs)%2 == 1
+	rt := segs[len(segs)-1]
+	if !feed {
+		rt = segs[len(segs)-2]
+	}
+	if !knownResourceTypes[rt] {
+		rt = "other"
+	}
+	switch {
+	case feed && r.Method == http.MethodGet && r.Header.Get("A-IM") != "":
+		return "ChangeFeed", rt
+	case feed && r.Method == http.MethodGet:
+		return "ReadFeed", rt
+	case feed && r.Method == http.MethodPost:
+		switch {
+		case isTrue(r.Header.Get("x-ms-cosmos-is-batch-request")):
+			return "Batch", rt
+		case isTrue(r.Header.Get("x-ms-cosmos-is-query-plan-request")):
+			return "QueryPlan", rt
+		case isQuery(r):
+			return "Query", rt
+		case isTrue(r.Header.Get("x-ms-documentdb-is-upsert")):
+			return "Upsert", rt
+		}
+		return "Create", rt
+	case !feed:
+		return methodOperation(r.Method, "Read"), rt
+	}
+	return "Other", rt
+}
+
+// methodOperation names a single-resource operation by its method.
+func methodOperation(method, get string) string {
+	switch method {
+	case http.MethodGet:
+		return get
+	case http.MethodHead:
+		return "Head"
+	case http.MethodPut:
+		return "Replace"
+	case http.MethodPatch:
+		return "Patch"
+	case http.MethodDelete:
+		return "Delete"
+	case http.MethodPost:
+		return "Create"
+	}
+	return "Other"
+}
+
+// metricsHandler serves the registry in the Prometheus text format.
+func metricsHandler(g prometheus.Gatherer) http.Handler {
+	return promhttp.HandlerFor(g, promhttp.HandlerOpts{Timeout: metricsGatherTimeout, ErrorHandling: promhttp.ContinueOnError})
+}
