@@ -4,14 +4,17 @@
 #
 #   docker build -t cosmos-emulator .
 #   docker run --rm -p 8081:8081 cosmos-emulator              # http://localhost:8081/
-#   docker run -p 8081:8081 -v cosmos-data:/data \
-#       -e COSMOS_EMULATOR_PROTOCOL=https cosmos-emulator      # https, data kept
+#   docker run -p 8081:8081 -p 8080:8080 -v cosmos-data:/data \
+#       -e PROTOCOL=https cosmos-emulator                      # https, data kept
 #
-# Like Microsoft's image it serves plain HTTP unless told otherwise. Every
-# flag of the emulator can also be set with COSMOS_EMULATOR_<FLAG> (upper
-# case, dashes as underscores); arguments given to `docker run IMAGE ...`
-# (or compose's `command:`) are passed to the emulator. To use an external
-# PostgreSQL instead of the embedded one, pass --pg postgres://...
+# Like Microsoft's image it serves plain HTTP unless PROTOCOL=https, and
+# takes Microsoft's variables (PORT, PROTOCOL, ENABLE_EXPLORER, ...) and
+# flags (--enable-explorer false, ...). Every flag of the emulator can also
+# be set with COSMOS_EMULATOR_<FLAG> (upper case, dashes as underscores),
+# which wins over Microsoft's variables; arguments given to
+# `docker run IMAGE ...` (or compose's `command:`) are passed to the
+# emulator. To use an external PostgreSQL instead of the embedded one, pass
+# --pg postgres://...
 #
 # Base images are build arguments, so that machines without a registry can
 # build from local images (scripts/ci/docker.sh does):
@@ -70,21 +73,25 @@ RUN set -eux; \
 
 COPY --from=build /out/cosmos-emulator /usr/local/bin/cosmos-emulator
 
-# /data holds the PostgreSQL cluster (/data/postgres) and the TLS certificate
+# Microsoft's image's defaults, through the same variables, so that the
+# tools that start that image can set them: PROTOCOL=http (https when asked),
+# PORT (8081 unless set; the address here names no port, so PORT applies),
+# the health server on 8080 (/alive, /ready), DATA_PATH=/data. /data holds
+# the PostgreSQL cluster (/data/postgres) and the TLS certificate
 # (emulator.pem, also served at /_explorer/emulator.pem). Mount a volume
 # there to keep both across container re-creation.
-ENV COSMOS_EMULATOR_ADDR=0.0.0.0:8081 \
-    COSMOS_EMULATOR_PROTOCOL=http \
-    COSMOS_EMULATOR_DATA_DIR=/data
+ENV COSMOS_EMULATOR_ADDR=0.0.0.0 \
+    PROTOCOL=http \
+    DATA_PATH=/data
 VOLUME ["/data"]
 WORKDIR /data
 USER cosmos:cosmos
 
-EXPOSE 8081
+EXPOSE 8081 8080
 
-# Works for http (the default) and https (the self-signed certificate is not
-# verified here).
+# The health server's /ready (plain http whatever PROTOCOL), else the main
+# port's health endpoint over http or https.
 HEALTHCHECK --interval=5s --timeout=5s --start-period=60s --retries=3 \
-    CMD curl -fs http://127.0.0.1:8081/_emulator/health || curl -fsk https://127.0.0.1:8081/_emulator/health || exit 1
+    CMD curl -fs "http://127.0.0.1:${HEALTH_PORT:-8080}/ready" || curl -fs "http://127.0.0.1:${PORT:-8081}/_emulator/health" || curl -fsk "https://127.0.0.1:${PORT:-8081}/_emulator/health" || exit 1
 
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/cosmos-emulator"]

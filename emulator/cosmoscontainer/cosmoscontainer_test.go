@@ -2,10 +2,15 @@ package cosmoscontainer_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +19,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmoscontainer"
 )
@@ -386,4 +392,127 @@ func TestOptionsRejectBadInput(t *testing.T) {
 	if _, err := new(cosmoscontainer.Container).AdvanceClock(context.Background(), 0); err == nil {
 		t.Error("AdvanceClock(0) succeeded")
 	}
+}
+
+// microsoftImage returns the image under test for the tests that start it
+// the way the tools made for Microsoft's emulator do (no image build here).
+func microsoftImage(t *testing.T) string {
+	t.Helper()
+	requireDocker(t)
+	img := os.Getenv("COSMOS_EMULATOR_IMAGE")
+	if img == "" {
+		t.Skip("COSMOS_EMULATOR_IMAGE is not set (these tests do not build the image)")
+	}
+	return img
+}
+
+// sdkRoundTrip creates a database through the Go SDK at endpoint.
+func sdkRoundTrip(t *testing.T, endpoint string, transport *http.Client) {
+	t.Helper()
+	cred, _ := azcosmos.NewKeyCredential(cosmoscontainer.Key)
+	cl, err := azcosmos.NewClientWithKey(endpoint, cred, &azcosmos.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: transport, Retry: policyNoRetry}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.CreateDatabase(context.Background(), azcosmos.DatabaseProperties{ID: "ms"}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMicrosoftGoModuleWay starts the image as testcontainers-go's
+// modules/azure/cosmosdb starts Microsoft's: port 8081, the arguments
+// --enable-explorer false (two tokens), a wait for the log line Started and
+// the listening port, an http:// endpoint.
+func TestMicrosoftGoModuleWay(t *testing.T) {
+	img := microsoftImage(t)
+	ctx := context.Background()
+	c, err := testcontainers.Run(ctx, img,
+		testcontainers.WithExposedPorts("8081/tcp"),
+		testcontainers.WithCmdArgs("--enable-explorer", "false"),
+		testcontainers.WithWaitStrategy(wait.ForAll(wait.ForLog("Started"), wait.ForListeningPort("8081/tcp")).WithDeadline(2*time.Minute)),
+	)
+	testcontainers.CleanupContainer(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint, err := c.PortEndpoint(ctx, "8081/tcp", "http")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdkRoundTrip(t, endpoint, http.DefaultClient)
+	resp, err := http.Get(endpoint + "/_explorer/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("explorer with --enable-explorer false: status %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestMicrosoftNodeModuleWay starts the image as the testcontainers Node
+// module starts Microsoft's: container port N (a free port), PORT=N,
+// PROTOCOL=http, ENABLE_EXPLORER=false, ENABLE_TELEMETRY=false, and a wait
+// for "Now listening on: ". (The module also binds host port N; any host
+// port works here, as GET / advertises the port dialled, so the test lets
+// Docker pick one: container port N answering shows PORT was applied.)
+func TestMicrosoftNodeModuleWay(t *testing.T) {
+	img := microsoftImage(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	ctx := context.Background()
+	c, err := testcontainers.Run(ctx, img,
+		testcontainers.WithExposedPorts(port+"/tcp"),
+		testcontainers.WithEnv(map[string]string{"PORT": port, "PROTOCOL": "http", "ENABLE_EXPLORER": "false", "ENABLE_TELEMETRY": "false"}),
+		testcontainers.WithWaitStrategy(wait.ForLog("Now listening on: ").WithStartupTimeout(2*time.Minute)),
+	)
+	testcontainers.CleanupContainer(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint, err := c.PortEndpoint(ctx, port+"/tcp", "http")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdkRoundTrip(t, endpoint, http.DefaultClient)
+}
+
+// TestMicrosoftJavaModuleWay starts the image as the testcontainers Java
+// module does with PROTOCOL=https (its endpoint is always https): a wait for
+// a log line ending in Started CR LF, then the certificate from
+// /_explorer/emulator.pem (fetched without verification, as the module's
+// buildNewKeyStore does) is the one served.
+func TestMicrosoftJavaModuleWay(t *testing.T) {
+	img := microsoftImage(t)
+	ctx := context.Background()
+	c, err := testcontainers.Run(ctx, img,
+		testcontainers.WithExposedPorts("8081/tcp"),
+		testcontainers.WithEnv(map[string]string{"PROTOCOL": "https"}),
+		testcontainers.WithWaitStrategy(wait.ForLog(`(?m)Started\r$`).AsRegexp().WithStartupTimeout(2*time.Minute)),
+	)
+	testcontainers.CleanupContainer(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint, err := c.PortEndpoint(ctx, "8081/tcp", "https")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // as the Java module fetches the PEM
+	resp, err := insecure.Get(endpoint + "/_explorer/emulator.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemBytes, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	pool := x509.NewCertPool()
+	if resp.StatusCode != http.StatusOK || !pool.AppendCertsFromPEM(pemBytes) {
+		t.Fatalf("GET /_explorer/emulator.pem: %d %q", resp.StatusCode, pemBytes)
+	}
+	verified := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	sdkRoundTrip(t, endpoint, verified)
 }

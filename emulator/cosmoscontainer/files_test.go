@@ -32,7 +32,8 @@ const (
 	dockerfilePath  = repoRoot + "/Dockerfile"
 	goModPath       = repoRoot + "/go.mod"
 	emulatorService = "cosmos-emulator"
-	emulatorAddr    = "0.0.0.0:8081"
+	emulatorHost    = "0.0.0.0" // all interfaces, no port: PORT applies
+	defaultPort     = "8081"
 	dataDir         = "/data"
 	envPrefix       = "COSMOS_EMULATOR_"
 	healthPath      = "/_emulator/health"
@@ -407,14 +408,44 @@ type emulatorConfig struct {
 	Env  map[string]string
 }
 
+// microsoftVar maps flags to the Microsoft emulator variables that set them
+// (the weakest source, below COSMOS_EMULATOR_<FLAG>), and flagAlias
+// Microsoft's flag names to ours.
+var (
+	microsoftVar = map[string]string{"protocol": "PROTOCOL", "port": "PORT", "data-dir": "DATA_PATH"}
+	flagAlias    = map[string]string{"data-dir": "data-path"}
+)
+
 // value returns the effective value of a single-valued flag: the last one
-// on the command line, else its environment variable.
+// on the command line (under its name or Microsoft's), else its
+// COSMOS_EMULATOR_ variable, else Microsoft's variable.
 func (c emulatorConfig) value(flag string) (string, bool) {
-	if vals := flagValues(c.Args, flag); len(vals) > 0 {
+	vals := flagValues(c.Args, flag)
+	if alias, ok := flagAlias[flag]; ok {
+		vals = append(vals, flagValues(c.Args, alias)...)
+	}
+	if len(vals) > 0 {
 		return vals[len(vals)-1], true
 	}
-	v, ok := c.Env[envName(flag)]
-	return v, ok
+	if v, ok := c.Env[envName(flag)]; ok {
+		return v, true
+	}
+	v, ok := c.Env[microsoftVar[flag]]
+	return v, ok && microsoftVar[flag] != ""
+}
+
+// listen returns the host and port the emulator listens on: --addr's host;
+// its port, else --port / PORT, else 8081 (the port rule of the command,
+// simplified to what these files use).
+func (c emulatorConfig) listen() (host, port string) {
+	addr, _ := c.value("addr")
+	if h, p, err := net.SplitHostPort(addr); err == nil {
+		return h, p
+	}
+	if p, ok := c.value("port"); ok {
+		return addr, p
+	}
+	return addr, defaultPort
 }
 
 // list returns all values of a repeatable, comma-separated flag, from the
@@ -568,15 +599,18 @@ func checkDockerfile(df *dockerfile, text, goMod string) problems {
 	if !volume {
 		p.addf("Dockerfile: no VOLUME %s", dataDir)
 	}
-	env := final.env()
-	if env[envName("data-dir")] != dataDir {
-		p.addf("Dockerfile: %s=%q, want %s (the volume)", envName("data-dir"), env[envName("data-dir")], dataDir)
+	img := emulatorConfig{Env: final.env()}
+	if dir, _ := img.value("data-dir"); dir != dataDir {
+		p.addf("Dockerfile: the data directory (DATA_PATH or %s) is %q, want %s (the volume)", envName("data-dir"), dir, dataDir)
 	}
-	if env[envName("protocol")] != "http" {
-		p.addf("Dockerfile: %s=%q, want http (Microsoft's image serves http unless asked for https)", envName("protocol"), env[envName("protocol")])
+	if proto, _ := img.value("protocol"); proto != "http" || img.Env["PROTOCOL"] != "http" {
+		p.addf("Dockerfile: PROTOCOL=%q (effective %q), want http set through PROTOCOL, which users override: Microsoft's image serves http unless PROTOCOL=https", img.Env["PROTOCOL"], proto)
 	}
-	if env[envName("addr")] != emulatorAddr {
-		p.addf("Dockerfile: %s=%q, want %s", envName("addr"), env[envName("addr")], emulatorAddr)
+	if host, port := img.listen(); host != emulatorHost || port != defaultPort {
+		p.addf("Dockerfile: listens on %s:%s, want %s:%s", host, port, emulatorHost, defaultPort)
+	}
+	if _, ok := img.Env[envName("addr")]; !ok || strings.Contains(img.Env[envName("addr")], ":") {
+		p.addf("Dockerfile: %s=%q, want a host without a port, so that PORT (the testcontainers Node module sets it) applies", envName("addr"), img.Env[envName("addr")])
 	}
 
 	hcs := final.find("HEALTHCHECK")
@@ -587,8 +621,8 @@ func checkDockerfile(df *dockerfile, text, goMod string) problems {
 		p.addf("Dockerfile: HEALTHCHECK NONE")
 	default:
 		hc := hcs[len(hcs)-1].Args
-		if !strings.Contains(hc, "http://127.0.0.1:8081"+healthPath) {
-			p.addf("Dockerfile: HEALTHCHECK %q does not query http://127.0.0.1:8081%s", hc, healthPath)
+		if !strings.Contains(hc, "http://127.0.0.1:${HEALTH_PORT:-8080}/ready") {
+			p.addf("Dockerfile: HEALTHCHECK %q does not query the health server's /ready", hc)
 		}
 	}
 
@@ -651,11 +685,10 @@ func checkCompose(cf *composeFile, df *dockerfile, root string) problems {
 		p.addf("compose: %v", err)
 		return p
 	}
-	addr, _ := cfg.value("addr")
-	if addr != emulatorAddr {
-		p.addf("compose: emulator --addr is %q (args %q), want %s", addr, cfg.Args, emulatorAddr)
+	host, listenPort := cfg.listen()
+	if host != emulatorHost {
+		p.addf("compose: the emulator listens on host %q (args %q), want %s", host, cfg.Args, emulatorHost)
 	}
-	_, listenPort, _ := net.SplitHostPort(addr)
 
 	var published bool
 	for _, port := range emu.Ports {
@@ -768,11 +801,13 @@ func TestContainerChecksCatchBreakage(t *testing.T) {
 		{name: "no PostgreSQL inside", dockerfile: []edit{{`"postgresql-${PG_MAJOR}" `, ""}}, want: "postgresql-<major>"},
 		{name: "port not exposed", dockerfile: []edit{{"EXPOSE 8081", "EXPOSE 9000"}}, want: "EXPOSE 8081"},
 		{name: "no data volume", dockerfile: []edit{{`VOLUME ["/data"]`, `VOLUME ["/var/tmp"]`}}, want: "VOLUME /data"},
-		{name: "data dir outside the volume", dockerfile: []edit{{"COSMOS_EMULATOR_DATA_DIR=/data", "COSMOS_EMULATOR_DATA_DIR=/tmp"}}, want: "the volume"},
-		{name: "https by default", dockerfile: []edit{{"COSMOS_EMULATOR_PROTOCOL=http ", "COSMOS_EMULATOR_PROTOCOL=https "}}, want: "want http"},
-		{name: "listens on loopback", dockerfile: []edit{{"COSMOS_EMULATOR_ADDR=0.0.0.0:8081", "COSMOS_EMULATOR_ADDR=127.0.0.1:8081"}}, want: "COSMOS_EMULATOR_ADDR"},
+		{name: "data dir outside the volume", dockerfile: []edit{{"    DATA_PATH=/data\n", "    DATA_PATH=/tmp\n"}}, want: "the volume"},
+		{name: "https by default", dockerfile: []edit{{"    PROTOCOL=http \\", "    PROTOCOL=https \\"}}, want: "want http"},
+		{name: "protocol through our variable", dockerfile: []edit{{"    PROTOCOL=http ", "    COSMOS_EMULATOR_PROTOCOL=http "}}, want: "set through PROTOCOL"},
+		{name: "listens on loopback", dockerfile: []edit{{"COSMOS_EMULATOR_ADDR=0.0.0.0", "COSMOS_EMULATOR_ADDR=127.0.0.1"}}, want: "listens on 127.0.0.1"},
+		{name: "fixed port beats PORT", dockerfile: []edit{{"COSMOS_EMULATOR_ADDR=0.0.0.0", "COSMOS_EMULATOR_ADDR=0.0.0.0:8081"}}, want: "PORT"},
 		{name: "no health check", dockerfile: []edit{{"HEALTHCHECK", "# HEALTHCHECK"}}, want: "no HEALTHCHECK"},
-		{name: "health check on wrong path", dockerfile: []edit{{"http://127.0.0.1:8081/_emulator/health", "http://127.0.0.1:8081/health"}}, want: "HEALTHCHECK"},
+		{name: "health check on wrong path", dockerfile: []edit{{"${HEALTH_PORT:-8080}/ready", "${HEALTH_PORT:-8080}/"}}, want: "HEALTHCHECK"},
 		{name: "runs as root", dockerfile: []edit{{"USER cosmos:cosmos", "USER root"}}, want: "runs as root"},
 		{name: "shell-form entrypoint", dockerfile: []edit{{`ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/cosmos-emulator"]`, `ENTRYPOINT /usr/bin/tini -- /usr/local/bin/cosmos-emulator`}}, want: "exec (JSON) form"},
 		{name: "entrypoint swallows arguments", dockerfile: []edit{{`"/usr/local/bin/cosmos-emulator"]`, `"/usr/local/bin/cosmos-emulator", "--log-level"]`}}, want: "does not end with cosmos-emulator"},
@@ -786,11 +821,13 @@ func TestContainerChecksCatchBreakage(t *testing.T) {
 		{name: "other build context", compose: []edit{{"context: .", "context: ./cmd"}}, want: "repository root"},
 		{name: "no image name", compose: []edit{{"    image: cosmos-emulator:local\n", ""}}, want: "no image name"},
 		{name: "port not published", compose: []edit{{`- "8081:8081"`, `- "9000:8081"`}}, want: "publish host port 8081"},
-		{name: "addr overridden to loopback", compose: []edit{{`command: ["--tls-host"`, `command: ["--addr=127.0.0.1:8081", "--tls-host"`}}, want: "--addr"},
-		{name: "entrypoint overridden", compose: []edit{{"    command:", "    entrypoint: [\"/usr/local/bin/cosmos-emulator\", \"--addr\", \"127.0.0.1:8081\"]\n    command:"}}, want: "--addr"},
+		{name: "addr overridden to loopback", compose: []edit{{`command: ["--tls-host"`, `command: ["--addr=127.0.0.1:8081", "--tls-host"`}}, want: "listens on host"},
+		{name: "entrypoint overridden", compose: []edit{{"    command:", "    entrypoint: [\"/usr/local/bin/cosmos-emulator\", \"--addr\", \"127.0.0.1:8081\"]\n    command:"}}, want: "listens on host"},
 		{name: "health check path", compose: []edit{{`"https://127.0.0.1:8081/_emulator/health"`, `"https://127.0.0.1:8081/"`}}, want: "health check"},
 		{name: "health check over http", compose: []edit{{`"https://127.0.0.1:8081/_emulator/health"`, `"http://127.0.0.1:8081/_emulator/health"`}}, want: "serves https"},
-		{name: "health check over https while serving http", compose: []edit{{"COSMOS_EMULATOR_PROTOCOL: https", "COSMOS_EMULATOR_PROTOCOL: http"}}, want: "serves http but"},
+		{name: "health check over https while serving http", compose: []edit{{"PROTOCOL: https", "PROTOCOL: http"}}, want: "serves http but"},
+		{name: "our variable beats PROTOCOL", compose: []edit{{"      PROTOCOL: https\n", "      PROTOCOL: https\n      COSMOS_EMULATOR_PROTOCOL: http\n"}}, want: "serves http but"},
+		{name: "addr with another port", compose: []edit{{`command: ["--tls-host"`, `command: ["--addr=0.0.0.0:9000", "--tls-host"`}}, want: "publish host port 8081"},
 		{name: "no data volume", compose: []edit{{"    volumes:\n      - emulator-data:/data\n", ""}}, want: "named volume"},
 		{name: "data volume undeclared", compose: []edit{{"volumes:\n  emulator-data:\n", ""}}, want: "named volume"},
 		{name: "data in a bind mount", compose: []edit{{"- emulator-data:/data", "- ./data:/data"}}, want: "named volume"},
