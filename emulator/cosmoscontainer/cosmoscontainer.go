@@ -11,9 +11,13 @@
 //
 // The image is the repository's Dockerfile, built by the caller (docker
 // build -t cosmos-emulator:local .) or by Run itself (WithDockerfile). It
-// serves plain HTTP unless WithProtocol("https"), like Microsoft's image;
+// serves plain HTTP unless WithProtocol("https") (or Microsoft's
+// PROTOCOL=https through testcontainers.WithEnv), like Microsoft's image;
 // GET / advertises the host and port the client dialled, so the SDKs work
-// through the mapped port without rewriting requests.
+// through the mapped port without rewriting requests. Run waits on the main
+// port's GET /_emulator/health, which answers once PostgreSQL does, whatever
+// the protocol; the image also prints Microsoft's "Started" line and serves
+// /ready on port 8080 for the tools that wait on those.
 //
 // Tests of this package start containers for real when a Docker engine
 // answers and skip otherwise; with CI=true and COSMOS_DOCKER_TESTS=1 a
