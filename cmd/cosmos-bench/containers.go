@@ -297,4 +297,3 @@ func writeContainersReport(w io.Writer, r *containersResult) {
 
 // kb renders a byte count in kB.
 func kb(n int64) string { return fmt.Sprintf("%d kB", n/1024) }
-
