@@ -1,8 +1,13 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
-// what: point (the default), ttl, query, changefeed, or all (the four, one
+// what, as a comma-separated list: point, js, containers (these three by
+// default), ttl, query, changefeed, batch, sproc, or all (every one, one
 // after the other, each with its own emulator processes and data
-// directory). The changefeed scenario is described in changefeed.go, the
-// sproc scenario (stored procedure executions) in sproc.go.
+// directory). The js scenario (the JavaScript SDK under a mixed load, its
+// HTTPS floor, CPU time per operation, optional pprof profiles) is
+// described in js.go, the containers scenario (container create/delete, a
+// churn of containers, a test suite's cycle) in containers.go, the
+// changefeed scenario in changefeed.go, the sproc scenario (stored
+// procedure executions) in sproc.go.
 //
 // The point scenario measures, in one run:
 //
@@ -49,12 +54,15 @@
 //
 //	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
 //	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-concurrency 1] [-json]
+//	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16] [-js-profile dir] [-js-profile-seconds 5]
+//	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batches 1000,5000] [-ttl-explain]
 //	go run ./cmd/cosmos-bench -scenario query [-query-small 1000] [-query-large 100000] [-query-n 300] [-query-warmup 20]
 //	go run ./cmd/cosmos-bench -scenario changefeed [-cf-items 100000] [-cf-page 1000] [-cf-size 400]
 //	go run ./cmd/cosmos-bench -scenario sproc [-sproc-n 300]
 //
-// It runs on Linux (it reads /proc for memory figures).
+// It runs on Linux (it reads /proc for memory and CPU figures). The js
+// scenario needs node, and npm ci in -js-dir if @azure/cosmos is missing.
 package main
 
 import (
