@@ -196,9 +196,14 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 		case "END":
 			res.CPU[name] = sample.since(begun[name], cfg.pg != "")
 			b.logf("js: phase %s done in %.2f s", name, res.CPU[name].Seconds)
+			if name == profilePhase && pprofAddr != "" && res.CPU[name].Seconds < float64(cfg.js.profileSecs) {
+				b.logf("js: warning: the phase was shorter than the %d s profile, which includes idle time; raise -js-n", cfg.js.profileSecs)
+			}
 		}
 		if _, err := io.WriteString(stdin, "go\n"); err != nil {
-			return fmt.Errorf("node: %w", err)
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return fmt.Errorf("node: %w\n%s", err, stderr.String())
 		}
 	}
 	stdin.Close()
