@@ -103,6 +103,10 @@ type Config struct {
 	// (logged once started) instead of a start error: for the default
 	// port, which another program may hold.
 	HealthOptional bool
+	// PprofAddr, when set, is a loopback address (host:port) where
+	// net/http/pprof is served over plain HTTP (/debug/pprof/; pprof.go),
+	// for profiling the emulator under load. Empty: no profiling server.
+	PprofAddr string
 	// CertBundle is a PKCS#12 (.pfx/.p12) file holding the certificate, its
 	// chain and private key, opened with CertBundlePassword (Microsoft's
 	// CERT_PATH and CERT_SECRET); a PEM file holding both certificate and
@@ -162,6 +166,9 @@ type Server struct {
 	healthLn      net.Listener
 	healthSrv     *http.Server
 	healthSkipped string
+	// the profiling server (pprof.go), when Config.PprofAddr is set
+	pprofLn  net.Listener
+	pprofSrv *http.Server
 	// registry holds the metrics once the store and sweeper exist.
 	registry atomic.Pointer[prometheus.Registry]
 }
@@ -199,6 +206,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 			if s.healthSrv != nil {
 				s.healthSrv.Close()
 			}
+			s.closePprof()
 			s.shutdownBackends()
 		}
 	}()
@@ -211,6 +219,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	// The health server answers from now on: /alive 200, /ready 503
 	// until the emulator is ready.
 	if err = s.listenHealth(); err != nil {
+		return nil, err
+	}
+	if err = s.listenPprof(); err != nil {
 		return nil, err
 	}
 
@@ -449,6 +460,7 @@ func (s *Server) Close(ctx context.Context) error {
 	if err := s.closeHealth(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("server: health server shutdown: %w", err))
 	}
+	s.closePprof()
 	errs = append(errs, s.shutdownBackends())
 	return errors.Join(errs...)
 }

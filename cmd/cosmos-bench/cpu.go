@@ -59,23 +59,34 @@ func (a cpuSample) othersCores(b cpuSample) float64 {
 }
 
 // procTicks returns utime+stime of process pid (0 if it is gone).
-func procTicks(pid int) int64 {
+func procTicks(pid int) int64 { return statSum(pid, 11, 12) }
+
+// procChildTicks returns cutime+cstime of process pid: the CPU time of its
+// children that have exited and been waited for (0 if it is gone).
+func procChildTicks(pid int) int64 { return statSum(pid, 13, 14) }
+
+// statSum returns the sum of the fields at the given indexes of
+// /proc/<pid>/stat, counted from the state field (index 0, field 3 in
+// proc(5)): utime is 11, stime 12, cutime 13, cstime 14. 0 if pid is gone.
+func statSum(pid int, idx ...int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
 	}
+	// After "pid (comm)", which may hold spaces and parentheses.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return 0
 	}
-	// After "pid (comm)": state is field 3, utime 14 and stime 15.
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0
+	var sum int64
+	for _, j := range idx {
+		if j < len(f) {
+			v, _ := strconv.ParseInt(f[j], 10, 64)
+			sum += v
+		}
 	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return u + st
+	return sum
 }
 
 // descendantsOf returns the ids of every process below pid.

@@ -1,9 +1,14 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
-// what: point (the default), ttl, query, changefeed, or all (the four, one
+// what, as a comma-separated list: point, js, containers (these three by
+// default), ttl, query, changefeed, batch, sproc, udf, or all (every one, one
 // after the other, each with its own emulator processes and data
-// directory). The changefeed scenario is described in changefeed.go, the
-// sproc scenario (stored procedure executions) in sproc.go, the udf
-// scenario (queries calling a user-defined function) in udf.go.
+// directory). The js scenario (the JavaScript SDK under a mixed load, its
+// HTTPS floor, CPU time per operation, optional pprof profiles) is
+// described in js.go, the containers scenario (container create/delete, a
+// churn of containers, a test suite's cycle) in containers.go, the
+// changefeed scenario in changefeed.go, the sproc scenario (stored
+// procedure executions) in sproc.go, the udf scenario (queries calling a
+// user-defined function) in udf.go.
 //
 // The point scenario measures, in one run:
 //
@@ -50,13 +55,16 @@
 //
 //	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
 //	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-concurrency 1] [-json]
+//	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16] [-js-profile dir] [-js-profile-seconds 5]
+//	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batches 1000,5000] [-ttl-explain]
 //	go run ./cmd/cosmos-bench -scenario query [-query-small 1000] [-query-large 100000] [-query-n 300] [-query-warmup 20]
 //	go run ./cmd/cosmos-bench -scenario changefeed [-cf-items 100000] [-cf-page 1000] [-cf-size 400]
 //	go run ./cmd/cosmos-bench -scenario sproc [-sproc-n 300]
 //	go run ./cmd/cosmos-bench -scenario udf [-udf-items 10000] [-udf-n 20]
 //
-// It runs on Linux (it reads /proc for memory figures).
+// It runs on Linux (it reads /proc for memory and CPU figures). The js
+// scenario needs node, and npm ci in -js-dir if @azure/cosmos is missing.
 package main
 
 import (
@@ -70,6 +78,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -78,7 +87,8 @@ import (
 
 // config holds the command-line flags.
 type config struct {
-	scenario     string // point, ttl, query, batch or all
+	scenario     string // comma-separated scenario names, or all
+	scenarios    map[string]bool
 	bin          string
 	emulatorArgs []string
 	pg           string
@@ -98,7 +108,19 @@ type config struct {
 	batch        batchConfig
 	sproc        sprocConfig
 	udf          udfConfig
+	js           jsConfig
+	containers   containersConfig
 }
+
+// scenarioNames lists the scenarios in the order a run performs them; "all"
+// selects every one.
+var scenarioNames = []string{"point", "js", "containers", "ttl", "query", "changefeed", "batch", "sproc", "udf"}
+
+// defaultScenarios is what make bench runs without -scenario.
+const defaultScenarios = "point,js,containers"
+
+// has reports whether the run includes scenario name.
+func (c config) has(name string) bool { return c.scenarios[name] }
 
 func main() {
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
@@ -135,7 +157,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var emuArgs string
 	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.scenario, "scenario", "point", "what to measure: point (ready time, memory, point operations), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), or all")
+	fs.StringVar(&cfg.scenario, "scenario", defaultScenarios, "what to measure, comma-separated: point (ready time, memory, point operations), js (the JS SDK: mixed load at two concurrencies, HTTPS floor, CPU per operation), containers (container create/delete, a churn of containers, the test suite cycle), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), or all")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
@@ -168,6 +190,14 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.cf.items, "cf-items", 100_000, "changefeed: items in the container whose change feed is drained")
 	fs.IntVar(&cfg.cf.page, "cf-page", 1000, "changefeed: x-ms-max-item-count of each change feed page")
 	fs.IntVar(&cfg.cf.size, "cf-size", 400, "changefeed: size in bytes of each item's JSON")
+	fs.StringVar(&cfg.js.dir, "js-dir", "compat_test/js", "js: directory of bench.mjs and its node_modules (npm ci runs there if @azure/cosmos is missing)")
+	fs.IntVar(&cfg.js.n, "js-n", 2000, "js: measured operations per phase")
+	fs.StringVar(&cfg.js.concurrency, "js-concurrency", "1,16", "js: comma-separated concurrencies of the mixed phases")
+	fs.StringVar(&cfg.js.profileDir, "js-profile", "", "js: directory to write CPU and allocation profiles of the emulator to, taken during the last mixed phase (runs the emulator with --pprof)")
+	fs.IntVar(&cfg.js.profileSecs, "js-profile-seconds", 5, "js: length of the profiles (make the last mixed phase last longer with -js-n)")
+	fs.IntVar(&cfg.containers.n, "containers-n", 100, "containers: timed container creates and deletes")
+	fs.IntVar(&cfg.containers.churn, "churn", 1000, "containers: containers created and deleted in the churn")
+	fs.IntVar(&cfg.containers.cycles, "cycles", 10, "containers: test suite cycles")
 	fs.IntVar(&cfg.batch.runs, "batch-n", 200, "batch: measured single creates and transactional batches of 100 creates")
 	fs.IntVar(&cfg.sproc.runs, "sproc-n", 300, "sproc: measured executions of each stored procedure")
 	fs.IntVar(&cfg.udf.items, "udf-items", 10_000, "udf: items in the container the UDF queries read")
@@ -187,6 +217,20 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	cfg.emulatorArgs = strings.Fields(emuArgs)
+	cfg.scenarios = map[string]bool{}
+	for _, name := range strings.Split(cfg.scenario, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "all":
+			for _, n := range scenarioNames {
+				cfg.scenarios[n] = true
+			}
+		case slices.Contains(scenarioNames, name):
+			cfg.scenarios[name] = true
+		default:
+			return cfg, fmt.Errorf("-scenario: %q is not one of %s or all", name, strings.Join(scenarioNames, ", "))
+		}
+	}
 	switch {
 	case cfg.n < 1:
 		return cfg, errors.New("-n must be at least 1")
@@ -196,10 +240,12 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-concurrency must be at least 1")
 	case cfg.itemSize < 128:
 		return cfg, errors.New("-size must be at least 128")
-	case cfg.scenario != "point" && cfg.scenario != "ttl" && cfg.scenario != "query" && cfg.scenario != "changefeed" && cfg.scenario != "batch" && cfg.scenario != "sproc" && cfg.scenario != "udf" && cfg.scenario != "all":
-		return cfg, fmt.Errorf("-scenario must be point, ttl, query, changefeed, batch, sproc, udf or all, not %q", cfg.scenario)
 	case cfg.udf.items < 1 || cfg.udf.runs < 1:
 		return cfg, errors.New("-udf-items and -udf-n must be positive")
+	case cfg.js.n < 1 || cfg.js.profileSecs < 1:
+		return cfg, errors.New("-js-n and -js-profile-seconds must be at least 1")
+	case cfg.containers.n < 1 || cfg.containers.churn < 0 || cfg.containers.cycles < 1:
+		return cfg, errors.New("-containers-n and -cycles must be at least 1, -churn not negative")
 	case cfg.sproc.runs < 1:
 		return cfg, errors.New("-sproc-n must be at least 1")
 	case cfg.cf.items < 1 || cfg.cf.page < 1 || cfg.cf.size < 128:
@@ -257,13 +303,25 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 	if cfg.verbose {
 		b.emuLog = logw
 	}
-	if cfg.scenario == "point" || cfg.scenario == "all" {
+	if cfg.has("point") {
 		res.Point = true
 		if err := b.runPoint(ctx, res); err != nil {
 			return res, fmt.Errorf("point scenario: %w", err)
 		}
 	}
-	if cfg.scenario == "ttl" || cfg.scenario == "all" {
+	if cfg.has("js") {
+		res.JS = &jsResult{}
+		if err := b.runJS(ctx, res.JS); err != nil {
+			return res, fmt.Errorf("js scenario: %w", err)
+		}
+	}
+	if cfg.has("containers") {
+		res.Containers = &containersResult{}
+		if err := b.runContainers(ctx, res.Containers); err != nil {
+			return res, fmt.Errorf("containers scenario: %w", err)
+		}
+	}
+	if cfg.has("ttl") {
 		res.TTL = &ttlResult{}
 		err := b.runTTL(ctx, res.TTL)
 		res.TTL.check()
@@ -271,7 +329,7 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 			return res, fmt.Errorf("ttl scenario: %w", err)
 		}
 	}
-	if cfg.scenario == "query" || cfg.scenario == "all" {
+	if cfg.has("query") {
 		res.Query = &queryResult{}
 		err := b.runQuery(ctx, res.Query)
 		res.Query.check()
@@ -279,7 +337,7 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 			return res, fmt.Errorf("query scenario: %w", err)
 		}
 	}
-	if cfg.scenario == "changefeed" || cfg.scenario == "all" {
+	if cfg.has("changefeed") {
 		res.ChangeFeed = &cfResult{}
 		err := b.runChangeFeed(ctx, res.ChangeFeed)
 		res.ChangeFeed.check()
@@ -287,19 +345,19 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 			return res, fmt.Errorf("changefeed scenario: %w", err)
 		}
 	}
-	if cfg.scenario == "batch" || cfg.scenario == "all" {
+	if cfg.has("batch") {
 		res.Batch = &batchResult{}
 		if err := b.runBatch(ctx, res.Batch); err != nil {
 			return res, fmt.Errorf("batch scenario: %w", err)
 		}
 	}
-	if cfg.scenario == "sproc" || cfg.scenario == "all" {
+	if cfg.has("sproc") {
 		res.Sproc = &sprocResult{}
 		if err := b.runSproc(ctx, res.Sproc); err != nil {
 			return res, fmt.Errorf("sproc scenario: %w", err)
 		}
 	}
-	if cfg.scenario == "udf" || cfg.scenario == "all" {
+	if cfg.has("udf") {
 		res.UDF = &udfResult{}
 		if err := b.runUDF(ctx, res.UDF); err != nil {
 			return res, fmt.Errorf("udf scenario: %w", err)

@@ -28,6 +28,10 @@ type results struct {
 	Ops     []opResult    `json:"point_operations,omitempty"`
 	// HTTPFloor times GET /_emulator/health over the SDK's connection.
 	HTTPFloor latencyStats `json:"http_floor_health,omitzero"`
+	// JS is the js scenario's results, if it ran.
+	JS *jsResult `json:"js,omitempty"`
+	// Containers is the containers scenario's results, if it ran.
+	Containers *containersResult `json:"containers,omitempty"`
 	// TTL is the ttl scenario's results, if it ran.
 	TTL *ttlResult `json:"ttl,omitempty"`
 	// Query is the query scenario's results, if it ran.
@@ -129,6 +133,12 @@ func writeReport(w io.Writer, r *results) {
 	fmt.Fprintf(w, "emulator  %s %s\n", c.Binary, strings.Join(c.EmulatorArgs, " "))
 	if r.Point {
 		writePointReport(w, r)
+	}
+	if r.JS != nil {
+		writeJSReport(w, r.JS)
+	}
+	if r.Containers != nil {
+		writeContainersReport(w, r.Containers)
 	}
 	if r.TTL != nil {
 		writeTTLReport(w, c, r.TTL)
@@ -243,6 +253,12 @@ func writePointReport(w io.Writer, r *results) {
 		fmt.Fprintf(w, "(%q: request written to response body read, i.e. loopback, TLS, HTTP and all the emulator's work;\n"+
 			" the rest of the SDK latency is the SDK's client-side work. GET /_emulator/health is the floor of any request:\n"+
 			" same connection, no signature check, no SQL (a PostgreSQL ping at most every 0.5 s).)\n", strings.TrimSpace(httpLabel))
+		for _, o := range r.Ops {
+			if o.Op == "read" && r.HTTPFloor.P50 > 0 {
+				q := ratio(o.Emulator.P50, r.HTTPFloor.P50)
+				fmt.Fprintf(w, "point read through the Go SDK: p50 %.3f ms = %.2fx the HTTPS floor (target ≤ 1.6x: %s)\n", o.Emulator.P50, q, verdict(q <= 1.6))
+			}
+		}
 	}
 }
 

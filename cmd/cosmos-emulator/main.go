@@ -100,6 +100,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.IntVar(&cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections served at once; more wait to be accepted (negative: no limit)")
 	fs.DurationVar(&cfg.ScriptTimeout, "script-timeout", jsengine.DefaultTimeout, "longest execution of a stored procedure, trigger or a query's UDF calls (the service's is 5s)")
 	fs.BoolVar(&cfg.ExplorerExposeKey, "explorer-expose-key", false, "let the data explorer (/_explorer/index.html) hand the master key to its pages even when the emulator listens on a non-loopback address; by default only a loopback listener, through a loopback host name, does")
+	fs.StringVar(&cfg.PprofAddr, "pprof", "", "loopback host:port serving net/http/pprof (/debug/pprof/) for profiling; empty: off")
 	defineMicrosoftFlags(fs, &ms, &cfgTargets{certBundle: &cfg.CertBundle, certSecret: &cfg.CertBundlePassword})
 	t := track(fs)
 	// Weakest first, so that each stronger source overrides.
@@ -194,6 +195,9 @@ func readyLines(s *server.Server, cfg server.Config) string {
 	fmt.Fprintf(&b, "Now listening on: %s://%s\n", scheme, s.ListenAddr())
 	if h := s.HealthURL(); h != "" {
 		fmt.Fprintf(&b, "Health probes on %s (/alive, /ready, /status)\n", h)
+	}
+	if p := s.PprofURL(); p != "" {
+		fmt.Fprintf(&b, "Profiling on %s/debug/pprof/\n", p)
 	}
 	b.WriteString("PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES\n")
 	b.WriteString("System is now fully ready to accept requests\n")

@@ -121,3 +121,23 @@ func TestParseFlagsReliability(t *testing.T) {
 		t.Errorf("set: %+v", cfg)
 	}
 }
+
+// TestParseFlagsPprof: the profiling server is off by default and takes
+// its address from --pprof or COSMOS_EMULATOR_PPROF, the flag winning.
+func TestParseFlagsPprof(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{nil, nil, ""},
+		{[]string{"--pprof", "127.0.0.1:6060"}, nil, "127.0.0.1:6060"},
+		{nil, map[string]string{"COSMOS_EMULATOR_PPROF": "localhost:7070"}, "localhost:7070"},
+		{[]string{"--pprof=127.0.0.1:1"}, map[string]string{"COSMOS_EMULATOR_PPROF": "localhost:7070"}, "127.0.0.1:1"},
+	} {
+		cfg, err := ParseFlags(c.args, func(k string) string { return c.env[k] }, io.Discard)
+		if err != nil || cfg.PprofAddr != c.want {
+			t.Errorf("%v %v: PprofAddr %q, %v; want %q", c.args, c.env, cfg.PprofAddr, err, c.want)
+		}
+	}
+}

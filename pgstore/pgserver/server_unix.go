@@ -689,6 +689,13 @@ func (s *Server) Stop() error {
 			errs = append(errs, err)
 		}
 		<-pm.done // its watcher ends with the supervisor
+		// pg_ctl stop -w returns once postmaster.pid is gone, which the
+		// postmaster removes just before it exits: wait for the exit
+		// itself, as Stop does for a child, so that nothing runs after
+		// Stop (TestSupervisor saw it still running on a loaded machine).
+		if err := waitExited(pm.proc.Pid, stopTimeout); err != nil {
+			errs = append(errs, err)
+		}
 		return s.release(errs, ran, t0)
 	}
 	select {
@@ -847,6 +854,19 @@ func processState(pid int) procStateKind {
 		}
 	}
 	return procRunning
+}
+
+// waitExited waits up to timeout for process pid (not a child of ours) to
+// be gone or a zombie awaiting its parent.
+func waitExited(pid int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for processState(pid) == procRunning {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pgserver: PostgreSQL (pid %d) still runs %v after pg_ctl stop", pid, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
 }
 
 // isPostgresProcess reports whether pid runs the postgres program; known is

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The containers scenario (-scenario containers) measures what test suites
+// do around their data, through the official Go SDK:
+//
+//   - container create and delete, each timed, -containers-n times (a
+//     suite creates one container per test);
+//   - a churn of -churn containers created and deleted one after another,
+//     with PostgreSQL's catalog (pg_class rows and the size of pg_class)
+//     and data directory (without pg_wal, and pg_wal apart) measured before
+//     and after, and the emulator's ready time on the same data directory
+//     before and after;
+//   - the typical suite cycle: create a database, a container, 100 items,
+//     run 10 single-partition queries, delete the database, -cycles times,
+//     total time each.
+
+// containersConfig configures the containers scenario.
+type containersConfig struct {
+	n      int // timed container creates and deletes
+	churn  int // containers created and dropped in the churn
+	cycles int // suite cycles
+}
+
+// containersResult is what the containers scenario measured.
+type containersResult struct {
+	Create latencyStats `json:"container_create"`
+	Delete latencyStats `json:"container_delete"`
+	Churn  int          `json:"churn_containers"`
+	// ChurnSeconds is the wall time of the churn.
+	ChurnSeconds float64      `json:"churn_seconds"`
+	Before       catalogState `json:"before_churn"`
+	After        catalogState `json:"after_churn"`
+	// ReadyBefore and ReadyAfter are the ready times (existing cluster)
+	// before and after the churn, in seconds.
+	ReadyBefore float64      `json:"ready_before_churn"`
+	ReadyAfter  float64      `json:"ready_after_churn"`
+	Cycle       latencyStats `json:"suite_cycle"`
+}
+
+// catalogState is the size of PostgreSQL's catalog and data directory.
+type catalogState struct {
+	PGClassRows  int64   `json:"pg_class_rows"`
+	PGClassBytes int64   `json:"pg_class_bytes"`
+	Tables       int64   `json:"user_tables"`
+	DataMB       float64 `json:"data_dir_mb_without_wal"` // -1: external PostgreSQL
+	WALMB        float64 `json:"pg_wal_mb"`
+}
+
+// runContainers runs the containers scenario on a fresh emulator.
+func (b *bench) runContainers(ctx context.Context, res *containersResult) (err error) {
+	cfg := b.cfg
+	dataDir := filepath.Join(b.workDir, "cont")
+	emu, err := b.start(ctx, dataDir, "emulator-containers-1.log")
+	if err != nil {
+		return err
+	}
+	emu.stop()
+	if emu, err = b.start(ctx, dataDir, "emulator-containers-2.log"); err != nil {
+		return err
+	}
+	res.ReadyBefore = emu.ready.Seconds()
+	defer func() { emu.stop() }()
+
+	client, _, err := newSDKClient(emu.url, 1, cfg.http1)
+	if err != nil {
+		return err
+	}
+	dbID := newDatabaseID()
+	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
+		return fmt.Errorf("creating database: %w", err)
+	}
+	db, err := client.NewDatabase(dbID)
+	if err != nil {
+		return err
+	}
+	props := func(id string) azcosmos.ContainerProperties {
+		return azcosmos.ContainerProperties{ID: id, PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
+	}
+	createDelete := func(id string) (c, d time.Duration, err error) {
+		t0 := time.Now()
+		if _, err := db.CreateContainer(ctx, props(id), nil); err != nil {
+			return 0, 0, fmt.Errorf("creating container %s: %w", id, err)
+		}
+		c = time.Since(t0)
+		cc, err := db.NewContainer(id)
+		if err != nil {
+			return 0, 0, err
+		}
+		t0 = time.Now()
+		if _, err := cc.Delete(ctx, nil); err != nil {
+			return 0, 0, fmt.Errorf("deleting container %s: %w", id, err)
+		}
+		return c, time.Since(t0), nil
+	}
+
+	b.logf("containers: %d timed container creates and deletes", cfg.containers.n)
+	for i := range 10 { // warm-up
+		if _, _, err := createDelete(fmt.Sprintf("w%d", i)); err != nil {
+			return err
+		}
+	}
+	var creates, deletes []time.Duration
+	t0 := time.Now()
+	for i := range cfg.containers.n {
+		c, d, err := createDelete(fmt.Sprintf("t%d", i))
+		if err != nil {
+			return err
+		}
+		creates, deletes = append(creates, c), append(deletes, d)
+	}
+	el := time.Since(t0)
+	res.Create, res.Delete = newLatencyStats(creates, el), newLatencyStats(deletes, el)
+
+	pgConn, err := b.pgConnString(dataDir)
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.New(ctx, pgConn)
+	if err != nil {
+		return fmt.Errorf("pgx: %w", err)
+	}
+	defer pool.Close()
+	pgdata := ""
+	if cfg.pg == "" {
+		pgdata = filepath.Join(dataDir, "postgres", "pgdata")
+	}
+	if res.Before, err = measureCatalog(ctx, pool, pgdata); err != nil {
+		return err
+	}
+	b.logf("containers: churn of %d containers", cfg.containers.churn)
+	res.Churn = cfg.containers.churn
+	t0 = time.Now()
+	for i := range cfg.containers.churn {
+		if _, _, err := createDelete(fmt.Sprintf("churn%d", i)); err != nil {
+			return err
+		}
+	}
+	res.ChurnSeconds = time.Since(t0).Seconds()
+	if _, err := db.Delete(ctx, nil); err != nil {
+		return fmt.Errorf("deleting database: %w", err)
+	}
+	if res.After, err = measureCatalog(ctx, pool, pgdata); err != nil {
+		return err
+	}
+	pool.Close()
+	emu.stop()
+	if emu, err = b.start(ctx, dataDir, "emulator-containers-3.log"); err != nil {
+		return err
+	}
+	res.ReadyAfter = emu.ready.Seconds()
+
+	b.logf("containers: %d suite cycles", cfg.containers.cycles)
+	if client, _, err = newSDKClient(emu.url, 1, cfg.http1); err != nil {
+		return err
+	}
+	if err := suiteCycle(ctx, client, "warm"); err != nil {
+		return err
+	}
+	var cycles []time.Duration
+	t0 = time.Now()
+	for i := range cfg.containers.cycles {
+		s := time.Now()
+		if err := suiteCycle(ctx, client, fmt.Sprintf("cycle%d", i)); err != nil {
+			return err
+		}
+		cycles = append(cycles, time.Since(s))
+	}
+	res.Cycle = newLatencyStats(cycles, time.Since(t0))
+	return nil
+}
+
+// suiteCycle is a test suite's typical cycle: create a database and a
+// container, create 100 items over 10 partition keys, run 10
+// single-partition queries (one per key, each returning 10 items), delete
+// the database.
+func suiteCycle(ctx context.Context, client *azcosmos.Client, prefix string) error {
+	dbID := prefix + "-" + newDatabaseID()
+	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
+		return fmt.Errorf("suite cycle: creating database: %w", err)
+	}
+	db, err := client.NewDatabase(dbID)
+	if err != nil {
+		return err
+	}
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		return fmt.Errorf("suite cycle: creating container: %w", err)
+	}
+	c, err := db.NewContainer("c")
+	if err != nil {
+		return err
+	}
+	for i := range 100 {
+		pk := fmt.Sprintf("p%d", i%10)
+		body := fmt.Sprintf(`{"id":"i%d","pk":%q,"n":%d,"name":"item %d"}`, i, pk, i, i)
+		if _, err := c.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), []byte(body), nil); err != nil {
+			return fmt.Errorf("suite cycle: creating item %d: %w", i, err)
+		}
+	}
+	for i := range 10 {
+		pk := fmt.Sprintf("p%d", i)
+		docs, _, err := sdkQuery(ctx, c, "SELECT * FROM c WHERE c.pk = @pk", azcosmos.NewPartitionKeyString(pk), []azcosmos.QueryParameter{{Name: "@pk", Value: pk}})
+		if err != nil {
+			return fmt.Errorf("suite cycle: query: %w", err)
+		}
+		if len(docs) != 10 {
+			return fmt.Errorf("suite cycle: query of %s returned %d items, want 10", pk, len(docs))
+		}
+	}
+	if _, err := db.Delete(ctx, nil); err != nil {
+		return fmt.Errorf("suite cycle: deleting database: %w", err)
+	}
+	return nil
+}
+
+// measureCatalog reads the catalog's size through pool and, when pgdata is
+// not empty, the data directory's.
+func measureCatalog(ctx context.Context, pool *pgxpool.Pool, pgdata string) (catalogState, error) {
+	var s catalogState
+	err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_class), pg_total_relation_size('pg_class'),
+	(SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema'))`).Scan(&s.PGClassRows, &s.PGClassBytes, &s.Tables)
+	if err != nil {
+		return s, fmt.Errorf("catalog: %w", err)
+	}
+	s.DataMB, s.WALMB = -1, -1
+	if pgdata != "" {
+		all := dirBytes(pgdata)
+		wal := dirBytes(filepath.Join(pgdata, "pg_wal"))
+		s.DataMB, s.WALMB = float64(all-wal)/(1<<20), float64(wal)/(1<<20)
+	}
+	return s, nil
+}
+
+// dirBytes returns the total size of the regular files below dir.
+func dirBytes(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // files come and go under a running server
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// writeContainersReport writes the containers scenario's tables.
+func writeContainersReport(w io.Writer, r *containersResult) {
+	fmt.Fprintln(w, "\nContainers scenario (Go SDK, one client; latencies in ms)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\t  count\t    p50\t    p90\t    p99\ttarget\t")
+	fmt.Fprintf(tw, "container create\t%7d\t%7.2f\t%7.2f\t%7.2f\tp50 < 5 ms: %s\t\n", r.Create.Ops, r.Create.P50, r.Create.P90, r.Create.P99, verdict(r.Create.P50 < 5))
+	fmt.Fprintf(tw, "container delete\t%7d\t%7.2f\t%7.2f\t%7.2f\tp50 < 5 ms: %s\t\n", r.Delete.Ops, r.Delete.P50, r.Delete.P90, r.Delete.P99, verdict(r.Delete.P50 < 5))
+	fmt.Fprintf(tw, "suite cycle (db, container, 100 items, 10 queries, delete db)\t%7d\t%7.1f\t%7.1f\t%7.1f\t(mean %.1f ms)\t\n", r.Cycle.Ops, r.Cycle.P50, r.Cycle.P90, r.Cycle.P99, r.Cycle.Mean)
+	tw.Flush()
+	if r.Churn == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nChurn: %d containers created and deleted in %.1f s\n", r.Churn, r.ChurnSeconds)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tbefore\tafter\t")
+	row := func(name, before, after string) { fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, before, after) }
+	row("pg_class rows", fmt.Sprint(r.Before.PGClassRows), fmt.Sprint(r.After.PGClassRows))
+	row("pg_class size (with indexes)", kb(r.Before.PGClassBytes), kb(r.After.PGClassBytes))
+	row("user tables", fmt.Sprint(r.Before.Tables), fmt.Sprint(r.After.Tables))
+	if r.Before.DataMB >= 0 {
+		row("data directory without pg_wal", fmt.Sprintf("%.1f MB", r.Before.DataMB), fmt.Sprintf("%.1f MB", r.After.DataMB))
+		row("pg_wal", fmt.Sprintf("%.1f MB", r.Before.WALMB), fmt.Sprintf("%.1f MB", r.After.WALMB))
+	}
+	row("ready time, existing cluster", fmt.Sprintf("%.2f s", r.ReadyBefore), fmt.Sprintf("%.2f s", r.ReadyAfter))
+	tw.Flush()
+	var notes []string
+	if r.After.PGClassRows > r.Before.PGClassRows {
+		notes = append(notes, fmt.Sprintf("pg_class grew by %d rows: MISSED", r.After.PGClassRows-r.Before.PGClassRows))
+	} else {
+		notes = append(notes, "pg_class rows: no growth, ok")
+	}
+	fmt.Fprintln(w, strings.Join(notes, "; "))
+}
+
+// kb renders a byte count in kB.
+func kb(n int64) string { return fmt.Sprintf("%d kB", n/1024) }

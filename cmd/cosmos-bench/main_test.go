@@ -1,0 +1,68 @@
+package main
+
+import (
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestParseScenarios: -scenario takes a comma-separated list, "all" names
+// every scenario, the default is point, js and containers, and an unknown
+// name is an error naming the known ones.
+func TestParseScenarios(t *testing.T) {
+	for _, c := range []struct {
+		arg  string
+		want []string
+		err  bool
+	}{
+		{"", []string{"point", "js", "containers"}, false},
+		{"js", []string{"js"}, false},
+		{"point, containers", []string{"point", "containers"}, false},
+		{"all", scenarioNames, false},
+		{"ttl,all", scenarioNames, false},
+		{"point,nope", nil, true},
+	} {
+		args := []string{}
+		if c.arg != "" {
+			args = []string{"-scenario", c.arg}
+		}
+		cfg, err := parseFlags(args, io.Discard)
+		if c.err {
+			if err == nil || !strings.Contains(err.Error(), "containers") {
+				t.Errorf("%q: %v, want an error listing the scenarios", c.arg, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", c.arg, err)
+		}
+		for _, name := range scenarioNames {
+			if cfg.has(name) != slices.Contains(c.want, name) {
+				t.Errorf("%q: has(%s) = %v", c.arg, name, cfg.has(name))
+			}
+		}
+	}
+}
+
+// TestStatSum reads this process's CPU times: utime+stime grows with work,
+// and a process that does not exist reads as 0.
+func TestStatSum(t *testing.T) {
+	before := procTicks(os.Getpid())
+	x := 0
+	deadline := time.Now().Add(10 * time.Second)
+	for procTicks(os.Getpid()) < before+2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("utime+stime stayed at %d after 10 s of work", procTicks(os.Getpid()))
+		}
+		for i := range 1_000_000 {
+			x += i
+		}
+	}
+	if procChildTicks(os.Getpid()) < 0 || procTicks(1<<30) != 0 || procChildTicks(1<<30) != 0 {
+		t.Errorf("child ticks %d, missing process %d/%d", procChildTicks(os.Getpid()), procTicks(1<<30), procChildTicks(1<<30))
+	}
+	_ = x
+}

@@ -1,0 +1,247 @@
+// Benchmark of the emulator through the official JavaScript SDK
+// (@azure/cosmos), driven by cmd/cosmos-bench (-scenario js). One Node
+// process, one keep-alive https.Agent shared by the SDK and the floor
+// requests.
+//
+// Phases, each announced on stdout as "PHASE <name> BEGIN" / "PHASE <name>
+// END"; after each such line the script waits for a line on stdin (any
+// text) before going on, so the driver can sample the CPU time of the
+// emulator and PostgreSQL exactly around the phase:
+//
+//   floor   BENCH_N point reads interleaved one for one with GET
+//           /_emulator/health on the same agent (sequential): the read's
+//           p50 against the HTTPS floor measured in the same moments;
+//   mix-<c> for each concurrency c of BENCH_CONCURRENCY, BENCH_N operations
+//           drawn create 25 / read 40 / replace 20 / query 15 % (a
+//           single-partition query by id) from c concurrent workers.
+//
+// Before the phases it creates database COSMOS_DB with container "items"
+// (partition key /pk) and seeds BENCH_SEED items (reads, replaces and
+// queries pick among them), then warms up with BENCH_WARMUP mixed
+// operations. At the end it prints one line "RESULT <json>" and deletes
+// the database.
+//
+//   COSMOS_ENDPOINT, COSMOS_KEY  the emulator (emulator.mjs)
+//   COSMOS_DB                    database to create (required)
+//   BENCH_N                      measured operations per phase (2000)
+//   BENCH_WARMUP                 unmeasured mixed operations (300)
+//   BENCH_SEED                   items created before the phases (500)
+//   BENCH_SIZE                   bytes of each item's JSON (1024)
+//   BENCH_CONCURRENCY            comma-separated concurrencies (1,16)
+//
+// Without a driver (stdin a terminal or closed) it does not wait. Exit
+// status 0 when every operation succeeded.
+import https from "node:https";
+import http from "node:http";
+import { createInterface } from "node:readline";
+import { CosmosClient } from "@azure/cosmos";
+import { endpoint, key, requireDatabase, startWatchdog } from "./emulator.mjs";
+
+const dbId = requireDatabase();
+const N = Number(process.env.BENCH_N || 2000);
+const WARMUP = Number(process.env.BENCH_WARMUP || 300);
+const SEED = Number(process.env.BENCH_SEED || 500);
+const SIZE = Number(process.env.BENCH_SIZE || 1024);
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY || "1,16").split(",").map(Number);
+startWatchdog("benchmark", Number(process.env.BENCH_TIMEOUT || 900));
+
+// The driver's go-ahead lines, one per phase boundary.
+const lines = [];
+let waiting = null;
+let stdinOpen = !process.stdin.isTTY;
+if (stdinOpen) {
+  const rl = createInterface({ input: process.stdin });
+  rl.on("line", (l) => {
+    if (waiting) {
+      const w = waiting;
+      waiting = null;
+      w();
+    } else {
+      lines.push(l);
+    }
+  });
+  rl.on("close", () => {
+    stdinOpen = false;
+    if (waiting) waiting();
+  });
+}
+async function boundary(name, what) {
+  console.log(`PHASE ${name} ${what}`);
+  if (!stdinOpen) return;
+  if (lines.length) {
+    lines.shift();
+    return;
+  }
+  await new Promise((resolve) => (waiting = resolve));
+}
+
+const isHTTPS = new URL(endpoint).protocol === "https:";
+// Loopback, self-signed certificate: the benchmark measures speed, the
+// smoke test checks the certificate.
+const agent = isHTTPS
+  ? new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 64 })
+  : new http.Agent({ keepAlive: true, maxSockets: 64 });
+const client = new CosmosClient(
+  isHTTPS ? { endpoint, key, agent, connectionPolicy: { enableBackgroundEndpointRefreshing: false } } : { endpoint, key },
+);
+
+function health() {
+  const url = new URL("_emulator/health", endpoint);
+  return new Promise((resolve, reject) => {
+    const req = (isHTTPS ? https : http).get(url, isHTTPS ? { agent } : {}, (res) => {
+      res.resume();
+      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`health: HTTP ${res.statusCode}`))));
+    });
+    req.on("error", reject);
+  });
+}
+
+function doc(id, pk, version) {
+  const d = { id, pk, version, kind: "bench", payload: "" };
+  d.payload = "x".repeat(Math.max(SIZE - JSON.stringify(d).length, 0));
+  return d;
+}
+
+// A deterministic generator, so runs draw the same operations.
+let seed = 42;
+function rand() {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed / 0x80000000;
+}
+
+const PARTITIONS = 64;
+let created = 0; // items item-0 .. item-(created-1) exist
+function newItem() {
+  const i = created++;
+  return doc(`item-${i}`, `pk-${i % PARTITIONS}`, 1);
+}
+function existing() {
+  const i = Math.floor(rand() * Math.min(created, SEED));
+  return { id: `item-${i}`, pk: `pk-${i % PARTITIONS}` };
+}
+
+function now() {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+async function op(container, kind) {
+  switch (kind) {
+    case "create": {
+      const d = newItem();
+      await container.items.create(d);
+      return;
+    }
+    case "read": {
+      const { id, pk } = existing();
+      const r = await container.item(id, pk).read();
+      if (r.statusCode !== 200 || !r.resource) throw new Error(`read ${id}: ${r.statusCode}`);
+      return;
+    }
+    case "replace": {
+      const { id, pk } = existing();
+      await container.item(id, pk).replace(doc(id, pk, 2));
+      return;
+    }
+    case "query": {
+      const { id, pk } = existing();
+      const { resources } = await container.items
+        .query({ query: "SELECT * FROM c WHERE c.id = @id", parameters: [{ name: "@id", value: id }] }, { partitionKey: pk })
+        .fetchAll();
+      if (resources.length !== 1) throw new Error(`query ${id}: ${resources.length} results`);
+      return;
+    }
+  }
+  throw new Error(`unknown operation ${kind}`);
+}
+
+function pick() {
+  const r = rand() * 100;
+  if (r < 25) return "create";
+  if (r < 65) return "read";
+  if (r < 85) return "replace";
+  return "query";
+}
+
+function stats(lat, seconds) {
+  lat.sort((a, b) => a - b);
+  const pct = (p) => lat[Math.min(Math.max(Math.ceil((p / 100) * lat.length), 1), lat.length) - 1];
+  const sum = lat.reduce((a, b) => a + b, 0);
+  return {
+    ops: lat.length,
+    seconds,
+    ops_per_sec: seconds > 0 ? lat.length / seconds : 0,
+    mean_ms: lat.length ? sum / lat.length : 0,
+    p50_ms: lat.length ? pct(50) : 0,
+    p90_ms: lat.length ? pct(90) : 0,
+    p99_ms: lat.length ? pct(99) : 0,
+    max_ms: lat.length ? lat[lat.length - 1] : 0,
+  };
+}
+
+async function mix(container, n, concurrency, measure) {
+  const lat = { create: [], read: [], replace: [], query: [] };
+  let left = n;
+  const t0 = now();
+  async function worker() {
+    while (left > 0) {
+      left--;
+      const kind = pick();
+      const s = now();
+      await op(container, kind);
+      lat[kind].push(now() - s);
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (now() - t0) / 1000;
+  if (!measure) return null;
+  const all = [].concat(lat.create, lat.read, lat.replace, lat.query);
+  const out = { concurrency, total: stats(all, seconds) };
+  for (const k of Object.keys(lat)) out[k] = stats(lat[k], seconds);
+  return out;
+}
+
+async function main() {
+  const { database } = await client.databases.create({ id: dbId });
+  try {
+    const { container } = await database.containers.create({ id: "items", partitionKey: { paths: ["/pk"] } });
+    for (let i = 0; i < SEED; i++) await container.items.create(newItem());
+    await mix(container, WARMUP, 4, false);
+    for (let i = 0; i < 50; i++) await health();
+
+    const result = { sdk: "@azure/cosmos", node: process.version, n: N, size: SIZE, mixes: [] };
+    await boundary("floor", "BEGIN");
+    const reads = [];
+    const floors = [];
+    const t0 = now();
+    for (let i = 0; i < N; i++) {
+      let s = now();
+      await health();
+      floors.push(now() - s);
+      const { id, pk } = existing();
+      s = now();
+      const r = await container.item(id, pk).read();
+      reads.push(now() - s);
+      if (r.statusCode !== 200) throw new Error(`read ${id}: ${r.statusCode}`);
+    }
+    const fs = (now() - t0) / 1000;
+    await boundary("floor", "END");
+    result.floor = { health: stats(floors, fs), read: stats(reads, fs) };
+
+    for (const c of CONCURRENCY) {
+      await boundary(`mix-${c}`, "BEGIN");
+      const m = await mix(container, N, c, true);
+      await boundary(`mix-${c}`, "END");
+      result.mixes.push(m);
+    }
+    console.log(`RESULT ${JSON.stringify(result)}`);
+  } finally {
+    await database.delete();
+  }
+  agent.destroy();
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(`FAIL ${err && err.stack ? err.stack : err}`);
+  process.exit(1);
+});
