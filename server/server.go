@@ -375,11 +375,20 @@ func (s *Server) startManaged(ctx context.Context) (*pgserver.Server, error) {
 	cfg := s.cfg
 	opts := pgserver.Options{DataDir: filepath.Join(cfg.DataDir, "postgres"), Ephemeral: cfg.Ephemeral,
 		FastUnsafeCommit: cfg.FastUnsafeCommit,
-		Logf:             func(format string, args ...any) { s.log.Debug(fmt.Sprintf(format, args...)) },
-		Warnf:            func(format string, args ...any) { s.log.Warn(fmt.Sprintf(format, args...)) },
+		Logf: func(format string, args ...any) {
+			msg := fmt.Sprintf(format, args...)
+			if strings.Contains(msg, "initdb created") {
+				s.log.Info(msg) // the first start's one slow step, announced below
+				return
+			}
+			s.log.Debug(msg)
+		},
+		Warnf: func(format string, args ...any) { s.log.Warn(fmt.Sprintf(format, args...)) },
 	}
 	if cfg.Ephemeral {
 		opts.DataDir = ""
+	} else if _, err := os.Stat(filepath.Join(opts.DataDir, "pgdata", "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		s.log.Info("first start: creating the managed PostgreSQL cluster with initdb (a few seconds, once)", "dir", opts.DataDir)
 	}
 	if cfg.PGBin != "" {
 		bin, err := pgserver.BinariesIn(cfg.PGBin)
