@@ -377,7 +377,7 @@ func (s *Server) startManaged(ctx context.Context) (*pgserver.Server, error) {
 		FastUnsafeCommit: cfg.FastUnsafeCommit,
 		Logf: func(format string, args ...any) {
 			msg := fmt.Sprintf(format, args...)
-			if strings.Contains(msg, "initdb created") {
+			if strings.Contains(msg, "initdb created") && !cfg.Ephemeral {
 				s.log.Info(msg) // the first start's one slow step, announced below
 				return
 			}
