@@ -20,7 +20,7 @@ build:
 
 # ARGS passes flags, e.g. make run ARGS="--port 8082 --protocol http".
 run: build
-	@echo "make: starting $(BIN) $(ARGS) (the first start creates its PostgreSQL cluster in .cosmos-emulator/ with initdb)"
+	@echo "make: starting $(BIN) $(ARGS) (it prints its URL when ready; a first start runs initdb first)"
 	./$(BIN) $(ARGS)
 
 test:
