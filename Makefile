@@ -8,10 +8,19 @@ GOFLAGS_TEST ?= -race -count=1 -timeout 30m
 
 .PHONY: build run test lint bench sdk-tests js-smoke fuzz clean docker-test
 
-build:
-	$(GO) build -trimpath -o $(BIN) ./cmd/cosmos-emulator
+# The VCS revision --version reports, stamped at link time so that it is
+# known even under GOFLAGS=-buildvcs=false; empty outside a git checkout
+# (the binary then reads Go's build information, or says unknown).
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -modified)
+LDFLAGS  := $(if $(REVISION),-X github.com/cosmos-emulator/cosmos-emulator/server.Revision=$(REVISION))
 
+build:
+	@echo "make: building $(BIN) (go build; the first build downloads and compiles the dependencies, a minute or two)"
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/cosmos-emulator
+
+# ARGS passes flags, e.g. make run ARGS="--port 8082 --protocol http".
 run: build
+	@echo "make: starting $(BIN) $(ARGS) (it prints its URL when ready; a first start runs initdb first)"
 	./$(BIN) $(ARGS)
 
 test:

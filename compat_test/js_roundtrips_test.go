@@ -110,7 +110,14 @@ func TestJSOneRoundTripPerCall(t *testing.T) {
 	node, dir := jsSDK(t)
 	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
 	proxy, endpoint := startCountingProxy(t, e.Endpoint)
+	checkJSRoundTrips(t, node, dir, endpoint, proxy)
+}
 
+// checkJSRoundTrips runs roundtrips.mjs against endpoint, behind which
+// proxy counts the requests the emulator receives, and checks that each
+// call cost exactly its requests after one account read.
+func checkJSRoundTrips(t *testing.T, node, dir, endpoint string, proxy *countingProxy) {
+	t.Helper()
 	out, _ := runJS(t, node, dir, "roundtrips.mjs", 90*time.Second, "COSMOS_ENDPOINT="+endpoint, "COSMOS_DB=rt")
 
 	const (

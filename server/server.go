@@ -127,6 +127,19 @@ type Config struct {
 	// listener and the page's host name are loopback ones
 	// (explorer.KeyForRequest), else the user types it.
 	ExplorerExposeKey bool
+	// ExplorerAddr, when set and the explorer is enabled, is a second
+	// listener (Microsoft's EXPLORER_PORT, 1234) serving the gateway's
+	// handler, where GET / without a signature redirects to the explorer's
+	// page, so the page and its API calls share one origin
+	// (explorerport.go). Empty: the explorer is on the main port only.
+	ExplorerAddr string
+	// ExplorerOptional makes an ExplorerAddr that cannot be bound a
+	// warning (logged once started) instead of a start error: for the
+	// default port, which another program may hold.
+	ExplorerOptional bool
+	// ExplorerProtocol is the explorer listener's scheme, "http" or
+	// "https" (with the gateway's certificate); empty: Protocol's.
+	ExplorerProtocol string
 }
 
 // Defaults of the HTTP server's limits. The timeouts are far above what a
@@ -169,6 +182,11 @@ type Server struct {
 	// the profiling server (pprof.go), when Config.PprofAddr is set
 	pprofLn  net.Listener
 	pprofSrv *http.Server
+	// the data explorer's own listener (explorerport.go), or why it is
+	// not running when it was optional
+	explorerLn      net.Listener
+	explorerSrv     *http.Server
+	explorerSkipped string
 	// registry holds the metrics once the store and sweeper exist.
 	registry atomic.Pointer[prometheus.Registry]
 }
@@ -207,6 +225,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 				s.healthSrv.Close()
 			}
 			s.closePprof()
+			s.closeExplorer(nil) //nolint:errcheck
 			s.shutdownBackends()
 		}
 	}()
@@ -222,6 +241,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, err
 	}
 	if err = s.listenPprof(); err != nil {
+		return nil, err
+	}
+	if err = s.listenExplorer(); err != nil {
 		return nil, err
 	}
 
@@ -241,7 +263,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 
 	var certPEM []byte
 	var tlsCert tls.Certificate
-	if cfg.Protocol == "https" {
+	if s.needsTLS() {
 		switch {
 		case cfg.CertBundle != "":
 			tlsCert, certPEM, err = tlscert.LoadBundle(cfg.CertBundle, cfg.CertBundlePassword)
@@ -282,15 +304,17 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.MaxConns > 0 {
 		ln = netutil.LimitListener(ln, cfg.MaxConns)
 	}
+	// HTTP/1.1 only: measured with cmd/cosmos-bench, Go's HTTP/2 server
+	// adds ~0.2 ms to every point operation (frame writing, goroutine
+	// hand-offs), a third of a point read; the SDKs work with either.
+	tlsConfig := &tls.Config{Certificates: []tls.Certificate{tlsCert}, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
 	if cfg.Protocol == "https" {
-		// HTTP/1.1 only: measured with cmd/cosmos-bench, Go's HTTP/2 server
-		// adds ~0.2 ms to every point operation (frame writing, goroutine
-		// hand-offs), a third of a point read; the SDKs work with either.
-		s.http.TLSConfig = &tls.Config{Certificates: []tls.Certificate{tlsCert}, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
+		s.http.TLSConfig = tlsConfig
 		ln = tls.NewListener(ln, s.http.TLSConfig)
 	}
 	s.url = cfg.Protocol + "://" + advertisedHost(s.ln.Addr().String()) + "/"
 	go func() { s.served <- s.http.Serve(ln) }()
+	s.serveExplorer(handler, tlsConfig)
 	bg, cancel := context.WithCancel(context.Background())
 	s.stopBG, s.bgDone = cancel, make(chan struct{})
 	go func() {
@@ -303,6 +327,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	s.ready.Store(true)
 	if s.healthSkipped != "" {
 		s.log.Warn(s.healthSkipped)
+	}
+	if s.explorerSkipped != "" {
+		s.log.Warn(s.explorerSkipped)
 	}
 	return s, nil
 }
@@ -348,11 +375,20 @@ func (s *Server) startManaged(ctx context.Context) (*pgserver.Server, error) {
 	cfg := s.cfg
 	opts := pgserver.Options{DataDir: filepath.Join(cfg.DataDir, "postgres"), Ephemeral: cfg.Ephemeral,
 		FastUnsafeCommit: cfg.FastUnsafeCommit,
-		Logf:             func(format string, args ...any) { s.log.Debug(fmt.Sprintf(format, args...)) },
-		Warnf:            func(format string, args ...any) { s.log.Warn(fmt.Sprintf(format, args...)) },
+		Logf: func(format string, args ...any) {
+			msg := fmt.Sprintf(format, args...)
+			if strings.Contains(msg, "initdb created") && !cfg.Ephemeral {
+				s.log.Info(msg) // the first start's one slow step, announced below
+				return
+			}
+			s.log.Debug(msg)
+		},
+		Warnf: func(format string, args ...any) { s.log.Warn(fmt.Sprintf(format, args...)) },
 	}
 	if cfg.Ephemeral {
 		opts.DataDir = ""
+	} else if _, err := os.Stat(filepath.Join(opts.DataDir, "pgdata", "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		s.log.Info("first start: creating the managed PostgreSQL cluster with initdb (a few seconds, once)", "dir", opts.DataDir)
 	}
 	if cfg.PGBin != "" {
 		bin, err := pgserver.BinariesIn(cfg.PGBin)
@@ -452,6 +488,9 @@ func (s *Server) Close(ctx context.Context) error {
 		if err := s.http.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("server: shutdown: %w", err))
 		}
+	}
+	if err := s.closeExplorer(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("server: data explorer listener shutdown: %w", err))
 	}
 	if s.stopBG != nil {
 		s.stopBG()

@@ -176,6 +176,8 @@ func Run(ctx context.Context, cfg server.Config, out io.Writer) error {
 //     stands for the key, so it never reaches a log);
 //   - "Now listening on: <scheme>://<listen address>": the testcontainers
 //     Node module waits for it;
+//   - the data explorer's page on its own listener (--explorer-port),
+//     when it runs;
 //   - the health server's address, when it runs;
 //   - "PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES" and "System is
 //     now fully ready to accept requests": Microsoft's status and legacy
@@ -193,6 +195,9 @@ func readyLines(s *server.Server, cfg server.Config) string {
 	fmt.Fprintf(&b, "Connection string: AccountEndpoint=%s;AccountKey=%s;\n", s.URL(), key)
 	scheme, _, _ := strings.Cut(s.URL(), "://")
 	fmt.Fprintf(&b, "Now listening on: %s://%s\n", scheme, s.ListenAddr())
+	if x := s.ExplorerURL(); x != "" {
+		fmt.Fprintf(&b, "Data explorer on %s\n", x)
+	}
 	if h := s.HealthURL(); h != "" {
 		fmt.Fprintf(&b, "Health probes on %s (/alive, /ready, /status)\n", h)
 	}

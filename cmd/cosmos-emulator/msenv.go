@@ -76,8 +76,6 @@ func microsoftEnvOf(name string) []string {
 // typo is still an error) without acting on them, and why; setting one
 // logs the reason once at start.
 var noEffect = map[string]string{
-	"explorer-port":     "no separate data explorer listener: the data explorer is served at /_explorer/index.html on the main port",
-	"explorer-protocol": "no separate data explorer listener",
 	"gateway-endpoint":  "GET / always advertises the host and port each client dialled",
 	"enable-otlp":       "no OpenTelemetry exporter: metrics are served at /_emulator/metrics",
 	"enable-console":    "no console telemetry exporter",
@@ -316,9 +314,9 @@ func defineMicrosoftFlags(fs *flag.FlagSet, ms *msSettings, cfg *cfgTargets) {
 	fs.Var(&intRange{p: &ms.healthPort, lo: -1 << 31, hi: 65535, what: "integers up to 65535 (0 or negative: no health server)"}, "health-port",
 		"plain-HTTP health server port (GET /alive, /ready, /status) on the host of --addr; 0 or negative: none. The default port, when taken, is skipped with a warning; a port given explicitly must be free")
 	fs.Var(&strictBool{&ms.enableExplorer}, "enable-explorer", "serve the data explorer at /_explorer/index.html (true or false; false: 404)")
-	fs.Var(&intRange{p: &ms.explorerPort, lo: 0, hi: 65535, what: portRange}, "explorer-port", "accepted for compatibility; no effect")
-	ms.explorerProtocol = "http"
-	fs.Var(&choice{&ms.explorerProtocol, []string{"http", "https", "https-insecure"}}, "explorer-protocol", "accepted for compatibility; no effect (http, https or https-insecure)")
+	fs.Var(&intRange{p: &ms.explorerPort, lo: 0, hi: 65535, what: "integers from 0 to 65535 (0: no listener of its own)"}, "explorer-port",
+		"port of the data explorer's own listener on the host of --addr (GET / opens the explorer; its API calls reach the gateway through it); 0: none, the explorer stays at /_explorer/index.html on the main port. The default port, when taken, is skipped with a warning; a port given explicitly must be free")
+	fs.Var(&choice{&ms.explorerProtocol, []string{"http", "https", "https-insecure"}}, "explorer-protocol", "scheme of the --explorer-port listener: http or https (https-insecure is https); default: --protocol's")
 	fs.StringVar(&ms.gatewayEndpoint, "gateway-endpoint", "", "accepted for compatibility; no effect: GET / advertises the host and port the client dialled")
 	fs.StringVar(&ms.keyFile, "key-file", "", "file holding the master key (overrides --key from the same or a weaker source)")
 	fs.Var(&alias{fs, "data-dir"}, "data-path", "same as --data-dir")
@@ -410,6 +408,14 @@ func resolveMicrosoft(fs *flag.FlagSet, cfg *server.Config, ms *msSettings, t *t
 		cfg.HealthOptional = !t.set("health-port")
 	}
 	cfg.DisableExplorer = !ms.enableExplorer
+	if ms.explorerPort > 0 && ms.enableExplorer {
+		cfg.ExplorerAddr = net.JoinHostPort(host, strconv.Itoa(ms.explorerPort))
+		cfg.ExplorerOptional = !t.set("explorer-port")
+	}
+	cfg.ExplorerProtocol = ms.explorerProtocol
+	if cfg.ExplorerProtocol == "https-insecure" {
+		cfg.ExplorerProtocol = "https"
+	}
 	for _, name := range sortedKeys(noEffect) {
 		if f := fs.Lookup(name); t.set(name) && f.Value.String() != f.DefValue {
 			notes = append(notes, fmt.Sprintf("%s is accepted for compatibility with Microsoft's emulator and has no effect here: %s", t.name[name], noEffect[name]))

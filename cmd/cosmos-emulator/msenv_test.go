@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -153,6 +154,25 @@ func TestMicrosoftConfig(t *testing.T) {
 			want(t, "DataDir", cfg.DataDir, "/ours")
 		}},
 		{"--data-path", []string{"--data-path", "/data"}, nil, func(t *testing.T, cfg server.Config) { want(t, "DataDir", cfg.DataDir, "/data") }},
+		// the data explorer's own listener (EXPLORER_PORT, default 1234, optional)
+		{"explorer port by default", nil, nil, func(t *testing.T, cfg server.Config) {
+			want(t, "ExplorerAddr", cfg.ExplorerAddr, "127.0.0.1:1234")
+			want(t, "ExplorerOptional", fmt.Sprint(cfg.ExplorerOptional), "true")
+			want(t, "ExplorerProtocol", cfg.ExplorerProtocol, "")
+		}},
+		{"EXPLORER_PORT given is not optional", nil, env("EXPLORER_PORT", "4321", "EXPLORER_PROTOCOL", "https-insecure"), func(t *testing.T, cfg server.Config) {
+			want(t, "ExplorerAddr", cfg.ExplorerAddr, "127.0.0.1:4321")
+			want(t, "ExplorerOptional", fmt.Sprint(cfg.ExplorerOptional), "false")
+			want(t, "ExplorerProtocol", cfg.ExplorerProtocol, "https")
+		}},
+		{"--explorer-port 0 turns it off", []string{"--explorer-port", "0"}, nil, func(t *testing.T, cfg server.Config) { want(t, "ExplorerAddr", cfg.ExplorerAddr, "") }},
+		{"--enable-explorer false: no explorer listener", []string{"--enable-explorer", "false"}, nil, func(t *testing.T, cfg server.Config) {
+			want(t, "ExplorerAddr", cfg.ExplorerAddr, "")
+		}},
+		{"explorer port on the host of --addr", []string{"--addr", "0.0.0.0", "--explorer-protocol", "http"}, nil, func(t *testing.T, cfg server.Config) {
+			want(t, "ExplorerAddr", cfg.ExplorerAddr, "0.0.0.0:1234")
+			want(t, "ExplorerProtocol", cfg.ExplorerProtocol, "http")
+		}},
 		// accepted, no effect; classic variables ignored
 		{"what the modules and Aspire pass", nil, env("ENABLE_TELEMETRY", "false", "EXPLORER_PORT", "1234", "EXPLORER_PROTOCOL", "https",
 			"GATEWAY_PUBLIC_ENDPOINT", "cosmosdb", "ENABLE_OTLP_EXPORTER", "false", "ENABLE_CONSOLE_EXPORTER", "false", "VERBOSE", "false",

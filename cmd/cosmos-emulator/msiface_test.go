@@ -157,9 +157,9 @@ func (sc *startedCommand) line(t *testing.T, prefix string) string {
 // on the health port, the data explorer page, the metrics moving
 // with requests, the request log, and a clean exit on SIGTERM.
 func TestMicrosoftInterface(t *testing.T) {
-	healthPort := freePort(t)
+	healthPort, explorerPort := freePort(t), freePort(t)
 	sc := startCommand(t, []string{"--pg", pgtest.NewDatabase(t), "--enable-explorer", "true", "--log-requests"},
-		"PORT=0", "PROTOCOL=http", "ENABLE_TELEMETRY=false", "HEALTH_PORT="+strconv.Itoa(healthPort),
+		"PORT=0", "PROTOCOL=http", "ENABLE_TELEMETRY=false", "HEALTH_PORT="+strconv.Itoa(healthPort), "EXPLORER_PORT="+strconv.Itoa(explorerPort),
 		"AZURE_COSMOS_EMULATOR_PARTITION_COUNT=None")
 
 	// Java: a line matching (?s).*Started\r\n$ with its terminator kept.
@@ -186,6 +186,10 @@ func TestMicrosoftInterface(t *testing.T) {
 	if h := sc.line(t, "Health probes on "); !strings.Contains(h, health) {
 		t.Errorf("health line %q does not name %s", h, health)
 	}
+	explorer := "http://127.0.0.1:" + strconv.Itoa(explorerPort)
+	if x := sc.line(t, "Data explorer on "); x != "Data explorer on "+explorer+"/_explorer/index.html" {
+		t.Errorf("explorer line %q does not name %s", x, explorer)
+	}
 
 	// The health server (as Aspire probes it), the explorer page (as
 	// testcontainers-python probes it), the unsigned metrics.
@@ -199,6 +203,7 @@ func TestMicrosoftInterface(t *testing.T) {
 		{health + "/metrics", "cosmos_emulator_ready 1", 200},
 		{health + "/nothing", "NotFound", 404},
 		{base + "/_explorer/index.html", "<!doctype html>", 200},
+		{explorer + "/", "<!doctype html>", 200}, // redirected to the page
 		{base + "/_emulator/health", `"ok"`, 200},
 		{base + "/_emulator/metrics", "cosmos_emulator_pg_pool_max_connections", 200},
 	} {
@@ -221,6 +226,11 @@ func TestMicrosoftInterface(t *testing.T) {
 	after := metrics(t, base)
 	if before[created] != 0 || after[created] != 1 || after[conflict] != before[conflict]+1 {
 		t.Errorf("database creates: %s %v -> %v, %s -> %v", created, before[created], after[created], conflict, after[conflict])
+	}
+	// The explorer's own port reaches the gateway (the page's API calls).
+	createDatabase(t, explorer, "msiface-explorer")
+	if after := metrics(t, base); after[created] != 2 {
+		t.Errorf("a database created through the explorer port: %s = %v, want 2", created, after[created])
 	}
 	if after[`cosmos_emulator_request_charge_total{operation="Create",resource_type="dbs"}`] <= 0 {
 		t.Error("no request charge counted for the creates")

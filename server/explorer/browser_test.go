@@ -501,3 +501,34 @@ func TestExplorerSignatures(t *testing.T) {
 		}
 	}
 }
+
+// TestExplorerOwnPort: the explorer opened at the root of its own
+// listener (--explorer-port, as Microsoft's image serves it on 1234) gets
+// the key on loopback and its API calls reach the gateway through that
+// same origin: a database created in the page exists on the main port.
+func TestExplorerOwnPort(t *testing.T) {
+	b := newBrowser(t)
+	e := emulatortest.Start(t, emulatortest.WithProtocol("http"), func(c *server.Config) { c.ExplorerAddr = "127.0.0.1:0" })
+	page := e.ExplorerURL()
+	if page == "" {
+		t.Fatal("no explorer listener")
+	}
+	b.do("open the explorer port's root", chromedp.Navigate(strings.TrimSuffix(page, "_explorer/index.html")))
+	b.waitFor(`document.getElementById("key-status").textContent.startsWith("Connected with the key the emulator gave")`)
+	b.noError("connect")
+	if got := b.eval(`location.href`); got != page {
+		t.Errorf("the page is at %q, want %q", got, page)
+	}
+	b.eval(`(document.getElementById("new-db-details").open = true, "")`)
+	b.do("type the database id", chromedp.SendKeys(chromedp.CSS("#new-db-id"), "viaport\r"), idle())
+	b.noError("create database")
+	b.waitFor(`document.querySelector('#tree button.db[data-db="viaport"]') !== null`)
+	b.shot("explorer-port")
+	db, err := e.Client(t).NewDatabase("viaport")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Read(context.Background(), nil); err != nil {
+		t.Fatalf("the database created through the explorer port, read on the main port: %v", err)
+	}
+}
