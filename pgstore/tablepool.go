@@ -188,7 +188,7 @@ func (s *Store) refillLoop(ctx context.Context) {
 // reports whether there may be more to do; it does nothing while another
 // process refills.
 func (s *Store) refillOnce(ctx context.Context) (more bool, err error) {
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = s.backgroundTx(ctx, func(tx pgx.Tx) error {
 		var locked bool
 		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, int64(spareLockID)).Scan(&locked); err != nil || !locked {
 			return err
@@ -287,7 +287,7 @@ func (s *Store) dropLoop(ctx context.Context) {
 // dropOnce drops one queued table and its container's change log in one
 // transaction; it reports whether it found one.
 func (s *Store) dropOnce(ctx context.Context) (dropped bool, err error) {
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = s.backgroundTx(ctx, func(tx pgx.Tx) error {
 		var num int64
 		err := tx.QueryRow(ctx, `SELECT num FROM cosmos.dropped_tables ORDER BY num LIMIT 1 FOR UPDATE SKIP LOCKED`).Scan(&num)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -308,6 +308,23 @@ func (s *Store) dropOnce(ctx context.Context) (dropped bool, err error) {
 		return err
 	})
 	return dropped, err
+}
+
+// backgroundAppName is the application_name of a table worker's session
+// while its transaction runs (see unsettledSQL).
+const backgroundAppName = "cosmos-emulator-table-worker"
+
+// backgroundTx runs fn in a transaction marked as a table worker's (SET
+// LOCAL application_name, before it has a transaction ID), which the
+// change feed does not wait for (see unsettledSQL). fn must not write
+// items.
+func (s *Store) backgroundTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL application_name = '`+backgroundAppName+`'`); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
 }
 
 // vacuumCatalogs runs catalogVacuumSQL, logging a failure, and resets the

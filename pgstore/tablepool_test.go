@@ -417,3 +417,47 @@ func TestCatalogCleanAfterChurn(t *testing.T) {
 		t.Fatalf("pg_class has %d rows after the churns, %d before", n, classRows)
 	}
 }
+
+// TestChangeFeedDoesNotWaitForTableWorkers: a table worker's transaction
+// in progress (making a spare while a client writes and reads its feed)
+// does not hold the feed back, while any other transaction does.
+func TestChangeFeedDoesNotWaitForTableWorkers(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	c := createContainer(t, s, "c", `{}`, nil)
+	for _, worker := range []bool{true, false} {
+		started, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+		hold := func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `CREATE TABLE cosmos.zz_hold (a int); DROP TABLE cosmos.zz_hold`); err != nil { // takes a transaction ID
+				return err
+			}
+			close(started)
+			<-release
+			return nil
+		}
+		go func() {
+			if worker {
+				done <- s.backgroundTx(ctx, hold)
+			} else {
+				done <- pgx.BeginFunc(ctx, s.pool, hold)
+			}
+		}()
+		<-started
+		id := fmt.Sprint("a", worker)
+		if _, err := s.CreateItem(ctx, emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: id}, Body: []byte(`{}`), TS: 1, ETag: `"e"`}); err != nil {
+			t.Fatal(err)
+		}
+		page, err := s.ReadChanges(ctx, emulator.ChangesParams{Container: c, Limit: 10, ScanLimit: 10})
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := slices.ContainsFunc(page.Items, func(it emulator.Item) bool { return it.ID == id })
+		if found != worker {
+			t.Fatalf("worker transaction %v in progress: the new item on the feed: %v", worker, found)
+		}
+	}
+}

@@ -25,3 +25,4 @@ CREATE TABLE cosmos.dropped_tables (
     num        bigint PRIMARY KEY,
     dropped_at timestamptz NOT NULL DEFAULT now()
 );
+
