@@ -144,6 +144,9 @@ func (b *bench) runContainers(ctx context.Context, res *containersResult) (err e
 	if cfg.pg == "" {
 		pgdata = filepath.Join(dataDir, "postgres", "pgdata")
 	}
+	if err := waitSettled(ctx, pool); err != nil { // the same state as after: spares made, tables dropped
+		return err
+	}
 	if res.Before, err = measureCatalog(ctx, pool, pgdata); err != nil {
 		return err
 	}
