@@ -43,8 +43,8 @@ import (
 //     and only for them; afterwards its name no longer resolves, so a late
 //     operation gets 404), queues it in cosmos.dropped_tables and deletes
 //     the metadata, so the id can be created again at once. A background
-//     worker drops the queued tables and the containers' change log, one
-//     per transaction.
+//     worker drops the queued tables and the containers' change log, up
+//     to dropBatch per transaction.
 //   - Catalog: dropping tables, and less so creating them, leaves dead
 //     rows in PostgreSQL's catalogs (pg_class, pg_attribute, pg_depend...),
 //     which would grow the data directory until autovacuum gets there. The
@@ -274,7 +274,7 @@ func (s *Store) dropLoop(ctx context.Context) {
 				}
 				break
 			}
-			if !dropped {
+			if dropped == 0 {
 				break
 			}
 			if s.tables.churned.Load() >= catalogVacuumTables {
@@ -284,28 +284,39 @@ func (s *Store) dropLoop(ctx context.Context) {
 	}
 }
 
-// dropOnce drops one queued table and its container's change log in one
-// transaction; it reports whether it found one.
-func (s *Store) dropOnce(ctx context.Context) (dropped bool, err error) {
+// dropBatch bounds the tables dropped in one transaction: one commit
+// (whose WAL flush a drop forces) for several, so the worker keeps up with
+// a fast churn.
+const dropBatch = 16
+
+// dropOnce drops up to dropBatch queued tables and their containers'
+// change log in one transaction; it reports how many it dropped.
+func (s *Store) dropOnce(ctx context.Context) (dropped int, err error) {
 	err = s.backgroundTx(ctx, func(tx pgx.Tx) error {
-		var num int64
-		err := tx.QueryRow(ctx, `SELECT num FROM cosmos.dropped_tables ORDER BY num LIMIT 1 FOR UPDATE SKIP LOCKED`).Scan(&num)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
+		rows, err := tx.Query(ctx, `SELECT num FROM cosmos.dropped_tables ORDER BY num LIMIT $1 FOR UPDATE SKIP LOCKED`, dropBatch)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+droppedTable(num)); err != nil {
+		nums, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil || len(nums) == 0 {
 			return err
 		}
-		if err := dropChangeLog(ctx, tx, num); err != nil {
+		names := make([]string, len(nums))
+		for i, n := range nums {
+			names[i] = droppedTable(n)
+		}
+		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+strings.Join(names, ", ")); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM cosmos.dropped_tables WHERE num = $1`, num)
-		dropped = err == nil
-		s.tables.churned.Add(1)
-		return err
+		if _, err := tx.Exec(ctx, `DELETE FROM cosmos.changes WHERE coll = ANY($1)`, nums); err != nil {
+			return err
+		}
+		if _, err = tx.Exec(ctx, `DELETE FROM cosmos.dropped_tables WHERE num = ANY($1)`, nums); err != nil {
+			return err
+		}
+		dropped = len(nums)
+		s.tables.churned.Add(int64(len(nums)))
+		return nil
 	})
 	return dropped, err
 }
