@@ -235,11 +235,12 @@ func (p policy) composites() []sqlgen.CompositeIndex {
 const maxCompositePaths = 16
 
 // compositeIndexesDDL creates the indexes of a container's composite
-// indexes (each becomes one multi-column PostgreSQL index) and drops the
-// ones the policy no longer has. A composite index this store cannot
-// build (too many paths, a path that is not valid UTF-8 or holds NUL) is
-// the request's fault (400), checked before any DDL.
-func compositeIndexesDDL(num int64, props []byte) (string, error) {
+// indexes (each becomes one multi-column PostgreSQL index) and, with
+// replace, first drops the ones the table has (a new table has none: ""
+// when its policy has no composite index). A composite index this store
+// cannot build (too many paths, a path that is not valid UTF-8 or holds
+// NUL) is the request's fault (400), checked before any DDL.
+func compositeIndexesDDL(num int64, props []byte, replace bool) (string, error) {
 	var pp struct {
 		IndexingPolicy policy `json:"indexingPolicy"`
 	}
@@ -256,8 +257,10 @@ func compositeIndexesDDL(num int64, props []byte) (string, error) {
 		}
 	}
 	var b strings.Builder
-	// drop every composite index first: a replace may change them
-	fmt.Fprintf(&b, `DO $$ DECLARE i text; BEGIN FOR i IN SELECT indexname FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = 'items_%d' AND indexname LIKE 'items\_%d\_c\_%%' LOOP EXECUTE 'DROP INDEX cosmos.' || quote_ident(i); END LOOP; END $$;`, num, num)
+	if replace {
+		// drop every composite index first: a replace may change them
+		fmt.Fprintf(&b, `DO $$ DECLARE i text; BEGIN FOR i IN SELECT indexname FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = 'items_%d' AND indexname LIKE 'items\_%d\_c\_%%' LOOP EXECUTE 'DROP INDEX cosmos.' || quote_ident(i); END LOOP; END $$;`, num, num)
+	}
 	for _, ci := range composites {
 		h := fnv.New64a()
 		h.Write([]byte(sqlgen.CompositeIndexKey("doc", ci)))

@@ -20,8 +20,14 @@ func lsnIndexDDL(n int64) string {
 // run concurrently with one still in progress: its xmin is not older than
 // the oldest transaction in progress (age() measures both from the same
 // point). A negative age is an xmin from before a transaction ID
-// wraparound, i.e. very old: settled.
-const unsettledSQL = `age(xmin) BETWEEN 0 AND age((pg_snapshot_xmin(pg_current_snapshot())::text::bigint % 4294967296)::text::xid)`
+// wraparound, i.e. very old: settled. The transactions of the store's
+// table workers (application_name backgroundAppName while they run, see
+// tablepool.go) write no items and are not waited for; the sessions are
+// only looked up when a transaction is in progress.
+const unsettledSQL = `age(xmin) BETWEEN 0 AND age(((SELECT CASE WHEN pg_snapshot_xmin(sn) = pg_snapshot_xmax(sn) THEN pg_snapshot_xmax(sn)
+  ELSE coalesce((SELECT min(x) FROM pg_snapshot_xip(sn) x WHERE x::text::bigint % 4294967296 NOT IN (
+    SELECT backend_xid::text::bigint FROM pg_stat_activity WHERE application_name = '` + backgroundAppName + `' AND backend_xid IS NOT NULL)),
+  pg_snapshot_xmax(sn)) END FROM pg_current_snapshot() sn)::text::bigint % 4294967296)::text::xid)`
 
 // maxTxnRows bounds how many rows share one LSN (the writes of a
 // transactional batch, which holds at most emulator.MaxBatchOperations),

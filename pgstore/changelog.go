@@ -30,13 +30,6 @@ func changeLogTriggerDDL(n int64) string {
 		` DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION cosmos.log_change('` + num + `');`
 }
 
-// dropChangeLog deletes container n's history (the container is being
-// deleted; container numbers are never reused).
-func dropChangeLog(ctx context.Context, tx pgx.Tx, n int64) error {
-	_, err := tx.Exec(ctx, `DELETE FROM cosmos.changes WHERE coll = $1`, n)
-	return err
-}
-
 const changeCols = `seq, op, pk, id, coalesce(doc_seq, 0), lsn, coalesce(prev_lsn, 0), crts, ttl_expired, coalesce(etag, ''), body, txid::text`
 
 // ReadChangeLog implements emulator.ChangeLog: up to p.Limit entries, then

@@ -29,6 +29,10 @@
 //     under the same lock, and the trigger skips them (cosmos.logged_seqs,
 //     migration 0015): a row-by-row insert from the trigger costs about
 //     10 µs a row, most of such a batch's commit.
+//   - cosmos.spare_tables, cosmos.dropped_tables (tablepool.go, migration
+//     0016): items tables made in advance, which container creates claim,
+//     and the tables of deleted containers, renamed at once and dropped
+//     by a background worker, which also vacuums the catalogs.
 //   - cosmos.users, cosmos.permissions (users.go, migration 0014): a
 //     database's users and a user's permissions, deleted with their
 //     owner (ON DELETE CASCADE). A permission keeps its resource link as
@@ -37,7 +41,7 @@
 //
 // Why one table per container rather than one LIST-partitioned table: the
 // indexing policy of each container becomes that table's own indexes, and
-// deleting a container is a DROP TABLE that locks only that table (dropping
+// deleting a container is a rename (then a background DROP TABLE) that locks only that table (dropping
 // or creating a partition locks the partitioned parent, which would stall
 // every other container's traffic).
 //
@@ -93,7 +97,8 @@
 // transaction that may have overlapped one still in progress, so its
 // continuation never passes a change that can still commit below it.
 //
-// Background work (the metadata listener, vacuums after large sweeps)
+// Background work (the metadata listener, vacuums after large sweeps,
+// the spare and dropped tables' workers)
 // runs under a context that Close cancels; its failures go to
 // Options.Logger.
 package pgstore

@@ -77,8 +77,9 @@ func (s *Store) ListDatabases(ctx context.Context) ([]emulator.Database, error) 
 	return ds, classify("list databases", err)
 }
 
-// DeleteDatabase implements emulator.Store: it drops every container's items
-// table and deletes the rows (containers and offers cascade).
+// DeleteDatabase implements emulator.Store: it retires every container's
+// items table (renamed at once, dropped in the background: see
+// tablepool.go) and deletes the rows (containers and offers cascade).
 func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		d, err := scanDatabase(tx.QueryRow(ctx, lookupDatabase+` FOR UPDATE`, ref))
@@ -93,13 +94,8 @@ func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
 		if err != nil {
 			return err
 		}
-		for _, n := range nums {
-			if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+itemsTable(n)); err != nil {
-				return err
-			}
-			if err := dropChangeLog(ctx, tx, n); err != nil {
-				return err
-			}
+		if err := retireTables(ctx, tx, nums); err != nil {
+			return err
 		}
 		if _, err = tx.Exec(ctx, `DELETE FROM cosmos.databases WHERE num = $1`, d.Num); err != nil {
 			return err
@@ -107,6 +103,9 @@ func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
 		return s.notifyMetadataChanged(ctx, tx)
 	})
 	s.cache.clear()
+	if err == nil {
+		poke(s.tables.drop)
+	}
 	return classify("delete database", err)
 }
 
@@ -185,9 +184,14 @@ func (s *Store) CreateContainer(ctx context.Context, p emulator.CreateContainerP
 		if err != nil {
 			return err
 		}
-		var num int64
-		if err := tx.QueryRow(ctx, `SELECT nextval('cosmos.resource_num_seq')`).Scan(&num); err != nil {
+		num, claimed, err := s.claimSpare(ctx, tx)
+		if err != nil {
 			return err
+		}
+		if !claimed {
+			if err := tx.QueryRow(ctx, `SELECT nextval('cosmos.resource_num_seq')`).Scan(&num); err != nil {
+				return err
+			}
 		}
 		pkDef, _ := json.Marshal(p.PartitionKey)
 		rid := emulator.ContainerRID(d.Num, num)
@@ -200,12 +204,22 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 		if tag.RowsAffected() == 0 {
 			return emulator.ErrConflict
 		}
-		composites, err := compositeIndexesDDL(num, p.Properties)
+		// A claimed spare is the table newItemsTableDDL makes; what
+		// depends on the container's properties is added here.
+		ddl, err := compositeIndexesDDL(num, p.Properties, false)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, itemsTableDDL(num)+"\n"+lsnIndexDDL(num)+"\n"+changeLogTriggerDDL(num)+"\n"+expiryIndexesDDL(num, p.DefaultTTL != nil)+"\n"+composites); err != nil {
-			return err
+		if p.DefaultTTL != nil {
+			ddl = expiryIndexesDDL(num, true) + "\n" + ddl
+		}
+		if !claimed {
+			ddl = newItemsTableDDL(num) + "\n" + ddl
+		}
+		if ddl != "" {
+			if _, err := tx.Exec(ctx, ddl); err != nil {
+				return err
+			}
 		}
 		c = emulator.Container{Num: num, DatabaseNum: d.Num, DatabaseID: d.ID, DatabaseRID: d.RID, ID: p.ID, RID: rid,
 			Properties: p.Properties, PartitionKey: p.PartitionKey, DefaultTTL: p.DefaultTTL, TS: p.TS, ETag: p.ETag}
@@ -224,6 +238,9 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 		}
 		return nil
 	})
+	if err == nil {
+		poke(s.tables.refill)
+	}
 	return c, classify("create container", err)
 }
 
@@ -274,7 +291,7 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 			return err
 		}
 		if !sameComposites(cur.Properties, p.Properties) {
-			composites, err := compositeIndexesDDL(cur.Num, p.Properties)
+			composites, err := compositeIndexesDDL(cur.Num, p.Properties, true)
 			if err != nil {
 				return err
 			}
@@ -295,17 +312,17 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 	return c, classify("replace container", err)
 }
 
-// DeleteContainer implements emulator.Store.
+// DeleteContainer implements emulator.Store. The items table is renamed at
+// once (taking its exclusive lock, so operations in flight on it finish
+// first and later ones get 404) and dropped in the background, with the
+// change log (see tablepool.go).
 func (s *Store) DeleteContainer(ctx context.Context, dbRef, collRef string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		cur, err := scanContainer(tx.QueryRow(ctx, lookupContainer+` FOR UPDATE OF c`, dbRef, collRef))
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+itemsTable(cur.Num)); err != nil {
-			return err
-		}
-		if err := dropChangeLog(ctx, tx, cur.Num); err != nil {
+		if err := retireTables(ctx, tx, []int64{cur.Num}); err != nil {
 			return err
 		}
 		if _, err = tx.Exec(ctx, `DELETE FROM cosmos.containers WHERE num = $1`, cur.Num); err != nil {
@@ -314,6 +331,9 @@ func (s *Store) DeleteContainer(ctx context.Context, dbRef, collRef string) erro
 		return s.notifyMetadataChanged(ctx, tx)
 	})
 	s.cache.clear()
+	if err == nil {
+		poke(s.tables.drop)
+	}
 	return classify("delete container", err)
 }
 

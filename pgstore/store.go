@@ -35,6 +35,7 @@ type Store struct {
 	cache   *containerCache
 	autoIdx autoIndexes
 	vacuum  vacuumState
+	tables  tableWork
 	// codePointCollation: the database orders text by code point (C).
 	codePointCollation bool
 	// background is the context of the store's own work (the metadata
@@ -53,8 +54,13 @@ type Options struct {
 	MaxConns int32
 	// Logger receives what the store's background work cannot return to
 	// a caller: failures and reconnects of the metadata listener, failed
-	// background vacuums (nil: slog.Default()).
+	// background vacuums, failures of the spare and dropped items tables'
+	// workers (nil: slog.Default()).
 	Logger *slog.Logger
+	// SpareTables is how many empty items tables are kept ready for
+	// container creates (see tablepool.go): 0 means 4, a negative value
+	// none (every create then makes its table in its own transaction).
+	SpareTables int
 }
 
 // sessionSettings are sent in the startup packet of every connection, so
@@ -141,15 +147,21 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, opts Options) (*Store,
 	s.codePointCollation = collate == "C" || collate == "POSIX"
 	s.background, s.stopBackground = context.WithCancel(context.Background())
 	go s.listen(s.background, s.listenDone)
+	spares := opts.SpareTables
+	if spares == 0 {
+		spares = defaultSpareTables
+	}
+	s.startTableWorkers(max(spares, 0))
 	return s, nil
 }
 
-// Close stops the metadata listener, cancels a background vacuum in
-// progress and closes the connection pool.
+// Close stops the metadata listener and the items tables' workers,
+// cancels a background vacuum in progress and closes the connection pool.
 func (s *Store) Close() {
 	s.stopBackground()
 	<-s.listenDone
 	s.vacuum.wg.Wait()
+	s.tables.wg.Wait()
 	s.pool.Close()
 }
 
@@ -191,6 +203,13 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if err != nil {
 		return err
 	}
+	return applyMigrations(ctx, pool, ms)
+}
+
+// applyMigrations is migrate with the migrations ms. When it applies any,
+// it marks every spare items table stale (see tablepool.go): a migration
+// changes the items tables of the containers, which spares are not.
+func applyMigrations(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("pgstore: migrate: %w", err)
@@ -223,6 +242,7 @@ CREATE TABLE IF NOT EXISTS cosmos.schema_migrations (version integer PRIMARY KEY
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("pgstore: migrate: %w", err)
 	}
+	ran := false
 	for _, m := range ms {
 		if applied[m.version] {
 			continue
@@ -232,6 +252,12 @@ CREATE TABLE IF NOT EXISTS cosmos.schema_migrations (version integer PRIMARY KEY
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO cosmos.schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
 			return fmt.Errorf("pgstore: migration %s: %w", m.name, err)
+		}
+		ran = true
+	}
+	if ran {
+		if _, err := tx.Exec(ctx, `DO $$ BEGIN IF to_regclass('cosmos.spare_tables') IS NOT NULL THEN UPDATE cosmos.spare_tables SET ddl_key = 'stale'; END IF; END $$`); err != nil {
+			return fmt.Errorf("pgstore: migrate: mark spare tables stale: %w", err)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
