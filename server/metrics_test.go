@@ -108,8 +108,16 @@ func TestMetrics(t *testing.T) {
 	mustStatus(304, "GET", "/dbs/db/colls/c/docs", "", "A-IM", "Incremental Feed", "x-ms-documentdb-partitionkeyrangeid", "0", "If-None-Match", h.Get("etag"))
 	mustStatus(200, "GET", "/dbs/db/colls/c/docs", "", "A-IM", "Full-Fidelity Feed", "x-ms-documentdb-partitionkeyrangeid", "0")
 	mustStatus(400, "GET", "/dbs/db/colls/c/docs", "", "A-IM", "Other Feed")
+	// server-side JavaScript: a procedure that succeeds, one that throws,
+	// and a write naming a pre-trigger
+	mustStatus(201, "POST", "/dbs/db/colls/c/sprocs", `{"id":"ok","body":"function () { getContext().getResponse().setBody(1); }"}`)
+	mustStatus(201, "POST", "/dbs/db/colls/c/sprocs", `{"id":"bad","body":"function () { throw new Error('no'); }"}`)
+	mustStatus(201, "POST", "/dbs/db/colls/c/triggers", `{"id":"pre","body":"function () {}","triggerType":"Pre","triggerOperation":"All"}`)
+	mustStatus(200, "POST", "/dbs/db/colls/c/sprocs/ok", `[]`, "x-ms-documentdb-partitionkey", `["p"]`)
+	mustStatus(400, "POST", "/dbs/db/colls/c/sprocs/bad", `[]`, "x-ms-documentdb-partitionkey", `["p"]`)
+	mustStatus(201, "POST", "/dbs/db/colls/c/docs", `{"id":"t","pk":"p"}`, "x-ms-documentdb-partitionkey", `["p"]`, "x-ms-documentdb-pre-trigger-include", "pre")
 
-	// all three items expired, not yet swept; the first scrape counts the
+	// all four items expired, not yet swept; the first scrape counts the
 	// backlog (later ones within 10 s reuse that count)
 	e.Clock().Advance(time.Minute)
 	after := c.scrape()
@@ -119,37 +127,41 @@ func TestMetrics(t *testing.T) {
 	}{
 		{`cosmos_emulator_requests_total{operation="Create",resource_type="dbs",status="201"}`, 1},
 		{`cosmos_emulator_requests_total{operation="Create",resource_type="colls",status="201"}`, 1},
-		{`cosmos_emulator_requests_total{operation="Create",resource_type="docs",status="201"}`, 3},
+		{`cosmos_emulator_requests_total{operation="Create",resource_type="docs",status="201"}`, 4},
 		{`cosmos_emulator_requests_total{operation="Read",resource_type="docs",status="404"}`, 1},
 		{`cosmos_emulator_requests_total{operation="Query",resource_type="docs",status="200"}`, 1},
 		{`cosmos_emulator_requests_total{operation="ChangeFeed",resource_type="docs",status="200"}`, 2},
 		{`cosmos_emulator_requests_total{operation="ChangeFeed",resource_type="docs",status="304"}`, 1},
 		{`cosmos_emulator_requests_total{operation="ChangeFeed",resource_type="docs",status="400"}`, 1},
-		{`cosmos_emulator_request_duration_seconds_count{operation="Create",resource_type="docs"}`, 3},
+		{`cosmos_emulator_request_duration_seconds_count{operation="Create",resource_type="docs"}`, 4},
 		{`cosmos_emulator_changefeed_reads_total{mode="latest_version",result="changes"}`, 1},
 		{`cosmos_emulator_changefeed_reads_total{mode="latest_version",result="not_modified"}`, 1},
 		{`cosmos_emulator_changefeed_reads_total{mode="latest_version",result="error"}`, 1},
 		{`cosmos_emulator_changefeed_reads_total{mode="all_versions_and_deletes",result="changes"}`, 1},
 		{`cosmos_emulator_changefeed_items_total{mode="latest_version"}`, 3},
 		{`cosmos_emulator_changefeed_items_total{mode="all_versions_and_deletes"}`, 3},
-		{`cosmos_emulator_ttl_backlog_rows`, 3},
+		{`cosmos_emulator_ttl_backlog_rows`, 4},
+		{`cosmos_emulator_requests_total{operation="ExecuteStoredProcedure",resource_type="sprocs",status="200"}`, 1},
+		{`cosmos_emulator_script_requests_total{kind="stored_procedure",result="ok"}`, 1},
+		{`cosmos_emulator_script_requests_total{kind="stored_procedure",result="script_error"}`, 1},
+		{`cosmos_emulator_script_requests_total{kind="pre_trigger",result="ok"}`, 1},
 		{`cosmos_emulator_ready`, 1},
 	} {
 		if got := after[w.sample]; got != w.want {
 			t.Errorf("%s = %v, want %v", w.sample, got, w.want)
 		}
 	}
-	if after[`cosmos_emulator_request_charge_total{operation="Create",resource_type="docs"}`] < 3*5.71 {
-		t.Errorf("charge of three creates: %v", after[`cosmos_emulator_request_charge_total{operation="Create",resource_type="docs"}`])
+	if after[`cosmos_emulator_request_charge_total{operation="Create",resource_type="docs"}`] < 4*5.71 {
+		t.Errorf("charge of four creates: %v", after[`cosmos_emulator_request_charge_total{operation="Create",resource_type="docs"}`])
 	}
 	if after[`cosmos_emulator_pg_pool_max_connections`] < 1 || after[`cosmos_emulator_pg_pool_acquires_total{outcome="immediate"}`] < 9 {
 		t.Errorf("pool max %v, acquires %v", after[`cosmos_emulator_pg_pool_max_connections`], after[`cosmos_emulator_pg_pool_acquires_total{outcome="immediate"}`])
 	}
-	if n, err := e.Sweep(t.Context()); err != nil || n != 3 {
+	if n, err := e.Sweep(t.Context()); err != nil || n != 4 {
 		t.Fatalf("sweep: %d %v", n, err)
 	}
 	swept := c.scrape()
-	if swept[`cosmos_emulator_ttl_deleted_rows_total`] != 3 || swept[`cosmos_emulator_ttl_sweeps_total`] != 1 || swept[`cosmos_emulator_ttl_sweep_errors_total`] != 0 {
+	if swept[`cosmos_emulator_ttl_deleted_rows_total`] != 4 || swept[`cosmos_emulator_ttl_sweeps_total`] != 1 || swept[`cosmos_emulator_ttl_sweep_errors_total`] != 0 {
 		t.Errorf("sweeper: %v deleted, %v sweeps, %v errors", swept[`cosmos_emulator_ttl_deleted_rows_total`],
 			swept[`cosmos_emulator_ttl_sweeps_total`], swept[`cosmos_emulator_ttl_sweep_errors_total`])
 	}

@@ -28,6 +28,7 @@ type requestMetrics struct {
 	charge   *prometheus.CounterVec   // operation, resource_type
 	cfReads  *prometheus.CounterVec   // mode, result
 	cfItems  *prometheus.CounterVec   // mode
+	scripts  *prometheus.CounterVec   // kind, result
 }
 
 // newRequestMetrics registers the request collectors in reg.
@@ -54,8 +55,12 @@ func newRequestMetrics(reg prometheus.Registerer) (*requestMetrics, error) {
 			Name: "cosmos_emulator_changefeed_items_total",
 			Help: "Changes returned by change feed reads, by mode.",
 		}, []string{"mode"}),
+		scripts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosmos_emulator_script_requests_total",
+			Help: "Requests that ran server-side JavaScript, by kind (stored_procedure; pre_trigger and post_trigger for writes naming them) and result (ok, script_error for a 4xx other than 408, timeout for 408, error for 5xx).",
+		}, []string{"kind", "result"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.charge, m.cfReads, m.cfItems} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.charge, m.cfReads, m.cfItems, m.scripts} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -97,6 +102,7 @@ func (h *handler) observe(next http.Handler) http.Handler {
 		// may rewrite the URL while normalising it).
 		op, rt := classify(r)
 		aim := r.Header.Get("A-IM")
+		triggers := scriptKinds(op, r.Header)
 		path := r.URL.EscapedPath()
 		defer func() {
 			status := rec.status
@@ -108,6 +114,7 @@ func (h *handler) observe(next http.Handler) http.Handler {
 			charge := hd.Get("x-ms-request-charge")
 			if h.metrics != nil {
 				h.metrics.record(op, rt, aim, status, elapsed, charge, hd.Get("x-ms-item-count"))
+				h.metrics.recordScripts(triggers, status)
 			}
 			level := slog.LevelDebug
 			if h.logRequests {
@@ -146,6 +153,42 @@ func (m *requestMetrics) record(op, rt, aim string, status int, elapsed time.Dur
 		m.cfReads.WithLabelValues(mode, "not_modified").Inc()
 	default:
 		m.cfReads.WithLabelValues(mode, "error").Inc()
+	}
+}
+
+// scriptKinds lists the kinds of server-side JavaScript a request runs
+// (when it succeeds): a stored procedure execution, and the pre- and
+// post-triggers an item write names in its headers.
+func scriptKinds(op string, h http.Header) []string {
+	if op == "ExecuteStoredProcedure" {
+		return []string{"stored_procedure"}
+	}
+	var kinds []string
+	if h.Get("x-ms-documentdb-pre-trigger-include") != "" {
+		kinds = append(kinds, "pre_trigger")
+	}
+	if h.Get("x-ms-documentdb-post-trigger-include") != "" {
+		kinds = append(kinds, "post_trigger")
+	}
+	return kinds
+}
+
+// recordScripts counts the scripts of one answered request by result.
+func (m *requestMetrics) recordScripts(kinds []string, status int) {
+	if len(kinds) == 0 {
+		return
+	}
+	result := "ok"
+	switch {
+	case status == http.StatusRequestTimeout:
+		result = "timeout"
+	case status >= 500:
+		result = "error"
+	case status >= 400:
+		result = "script_error"
+	}
+	for _, k := range kinds {
+		m.scripts.WithLabelValues(k, result).Inc()
 	}
 }
 
@@ -202,6 +245,8 @@ func classify(r *http.Request) (operation, resourceType string) {
 			return "Upsert", rt
 		}
 		return "Create", rt
+	case !feed && r.Method == http.MethodPost && rt == "sprocs":
+		return "ExecuteStoredProcedure", rt
 	case !feed:
 		return methodOperation(r.Method, "Read"), rt
 	}
