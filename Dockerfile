@@ -79,15 +79,18 @@ COPY --from=build /out/cosmos-emulator /usr/local/bin/cosmos-emulator
 # the health server on 8080 (/alive, /ready), DATA_PATH=/data. /data holds
 # the PostgreSQL cluster (/data/postgres) and the TLS certificate
 # (emulator.pem, also served at /_explorer/emulator.pem). Mount a volume
-# there to keep both across container re-creation.
+# there to keep both across container re-creation. With PROTOCOL=https the
+# certificate is also written where Microsoft's classic image keeps it,
+# which testcontainers-python copies out of the container.
 ENV COSMOS_EMULATOR_ADDR=0.0.0.0 \
     PROTOCOL=http \
+    COSMOS_EMULATOR_CERT_EXPORT=/tmp/cosmos/appdata/.system/profiles/Client/AppData/Local/CosmosDBEmulator/emulator.pem \
     DATA_PATH=/data
 VOLUME ["/data"]
 WORKDIR /data
 USER cosmos:cosmos
 
-EXPOSE 8081 8080
+EXPOSE 8081 8080 1234
 
 # The health server's /ready (plain http whatever PROTOCOL), else the main
 # port's health endpoint over http or https.

@@ -145,3 +145,38 @@ func TestExplorerDisabled(t *testing.T) {
 		}
 	}
 }
+
+// TestCertExport: with --cert-export the serving certificate (the bytes of
+// /_explorer/emulator.pem) is written to that path at start, directories
+// created, as the image does at the classic emulator's path, which
+// testcontainers-python copies out of the container; a path that cannot
+// be written is a start error naming the flag.
+func TestCertExport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tmp", "cosmos", "appdata", "CosmosDBEmulator", "emulator.pem")
+	e := emulatortest.Start(t, func(c *server.Config) { c.CertExport = path })
+	resp, err := emulatortest.HTTPClient().Get(e.Endpoint + "_explorer/emulator.pem") //nolint:noctx
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	exported, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || len(served) == 0 || !bytes.Equal(exported, served) {
+		t.Errorf("exported certificate differs from the served one: %d\n%s\nvs\n%s", resp.StatusCode, exported, served)
+	}
+
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.Config{Addr: "127.0.0.1:0", PG: pgtest.NewDatabase(t), DataDir: t.TempDir(), CertExport: filepath.Join(blocker, "emulator.pem")}
+	if s, err := server.Start(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "--cert-export") {
+		if s != nil {
+			s.Close(t.Context())
+		}
+		t.Errorf("err = %v, want a start error naming --cert-export", err)
+	}
+}

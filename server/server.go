@@ -49,6 +49,12 @@ type Config struct {
 	Key string
 	// CertFile and CertKeyFile bring your own certificate.
 	CertFile, CertKeyFile string
+	// CertExport, when set and the gateway serves https, is a file path
+	// the serving certificate (PEM, the bytes of /_explorer/emulator.pem)
+	// is written to at start, its directories created: the container
+	// image sets the path where Microsoft's classic emulator keeps it,
+	// which testcontainers-python copies out of the container.
+	CertExport string
 	// TLSHosts are extra names for the generated certificate.
 	TLSHosts []string
 	// Logger receives logs (default: text to stderr at info level).
@@ -280,6 +286,12 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		if err != nil {
 			return nil, &StartError{Cause: fmt.Sprintf("cannot load the TLS certificate: %v", err),
 				Fix: "check --cert and --cert-key (PEM files) or --cert-path and its password (CERT_SECRET), or leave them out for a generated certificate", Err: err}
+		}
+		if cfg.CertExport != "" {
+			if err := exportCertificate(cfg.CertExport, certPEM); err != nil {
+				return nil, &StartError{Cause: fmt.Sprintf("cannot write the certificate to --cert-export %s: %v", cfg.CertExport, err),
+					Fix: "choose a path in a directory the emulator's user may create and write, or leave --cert-export out", Err: err}
+			}
 		}
 	}
 	reg := s.newRegistry()
@@ -532,4 +544,13 @@ func (s *Server) shutdownBackends() error {
 		_ = os.RemoveAll(s.tempDir)
 	}
 	return errors.Join(errs...)
+}
+
+// exportCertificate writes the serving certificate (PEM) to path, world
+// readable (it is public), creating its directories.
+func exportCertificate(path string, certPEM []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, certPEM, 0o644) //nolint:gosec // a certificate is public
 }

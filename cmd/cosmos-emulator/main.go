@@ -87,6 +87,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.StringVar(&cfg.Key, "key", wire.WellKnownKey, "master key clients sign requests with")
 	fs.StringVar(&cfg.CertFile, "cert", "", "TLS certificate file (PEM); default: a self-signed certificate in --data-dir")
 	fs.StringVar(&cfg.CertKeyFile, "cert-key", "", "TLS private key file (PEM) for --cert")
+	fs.StringVar(&cfg.CertExport, "cert-export", "", "with https, also write the serving certificate (PEM) to this file at start (the image writes it where Microsoft's classic emulator keeps it, for testcontainers-python)")
 	fs.Var(&tlsHosts, "tls-host", "extra host name or IP for the generated certificate (repeatable, comma-separated)")
 	fs.Var(&choice{&logLevel, logLevels}, "log-level", "quiet, error, warn, info, debug or trace (debug and trace log every request)")
 	fs.DurationVar(&cfg.TTLSweepInterval, "ttl-sweep-interval", time.Second, "pause between TTL sweeps that delete expired items (negative: no background sweeper)")

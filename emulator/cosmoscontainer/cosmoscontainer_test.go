@@ -516,3 +516,58 @@ func TestMicrosoftJavaModuleWay(t *testing.T) {
 	verified := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	sdkRoundTrip(t, endpoint, verified)
 }
+
+// TestMicrosoftPythonModuleWay starts the image as testcontainers-python
+// starts Microsoft's classic emulator, with PROTOCOL=https as its users
+// add (microsoft-emulator-interface.md §3.5): the classic variables
+// (AZURE_COSMOS_EMULATOR_PARTITION_COUNT=None ...) do not stop it, a line
+// ending in Started appears, /_explorer/index.html answers 2xx, and the
+// certificate copied from the classic in-container path is the one served.
+func TestMicrosoftPythonModuleWay(t *testing.T) {
+	img := microsoftImage(t)
+	ctx := context.Background()
+	c, err := testcontainers.Run(ctx, img,
+		testcontainers.WithExposedPorts("8081/tcp"),
+		testcontainers.WithEnv(map[string]string{"PROTOCOL": "https",
+			"AZURE_COSMOS_EMULATOR_PARTITION_COUNT": "None", "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE": "False",
+			"AZURE_COSMOS_EMULATOR_KEY": cosmoscontainer.Key, "AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE": "127.0.0.1"}),
+		testcontainers.WithWaitStrategy(wait.ForLog(`(?m)Started\s*$`).AsRegexp().WithStartupTimeout(2*time.Minute)),
+	)
+	testcontainers.CleanupContainer(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint, err := c.PortEndpoint(ctx, "8081/tcp", "https")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // as the Python module probes
+	resp, err := insecure.Get(endpoint + "/_explorer/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("GET /_explorer/index.html: %d, want 2xx", resp.StatusCode)
+	}
+	rc, err := c.CopyFileFromContainer(ctx, "/tmp/cosmos/appdata/.system/profiles/Client/AppData/Local/CosmosDBEmulator/emulator.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, _ := io.ReadAll(rc)
+	rc.Close()
+	resp, err = insecure.Get(endpoint + "/_explorer/emulator.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if len(copied) == 0 || string(copied) != string(served) {
+		t.Fatalf("classic-path certificate %q differs from the served %q", copied, served)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(copied) {
+		t.Fatalf("classic-path certificate is not PEM: %q", copied)
+	}
+	sdkRoundTrip(t, endpoint, &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}})
+}
