@@ -497,3 +497,16 @@ func AppendJSONString(buf []byte, s string) []byte {
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
 }
+
+// AppendJSONArray appends the JSON array whose elements are docs, each
+// already a JSON value, in order.
+func AppendJSONArray(buf []byte, docs [][]byte) []byte {
+	buf = append(buf, '[')
+	for i, d := range docs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, d...)
+	}
+	return append(buf, ']')
+}

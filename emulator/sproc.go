@@ -400,13 +400,5 @@ func (h *scriptHost) Query(ctx context.Context, link string, query []byte, opts 
 	if err != nil {
 		return opFailure(err)
 	}
-	buf := []byte{'['}
-	for i, d := range page.Docs {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, d...)
-	}
-	buf = append(buf, ']')
-	return jsengine.Outcome{Result: buf, Continuation: page.Continuation, Status: 200}, nil
+	return jsengine.Outcome{Result: AppendJSONArray(nil, page.Docs), Continuation: page.Continuation, Status: 200}, nil
 }

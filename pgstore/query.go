@@ -281,14 +281,7 @@ const resourcesTable = `(SELECT e.ordinality AS seq, e.value AS doc, ''::text AS
 
 // translateResources translates a page of a resource query.
 func (s *Store) translateResources(p queryRun, cur *sqlgen.Cursor) (*sqlgen.Statement, error) {
-	arr := []byte{'['}
-	for i, d := range p.docs {
-		if i > 0 {
-			arr = append(arr, ',')
-		}
-		arr = append(arr, d...)
-	}
-	arr = append(arr, ']')
+	arr := emulator.AppendJSONArray(nil, p.docs)
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: resourcesTable, Args: []any{string(arr)}, Live: "TRUE", Params: p.Params,
 		PageSize: p.Page.Limit(), Cursor: cur, RawDocuments: true, CodePointCollation: s.codePointCollation,

@@ -3,7 +3,6 @@ package jsengine
 import (
 	"container/list"
 	"context"
-	"crypto/rand"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -244,13 +243,4 @@ func guard(ctx context.Context, rt *goja.Runtime, limit uint64) (stop func() err
 		wg.Wait()
 		return why
 	}
-}
-
-// newID returns a GUID-like id for createDocument's automatic ids.
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/google/uuid"
 )
 
 // acceptFraction is the share of the time bound after which collection
@@ -124,7 +125,7 @@ func (x *execution) hostObject(s Script) (*goja.Object, error) {
 		}
 		set("response", x.propMap(body))
 	}
-	set("newId", func() string { return newID() })
+	set("newId", uuid.NewString)
 	set("log", func(msg string) {
 		if x.log.Len()+len(msg) > MaxLogSize {
 			x.throw(413, `Resulting message would be too large because of "x-ms-documentdb-script-log-results". Return from script with current message and use continuation token to call the script again or modify your script.`)
