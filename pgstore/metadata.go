@@ -265,7 +265,7 @@ func (s *Store) ListContainers(ctx context.Context, dbRef string) (emulator.Data
 	if err != nil {
 		return d, nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+containerCols+` FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num WHERE c.db_num = $1 ORDER BY c.num`, d.Num)
+	rows, err := s.pool.Query(ctx, `SELECT `+containerCols+` FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num WHERE c.db_num = $1 ORDER BY c.created`, d.Num)
 	if err != nil {
 		return d, nil, classify("list containers", err)
 	}

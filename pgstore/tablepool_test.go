@@ -461,3 +461,35 @@ func TestChangeFeedDoesNotWaitForTableWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestContainersListedInCreationOrder: a container made without a spare
+// (here by a store whose pool is off) draws a number above the spares
+// made earlier, so a container created after it from a spare has a lower
+// number; the list is still in creation order (migration 0017).
+func TestContainersListedInCreationOrder(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	pooled, err := Open(ctx, dsn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pooled.Close()
+	waitFor(t, "4 spare tables", func() bool { return len(spareNums(t, pooled)) == defaultSpareTables })
+	plain, err := Open(ctx, dsn, Options{SpareTables: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	first := createContainer(t, plain, "first", `{}`, nil)
+	second := createContainer(t, pooled, "second", `{}`, nil)
+	if second.Num > first.Num {
+		t.Fatalf("second container %d claimed no spare below the first's %d", second.Num, first.Num)
+	}
+	_, list, err := pooled.ListContainers(ctx, "db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].ID != "first" || list[1].ID != "second" {
+		t.Fatalf("containers listed %v, want first then second", list)
+	}
+}
