@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -113,6 +114,11 @@ type Config struct {
 	// net/http/pprof is served over plain HTTP (/debug/pprof/; pprof.go),
 	// for profiling the emulator under load. Empty: no profiling server.
 	PprofAddr string
+	// GoMaxProcs, when positive, is the number of CPUs the process runs Go
+	// code on at once (runtime.GOMAXPROCS), set by Start for the whole
+	// process; 0 leaves Go's setting alone. The command chooses half the
+	// CPUs by default (cmd/cosmos-emulator/gomaxprocs.go says why).
+	GoMaxProcs int
 	// CertBundle is a PKCS#12 (.pfx/.p12) file holding the certificate, its
 	// chain and private key, opened with CertBundlePassword (Microsoft's
 	// CERT_PATH and CERT_SECRET); a PEM file holding both certificate and
@@ -220,6 +226,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	if _, err := base64.StdEncoding.DecodeString(cfg.Key); err != nil {
 		return nil, &StartError{Cause: "the master key (--key) is not valid base64", Fix: "give the base64 key clients sign with, or leave --key out for the well-known emulator key", Err: err}
+	}
+	if cfg.GoMaxProcs > 0 {
+		runtime.GOMAXPROCS(cfg.GoMaxProcs)
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, served: make(chan error, 1)}
 	defer func() {

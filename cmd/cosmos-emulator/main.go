@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -102,6 +103,8 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.DurationVar(&cfg.ScriptTimeout, "script-timeout", jsengine.DefaultTimeout, "longest execution of a stored procedure, trigger or a query's UDF calls (the service's is 5s)")
 	fs.BoolVar(&cfg.ExplorerExposeKey, "explorer-expose-key", false, "let the data explorer (/_explorer/index.html) hand the master key to its pages even when the emulator listens on a non-loopback address; by default only a loopback listener, through a loopback host name, does")
 	fs.StringVar(&cfg.PprofAddr, "pprof", "", "loopback host:port serving net/http/pprof (/debug/pprof/) for profiling; empty: off")
+	var goMaxProcsFlag int
+	fs.IntVar(&goMaxProcsFlag, "gomaxprocs", 0, "CPUs the emulator runs Go code on at once; 0: the GOMAXPROCS variable if set, else half the CPUs (at least 1), leaving the rest to PostgreSQL and the clients; negative: Go's own choice")
 	defineMicrosoftFlags(fs, &ms, &cfgTargets{certBundle: &cfg.CertBundle, certSecret: &cfg.CertBundlePassword})
 	t := track(fs)
 	// Weakest first, so that each stronger source overrides.
@@ -131,6 +134,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	}
 	cfg.Consistency = consistency
 	cfg.TLSHosts = tlsHosts
+	cfg.GoMaxProcs = goMaxProcs(goMaxProcsFlag, getenv, runtime.GOMAXPROCS(0))
 	notes, err := resolveMicrosoft(fs, &cfg, &ms, t)
 	if err != nil {
 		return cfg, err

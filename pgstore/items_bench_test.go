@@ -1,0 +1,47 @@
+package pgstore
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+)
+
+// BenchmarkReadItemStore measures a point read in the store alone (one
+// primary-key SELECT through the pool), the part of an SDK read below the
+// HTTP server: compare with cosmos-bench's raw pgx read and the SDK read.
+//
+//	go test -run '^$' -bench BenchmarkReadItemStore -benchtime 20000x ./pgstore/
+func BenchmarkReadItemStore(b *testing.B) {
+	s := openStore(b)
+	ctx := context.Background()
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
+		b.Fatal(err)
+	}
+	c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: "c", Properties: []byte(`{}`),
+		PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := emulator.ItemKey{Container: c, PK: `["p"]`, ID: "x"}
+	body := []byte(`{"id":"x","pk":"p","payload":"` + strings.Repeat("x", 900) + `"}`)
+	if _, err := s.CreateItem(ctx, emulator.WriteItemParams{ItemKey: key, Body: body, TS: 1, ETag: `"e"`}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("store", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := s.ReadItem(ctx, key); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("raw", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var body string
+			if err := s.pool.QueryRow(ctx, `SELECT body FROM `+itemsTable(c.Num)+` WHERE pk = $1 AND id = $2`, key.PK, key.ID).Scan(&body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
