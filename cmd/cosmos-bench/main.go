@@ -481,16 +481,25 @@ func (b *bench) runPoint(ctx context.Context, res *results) (err error) {
 		{"replace", sdk.replace(items), raw.replace(items), "UPDATE by primary key"},
 	} {
 		logf("%s: SDK via the emulator", op.name)
+		metricsOp := strings.ToUpper(op.name[:1]) + op.name[1:]
+		before, err := docsHandlerTotals(ctx, sdk.http, emu.url, metricsOp)
+		if err != nil {
+			return err
+		}
 		es, eh, err := w.run(ctx, op.sdk)
 		if err != nil {
 			return fmt.Errorf("%s through the SDK: %w", op.name, err)
+		}
+		after, err := docsHandlerTotals(ctx, sdk.http, emu.url, metricsOp)
+		if err != nil {
+			return err
 		}
 		logf("%s: raw pgx %s", op.name, op.rawSQL)
 		rs, _, err := w.run(ctx, op.raw)
 		if err != nil {
 			return fmt.Errorf("raw %s: %w", op.name, err)
 		}
-		res.Ops = append(res.Ops, opResult{Op: op.name, RawSQL: op.rawSQL, Emulator: es, EmulatorHTTP: eh, Raw: rs, P50Ratio: ratio(es.P50, rs.P50)})
+		res.Ops = append(res.Ops, opResult{Op: op.name, RawSQL: op.rawSQL, Emulator: es, EmulatorHTTP: eh, HandlerMeanMs: after.meanMs(before), Raw: rs, P50Ratio: ratio(es.P50, rs.P50)})
 	}
 	if res.Memory.AfterBenchMB, err = rssMB(emu.pid()); err != nil {
 		return err
