@@ -141,6 +141,15 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if h.now == nil {
 		h.now = time.Now
 	}
+	r, err := h.router(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return h.observe(h.middleware(r)), nil
+}
+
+// router is the handler's gorilla/mux router over every resource path.
+func (h *handler) router(cfg Config) (*mux.Router, error) {
 	// SkipClean: gorilla/mux would answer a path with "." or ".." segments
 	// with a redirect to another resource's path; such ids are refused at
 	// create instead (emulator.ValidateItemID).
@@ -148,8 +157,22 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.NotFoundHandler = http.HandlerFunc(h.notFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
 
-	r.HandleFunc("/", h.getAccount).Methods(http.MethodGet)
+	// Routes are tried in order, each a regular expression over the path,
+	// so the most frequent come first: the health check (the floor of the
+	// benchmarks), then items. Paths of different shapes cannot both
+	// match (every template is anchored and {name} excludes '/'), so the
+	// order decides nothing but the cost: a point read used to be tried
+	// against 20 routes before its own: 8.6-8.9 µs of routing, now 1.4-2.6
+	// (go test -run '^$' -bench BenchmarkRouteItem ./wire/, loaded machine).
 	r.HandleFunc("/_emulator/health", h.health).Methods(http.MethodGet)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.readItem).Methods(http.MethodGet)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs", h.postDocs).Methods(http.MethodPost) // create, upsert, query, batch
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.replaceItem).Methods(http.MethodPut)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.deleteItem).Methods(http.MethodDelete)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.patchItem).Methods(http.MethodPatch)
+	r.HandleFunc("/dbs/{db}/colls/{coll}/docs", h.readFeed).Methods(http.MethodGet)
+
+	r.HandleFunc("/", h.getAccount).Methods(http.MethodGet)
 	r.HandleFunc("/_explorer/emulator.pem", h.certificate).Methods(http.MethodGet)
 	if cfg.Explorer != nil {
 		// "/_explorer/" arrives as "/_explorer" (normalizeRequest)
@@ -160,6 +183,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		r.PathPrefix("/_explorer/").HandlerFunc(h.explorerDisabled)
 	}
 	if cfg.Metrics != nil {
+		var err error
 		if h.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
 			return nil, fmt.Errorf("wire: metrics: %w", err)
 		}
@@ -180,13 +204,6 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/dbs/{db}/colls/{coll}/pkranges", h.partitionKeyRanges).Methods(http.MethodGet)
 	r.HandleFunc("/dbs/{db}/colls/{coll}/operations/partitionkeydelete", h.partitionKeyDelete).Methods(http.MethodPost)
 
-	r.HandleFunc("/dbs/{db}/colls/{coll}/docs", h.readFeed).Methods(http.MethodGet)
-	r.HandleFunc("/dbs/{db}/colls/{coll}/docs", h.postDocs).Methods(http.MethodPost)
-	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.readItem).Methods(http.MethodGet)
-	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.replaceItem).Methods(http.MethodPut)
-	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.patchItem).Methods(http.MethodPatch)
-	r.HandleFunc("/dbs/{db}/colls/{coll}/docs/{id}", h.deleteItem).Methods(http.MethodDelete)
-
 	h.registerUsers(r)   // users, permissions, conflicts (users.go)
 	h.registerScripts(r) // stored procedures, triggers, UDFs (scripts.go)
 
@@ -195,7 +212,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	r.HandleFunc("/offers/{rid}", h.getOffer).Methods(http.MethodGet)
 	r.HandleFunc("/offers/{rid}", h.replaceOffer).Methods(http.MethodPut)
 
-	return h.observe(h.middleware(r)), nil
+	return r, nil
 }
 
 // exemptFromAuth lists what is served without a signature: the account
