@@ -508,6 +508,10 @@ func (b *bench) runPoint(ctx context.Context, res *results) (err error) {
 	if res.HTTPFloor, _, err = w.run(ctx, sdk.health()); err != nil {
 		return fmt.Errorf("health requests: %w", err)
 	}
+	logf("SDK floor: point reads and health through a replaying proxy")
+	if res.SDKFloorHealth, res.SDKFloorRead, err = sdkFloor(ctx, emu.url, sdk.db.ID(), items, cfg.n, cfg.http1); err != nil {
+		return err
+	}
 	res.Config.Protocol = sdk.protocol()
 	res.Memory.PeakMB, _ = hwmMB(emu.pid())
 	logf("idling %v after the benchmark", cfg.idleWait)

@@ -28,6 +28,12 @@
 //   BENCH_SEED                   items created before the phases (500)
 //   BENCH_SIZE                   bytes of each item's JSON (1024)
 //   BENCH_CONCURRENCY            comma-separated concurrencies (1,16)
+//   BENCH_REPLAY_ENDPOINT        a proxy of the emulator that answers a
+//                                repeated item read or health request from
+//                                memory (cmd/cosmos-bench replay.go): after
+//                                the floor phase, BENCH_N reads and health
+//                                requests through it, interleaved, measure
+//                                the SDK's own floor (unannounced phase)
 //
 // Without a driver (stdin a terminal or closed) it does not wait. Exit
 // status 0 when every operation succeeded.
@@ -85,10 +91,10 @@ const client = new CosmosClient(
   isHTTPS ? { endpoint, key, agent, connectionPolicy: { enableBackgroundEndpointRefreshing: false } } : { endpoint, key },
 );
 
-function health() {
-  const url = new URL("_emulator/health", endpoint);
+function health(base = endpoint, via = agent) {
+  const url = new URL("_emulator/health", base);
   return new Promise((resolve, reject) => {
-    const req = (isHTTPS ? https : http).get(url, isHTTPS ? { agent } : {}, (res) => {
+    const req = (isHTTPS ? https : http).get(url, isHTTPS ? { agent: via } : {}, (res) => {
       res.resume();
       res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`health: HTTP ${res.statusCode}`))));
     });
@@ -200,6 +206,41 @@ async function mix(container, n, concurrency, measure) {
   return out;
 }
 
+const REPLAY = process.env.BENCH_REPLAY_ENDPOINT || "";
+
+// replayFloor reads the first 50 seeded items and health once through the
+// replaying proxy (which records them), then measures N reads of them
+// interleaved with N health requests, on a client and agent of its own.
+async function replayFloor() {
+  const via = isHTTPS
+    ? new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 64 })
+    : new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const rc = new CosmosClient(
+    isHTTPS ? { endpoint: REPLAY, key, agent: via, connectionPolicy: { enableBackgroundEndpointRefreshing: false } } : { endpoint: REPLAY, key },
+  );
+  const c = rc.database(dbId).container("items");
+  const K = Math.min(50, SEED);
+  const seeded = (i) => ({ id: `item-${i}`, pk: `pk-${i % PARTITIONS}` });
+  for (let i = 0; i < K; i++) await c.item(seeded(i).id, seeded(i).pk).read();
+  for (let i = 0; i < 50; i++) await health(REPLAY, via);
+  const reads = [];
+  const floors = [];
+  const t0 = now();
+  for (let i = 0; i < N; i++) {
+    let s = now();
+    await health(REPLAY, via);
+    floors.push(now() - s);
+    const { id, pk } = seeded(i % K);
+    s = now();
+    const r = await c.item(id, pk).read();
+    reads.push(now() - s);
+    if (r.statusCode !== 200 || !r.resource) throw new Error(`replayed read ${id}: ${r.statusCode}`);
+  }
+  const fs = (now() - t0) / 1000;
+  via.destroy();
+  return { health: stats(floors, fs), read: stats(reads, fs) };
+}
+
 async function main() {
   const { database } = await client.databases.create({ id: dbId });
   try {
@@ -226,6 +267,7 @@ async function main() {
     const fs = (now() - t0) / 1000;
     await boundary("floor", "END");
     result.floor = { health: stats(floors, fs), read: stats(reads, fs) };
+    if (REPLAY) result.replay = await replayFloor();
 
     for (const c of CONCURRENCY) {
       await boundary(`mix-${c}`, "BEGIN");

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// replayProxy stands between an SDK and the emulator and answers a repeated
+// GET of an item or of /_emulator/health from memory: the first such
+// request goes to the emulator, later ones get its recorded response
+// (status, headers, body) without the emulator. Every other request is
+// forwarded, with the Host the client dialled, so the account the SDK
+// reads names the proxy and the SDK keeps talking through it.
+//
+// Its use is a floor: an SDK's point read through the proxy costs the
+// SDK's own work, loopback, TLS and HTTP, but no server work at all, so the
+// read's ratio to the health request through the same proxy is the best
+// any server could reach with that SDK on this machine.
+type replayProxy struct {
+	srv   *httptest.Server
+	rp    *httputil.ReverseProxy
+	mu    sync.Mutex
+	saved map[string]*recorded
+}
+
+// recorded is one response kept for replay.
+type recorded struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// startReplayProxy starts a proxy (HTTPS with a self-signed certificate
+// when target is https, HTTP/1.1 only, as the emulator) in front of the
+// emulator at target. Close stops it.
+func startReplayProxy(target string) (*replayProxy, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	p := &replayProxy{saved: map[string]*recorded{}}
+	p.rp = httputil.NewSingleHostReverseProxy(u)
+	p.rp.Transport = &http.Transport{
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // local emulator with a self-signed certificate
+		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
+		MaxIdleConnsPerHost: 64,
+	}
+	orig := p.rp.Director
+	p.rp.Director = func(r *http.Request) {
+		host := r.Host
+		orig(r)
+		r.Host = host
+	}
+	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
+	p.srv.EnableHTTP2 = false
+	if u.Scheme == "https" {
+		p.srv.StartTLS()
+	} else {
+		p.srv.Start()
+	}
+	return p, nil
+}
+
+// URL is the proxy's endpoint, ending in '/'.
+func (p *replayProxy) URL() string { return p.srv.URL + "/" }
+
+// Close stops the proxy.
+func (p *replayProxy) Close() { p.srv.Close() }
+
+// replayable says whether a request is answered from memory once seen.
+func replayable(r *http.Request) bool {
+	path := r.URL.EscapedPath()
+	return r.Method == http.MethodGet && (path == "/_emulator/health" || strings.Contains(path, "/docs/"))
+}
+
+func (p *replayProxy) serve(w http.ResponseWriter, r *http.Request) {
+	if !replayable(r) {
+		p.rp.ServeHTTP(w, r)
+		return
+	}
+	key := r.URL.EscapedPath()
+	p.mu.Lock()
+	rec := p.saved[key]
+	p.mu.Unlock()
+	if rec == nil {
+		cw := &captureWriter{ResponseWriter: w, status: http.StatusOK}
+		p.rp.ServeHTTP(cw, r)
+		if cw.status == http.StatusOK {
+			p.mu.Lock()
+			p.saved[key] = &recorded{status: cw.status, header: w.Header().Clone(), body: cw.body.Bytes()}
+			p.mu.Unlock()
+		}
+		return
+	}
+	hd := w.Header()
+	for k, v := range rec.header {
+		hd[k] = v
+	}
+	w.WriteHeader(rec.status)
+	w.Write(rec.body) //nolint:errcheck
+}
+
+// captureWriter copies a response's status and body as it is written.
+type captureWriter struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (c *captureWriter) WriteHeader(status int) {
+	c.status = status
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *captureWriter) Write(b []byte) (int, error) {
+	c.body.Write(b)
+	return c.ResponseWriter.Write(b)
+}
+
+// sdkFloor measures the Go SDK's own floor through a replaying proxy of
+// the emulator at endpoint: n point reads of the first 50 items of items
+// (read once first, so that the proxy has recorded them) interleaved with
+// n health requests, on a client of its own. It returns the health and
+// read latencies.
+func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int, http1 bool) (health, read latencyStats, err error) {
+	p, err := startReplayProxy(endpoint)
+	if err != nil {
+		return health, read, err
+	}
+	defer p.Close()
+	client, httpClient, err := newSDKClient(p.URL(), 1, http1)
+	if err != nil {
+		return health, read, err
+	}
+	defer httpClient.CloseIdleConnections()
+	db, err := client.NewDatabase(dbID)
+	if err != nil {
+		return health, read, err
+	}
+	c, err := db.NewContainer("items")
+	if err != nil {
+		return health, read, err
+	}
+	sb := &sdkBench{endpoint: p.URL(), http: httpClient, db: db, container: c}
+	rd, hl := sb.read(items), sb.health()
+	const k = 50
+	for i := 0; i < k; i++ {
+		if _, err := rd(ctx, i); err != nil {
+			return health, read, fmt.Errorf("SDK floor: %w", err)
+		}
+		if _, err := hl(ctx, i); err != nil {
+			return health, read, fmt.Errorf("SDK floor: %w", err)
+		}
+	}
+	hs, rs := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		s := time.Now()
+		if _, err := hl(ctx, i); err != nil {
+			return health, read, fmt.Errorf("SDK floor: %w", err)
+		}
+		hs = append(hs, time.Since(s))
+		s = time.Now()
+		if _, err := rd(ctx, i%k); err != nil {
+			return health, read, fmt.Errorf("SDK floor: %w", err)
+		}
+		rs = append(rs, time.Since(s))
+	}
+	el := time.Since(t0)
+	return newLatencyStats(hs, el), newLatencyStats(rs, el), nil
+}
