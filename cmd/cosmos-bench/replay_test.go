@@ -1,0 +1,58 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+)
+
+// TestReplayProxy: a repeated GET of an item or of the health path is
+// answered from memory with the recorded status, headers and body; other
+// requests always reach the target, with the Host the client dialled.
+func TestReplayProxy(t *testing.T) {
+	var hits atomic.Int64
+	var lastHost atomic.Value
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		lastHost.Store(r.Host)
+		w.Header().Set("etag", `"1"`)
+		io.WriteString(w, r.Method+" "+r.URL.Path) //nolint:errcheck
+	}))
+	defer target.Close()
+	p, err := startReplayProxy(target.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, c := range []struct {
+		method, path string
+		wantHits     int64 // target hits after two requests
+	}{
+		{http.MethodGet, "/dbs/d/colls/c/docs/x", 1},
+		{http.MethodGet, "/_emulator/health", 1},
+		{http.MethodPost, "/dbs/d/colls/c/docs", 2},
+		{http.MethodGet, "/dbs/d/colls/c", 2},
+	} {
+		hits.Store(0)
+		for i := 0; i < 2; i++ {
+			req, _ := http.NewRequest(c.method, p.URL()+c.path[1:], nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(body) != c.method+" "+c.path || resp.Header.Get("etag") != `"1"` || resp.StatusCode != http.StatusOK {
+				t.Errorf("%s %s #%d: %d %q etag %q", c.method, c.path, i, resp.StatusCode, body, resp.Header.Get("etag"))
+			}
+		}
+		if hits.Load() != c.wantHits {
+			t.Errorf("%s %s: the target saw %d requests, want %d", c.method, c.path, hits.Load(), c.wantHits)
+		}
+		if h, _ := lastHost.Load().(string); h != p.srv.Listener.Addr().String() {
+			t.Errorf("%s %s: Host %q at the target, want the proxy's %q", c.method, c.path, h, p.srv.Listener.Addr())
+		}
+	}
+}
