@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -76,18 +77,27 @@ func (p *replayProxy) URL() string { return p.srv.URL + "/" }
 // Close stops the proxy.
 func (p *replayProxy) Close() { p.srv.Close() }
 
-// replayable says whether a request is answered from memory once seen.
-func replayable(r *http.Request) bool {
+// replayKey says whether a request is answered from memory once seen, and
+// under which key: a GET of an item or of /_emulator/health by its path, a
+// transactional batch by its container's path (every batch gets the first
+// one's response, which the SDK parses the same way whatever the items).
+func replayKey(r *http.Request) (string, bool) {
 	path := r.URL.EscapedPath()
-	return r.Method == http.MethodGet && (path == "/_emulator/health" || strings.Contains(path, "/docs/"))
+	switch {
+	case r.Method == http.MethodGet && (path == "/_emulator/health" || strings.Contains(path, "/docs/")):
+		return path, true
+	case r.Method == http.MethodPost && strings.EqualFold(r.Header.Get("x-ms-cosmos-is-batch-request"), "true"):
+		return "batch " + path, true
+	}
+	return "", false
 }
 
 func (p *replayProxy) serve(w http.ResponseWriter, r *http.Request) {
-	if !replayable(r) {
+	key, ok := replayKey(r)
+	if !ok {
 		p.rp.ServeHTTP(w, r)
 		return
 	}
-	key := r.URL.EscapedPath()
 	p.mu.Lock()
 	rec := p.saved[key]
 	p.mu.Unlock()
@@ -100,6 +110,9 @@ func (p *replayProxy) serve(w http.ResponseWriter, r *http.Request) {
 			p.mu.Unlock()
 		}
 		return
+	}
+	if r.Body != nil {
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // the request is read whole, as a server would
 	}
 	hd := w.Header()
 	for k, v := range rec.header {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -34,17 +35,24 @@ func TestReplayProxy(t *testing.T) {
 		{http.MethodGet, "/_emulator/health", 1},
 		{http.MethodPost, "/dbs/d/colls/c/docs", 2},
 		{http.MethodGet, "/dbs/d/colls/c", 2},
+		{"BATCH", "/dbs/d/colls/c/docs", 1},
 	} {
 		hits.Store(0)
 		for i := 0; i < 2; i++ {
-			req, _ := http.NewRequest(c.method, p.URL()+c.path[1:], nil)
+			method := c.method
+			req, _ := http.NewRequest(method, p.URL()+c.path[1:], strings.NewReader("[]"))
+			if method == "BATCH" {
+				req.Method = http.MethodPost
+				req.Header.Set("x-ms-cosmos-is-batch-request", "True")
+				method = http.MethodPost
+			}
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if string(body) != c.method+" "+c.path || resp.Header.Get("etag") != `"1"` || resp.StatusCode != http.StatusOK {
+			if string(body) != method+" "+c.path || resp.Header.Get("etag") != `"1"` || resp.StatusCode != http.StatusOK {
 				t.Errorf("%s %s #%d: %d %q etag %q", c.method, c.path, i, resp.StatusCode, body, resp.Header.Get("etag"))
 			}
 		}
