@@ -180,7 +180,7 @@ func writeBatchReport(w io.Writer, r *batchResult) {
 // and HTTP, and the SDK's parsing of the 100 results, without any server
 // work.
 func batchSDKFloor(ctx context.Context, endpoint, dbID string, n int, http1 bool, body func(string) []byte) (latencyStats, error) {
-	p, err := startReplayProxy(endpoint)
+	p, err := startReplayProcess(ctx, endpoint)
 	if err != nil {
 		return latencyStats{}, err
 	}

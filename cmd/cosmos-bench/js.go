@@ -151,7 +151,7 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 	}
 	defer emu.stop()
 
-	replay, err := startReplayProxy(emu.url)
+	replay, err := startReplayProcess(ctx, emu.url)
 	if err != nil {
 		return err
 	}

@@ -123,6 +123,14 @@ const defaultScenarios = "point,js,containers"
 func (c config) has(name string) bool { return c.scenarios[name] }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == replayProxyArg {
+		// A child process serving the replaying proxy (replay.go).
+		if err := serveReplayProxy(os.Args[2], os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "cosmos-bench replay proxy:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)

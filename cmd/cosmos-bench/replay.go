@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -10,6 +11,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -25,7 +28,10 @@ import (
 // Its use is a floor: an SDK's point read through the proxy costs the
 // SDK's own work, loopback, TLS and HTTP, but no server work at all, so the
 // read's ratio to the health request through the same proxy is the best
-// any server could reach with that SDK on this machine.
+// any server could reach with that SDK on this machine. The benchmarks run
+// it in a process of its own (startReplayProcess), as a server would be:
+// in the client's process, a request would skip the wake-up of another
+// process that every request to a real server pays.
 type replayProxy struct {
 	srv   *httptest.Server
 	rp    *httputil.ReverseProxy
@@ -145,7 +151,7 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 // n health requests, on a client of its own. It returns the health and
 // read latencies.
 func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int, http1 bool) (health, read latencyStats, err error) {
-	p, err := startReplayProxy(endpoint)
+	p, err := startReplayProcess(ctx, endpoint)
 	if err != nil {
 		return health, read, err
 	}
@@ -190,4 +196,70 @@ func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int,
 	}
 	el := time.Since(t0)
 	return newLatencyStats(hs, el), newLatencyStats(rs, el), nil
+}
+
+// replayProxyArg, as cosmos-bench's first argument followed by the
+// emulator's URL, makes the command serve a replaying proxy instead
+// (serveReplayProxy).
+const replayProxyArg = "-serve-replay-proxy"
+
+// serveReplayProxy serves a replaying proxy of target, writes "REPLAY
+// <url>" to out and serves until in ends (the parent closing the pipe).
+func serveReplayProxy(target string, in io.Reader, out io.Writer) error {
+	p, err := startReplayProxy(target)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if _, err := fmt.Fprintf(out, "REPLAY %s\n", p.URL()); err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, in)
+	return err
+}
+
+// replayProcess is a replaying proxy in a child process.
+type replayProcess struct {
+	url   string
+	cmd   *exec.Cmd
+	stdin io.Closer
+}
+
+// startReplayProcess runs this command again as a replaying proxy of
+// target (replayProxyArg) and returns once it serves.
+func startReplayProcess(ctx context.Context, target string) (*replayProcess, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, exe, replayProxyArg, target)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("replay proxy: %w", err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "REPLAY ")
+	if err != nil || !ok {
+		stdin.Close()
+		cmd.Wait() //nolint:errcheck
+		return nil, fmt.Errorf("replay proxy did not start: %q %v", line, err)
+	}
+	return &replayProcess{url: url, cmd: cmd, stdin: stdin}, nil
+}
+
+// URL is the proxy's endpoint, ending in '/'.
+func (r *replayProcess) URL() string { return r.url }
+
+// Close stops the proxy process.
+func (r *replayProcess) Close() {
+	r.stdin.Close()
+	r.cmd.Wait() //nolint:errcheck
 }

@@ -16,7 +16,14 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	if len(os.Args) == 3 && os.Args[1] == replayProxyArg {
+		// startReplayProcess runs the test binary as the proxy.
+		main()
+		return
+	}
+	os.Exit(pgtest.Main(m))
+}
 
 func TestLayout(t *testing.T) {
 	for _, interleave := range []bool{false, true} {
