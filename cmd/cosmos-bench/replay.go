@@ -84,9 +84,10 @@ func (p *replayProxy) URL() string { return p.srv.URL + "/" }
 func (p *replayProxy) Close() { p.srv.Close() }
 
 // replayKey says whether a request is answered from memory once seen, and
-// under which key: a GET of an item or of /_emulator/health by its path, a
-// transactional batch by its container's path (every batch gets the first
-// one's response, which the SDK parses the same way whatever the items).
+// under which key: a GET of an item or of /_emulator/health by its path;
+// a replace by its item's path; a create and a transactional batch by the
+// container's path (every create or batch gets the first one's response,
+// which the SDK parses the same way whatever the item).
 func replayKey(r *http.Request) (string, bool) {
 	path := r.URL.EscapedPath()
 	switch {
@@ -94,6 +95,12 @@ func replayKey(r *http.Request) (string, bool) {
 		return path, true
 	case r.Method == http.MethodPost && strings.EqualFold(r.Header.Get("x-ms-cosmos-is-batch-request"), "true"):
 		return "batch " + path, true
+	case r.Method == http.MethodPut && strings.Contains(path, "/docs/"):
+		return "replace " + path, true
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/docs") && r.Header.Get("x-ms-documentdb-isquery") == "" &&
+		!strings.Contains(r.Header.Get("Content-Type"), "query") && r.Header.Get("x-ms-cosmos-is-query-plan-request") == "" &&
+		r.Header.Get("x-ms-documentdb-is-upsert") == "":
+		return "create " + path, true
 	}
 	return "", false
 }
@@ -110,7 +117,7 @@ func (p *replayProxy) serve(w http.ResponseWriter, r *http.Request) {
 	if rec == nil {
 		cw := &captureWriter{ResponseWriter: w, status: http.StatusOK}
 		p.rp.ServeHTTP(cw, r)
-		if cw.status == http.StatusOK {
+		if cw.status >= 200 && cw.status < 300 {
 			p.mu.Lock()
 			p.saved[key] = &recorded{status: cw.status, header: w.Header().Clone(), body: cw.body.Bytes()}
 			p.mu.Unlock()

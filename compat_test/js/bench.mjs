@@ -32,7 +32,8 @@
 //                                repeated item read or health request from
 //                                memory (cmd/cosmos-bench replay.go): after
 //                                the floor phase, BENCH_N reads and health
-//                                requests through it, interleaved, measure
+//                                requests through it, interleaved, then
+//                                BENCH_N/4 creates and replaces, measure
 //                                the SDK's own floor (unannounced phase)
 //
 // Without a driver (stdin a terminal or closed) it does not wait. Exit
@@ -237,8 +238,23 @@ async function replayFloor() {
     if (r.statusCode !== 200 || !r.resource) throw new Error(`replayed read ${id}: ${r.statusCode}`);
   }
   const fs = (now() - t0) / 1000;
+  // Creates and replaces answered from memory (the proxy records the first
+  // of each), N/4 of each.
+  const creates = [];
+  const replaces = [];
+  const M = Math.max(Math.floor(N / 4), 1);
+  for (let i = 0; i < M + 20; i++) {
+    let s = now();
+    await c.items.create(doc(`replay-${i}`, "pk-0", 1));
+    if (i >= 20) creates.push(now() - s);
+    const { id, pk } = seeded(i % K);
+    s = now();
+    await c.item(id, pk).replace(doc(id, pk, 3));
+    if (i >= 20) replaces.push(now() - s);
+  }
+  const ws = (now() - t0) / 1000 - fs;
   via.destroy();
-  return { health: stats(floors, fs), read: stats(reads, fs) };
+  return { health: stats(floors, fs), read: stats(reads, fs), create: stats(creates, ws), replace: stats(replaces, ws) };
 }
 
 async function main() {
