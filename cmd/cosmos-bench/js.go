@@ -45,6 +45,7 @@ type jsConfig struct {
 	concurrency string // comma-separated
 	profileDir  string // where to write pprof profiles, "" for none
 	profileSecs int    // length of the CPU profile
+	sqlStats    bool   // run on a PostgreSQL with pg_stat_statements and report the top statements
 }
 
 // jsResult is what the js scenario measured.
@@ -72,6 +73,8 @@ type jsResult struct {
 	Raw map[string]latencyStats `json:"raw_pgx"`
 	// Profiles lists the profile files written (-js-profile).
 	Profiles []string `json:"profiles,omitempty"`
+	// SQL is the top statements during the mixed phases (-js-sql-stats).
+	SQL []sqlStatement `json:"sql,omitempty"`
 }
 
 // jsMix is one mixed phase as bench.mjs reports it.
@@ -100,18 +103,34 @@ type procCPU struct {
 }
 
 // sampleProcCPU reads the CPU ticks of the emulator process emuPID and of
-// the PostgreSQL server processes below it: each server's own time, that
-// of its live children and that of the children it has reaped (backends
-// that exited). With an external PostgreSQL there are none.
-func sampleProcCPU(emuPID int) procCPU {
+// the PostgreSQL postmasters pms (pgPostmaster): each server's own time,
+// that of its live children and that of the children it has reaped
+// (backends that exited).
+func sampleProcCPU(emuPID int, pms []int) procCPU {
 	s := procCPU{at: time.Now(), emulator: procTicks(emuPID)}
-	for _, pm := range childrenOf(emuPID) {
+	for _, pm := range pms {
 		s.pgTk += procTicks(pm) + procChildTicks(pm)
 		for _, pid := range descendantsOf(pm) {
 			s.pgTk += procTicks(pid)
 		}
 	}
 	return s
+}
+
+// pgPostmaster returns the PostgreSQL postmasters serving the emulator:
+// the -js-sql-stats server's, or the managed cluster's (the emulator's
+// children; none with an external PostgreSQL).
+func pgPostmaster(emuPID int, stats *statsServer) []int {
+	if stats != nil {
+		return []int{stats.srv.Pid()}
+	}
+	return childrenOf(emuPID)
+}
+
+// firstField returns the first comma-separated field of s.
+func firstField(s string) string {
+	f, _, _ := strings.Cut(s, ",")
+	return strings.TrimSpace(f)
 }
 
 // since returns the CPU spent from a to s.
@@ -145,6 +164,17 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 			return err
 		}
 		extra = append(extra, "--pprof", pprofAddr)
+	}
+	var stats *statsServer
+	if cfg.js.sqlStats {
+		if cfg.pg != "" {
+			return errors.New("-js-sql-stats runs its own PostgreSQL; leave -pg out")
+		}
+		if stats, err = startStatsServer(ctx, statsDir(b.workDir), b.logf); err != nil {
+			return err
+		}
+		defer stats.Close() //nolint:errcheck
+		extra = append(extra, "--pg", stats.conn)
 	}
 	dataDir := filepath.Join(b.workDir, "js")
 	emu, err := b.start(ctx, dataDir, "emulator-js.log", extra...)
@@ -196,10 +226,15 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 			continue
 		}
 		name, what, _ := strings.Cut(phase, " ")
-		sample := sampleProcCPU(emu.pid())
+		sample := sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), stats))
 		switch what {
 		case "BEGIN":
 			begun[name] = sample
+			if stats != nil && name == "mix-"+firstField(cfg.js.concurrency) {
+				if err := stats.reset(ctx); err != nil {
+					return err
+				}
+			}
 			if name == profilePhase && pprofAddr != "" {
 				profWG.Add(1)
 				go func() {
@@ -209,6 +244,11 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 			}
 		case "END":
 			res.CPU[name] = sample.since(begun[name], cfg.pg != "")
+			if stats != nil && name == profilePhase {
+				if res.SQL, err = stats.top(ctx, 12); err != nil {
+					return err
+				}
+			}
 			b.logf("js: phase %s done in %.2f s", name, res.CPU[name].Seconds)
 			if name == profilePhase && pprofAddr != "" && res.CPU[name].Seconds < float64(cfg.js.profileSecs) {
 				b.logf("js: warning: the phase was shorter than the %d s profile, which includes idle time; raise -js-n", cfg.js.profileSecs)
@@ -237,6 +277,9 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 
 	// SQL floors on the same PostgreSQL, sequential.
 	pgConn, err := b.pgConnString(dataDir)
+	if stats != nil {
+		pgConn, err = stats.conn, nil
+	}
 	if err != nil {
 		return err
 	}
@@ -414,4 +457,5 @@ func writeJSReport(w io.Writer, r *jsResult) {
 	for _, p := range r.Profiles {
 		fmt.Fprintf(w, "profile: %s (go tool pprof -top %s)\n", p, p)
 	}
+	writeSQLStats(w, r.SQL, r.N*len(r.Mixes))
 }

@@ -55,7 +55,7 @@
 //
 //	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
 //	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-concurrency 1] [-json]
-//	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16] [-js-profile dir] [-js-profile-seconds 5]
+//	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16] [-js-profile dir] [-js-profile-seconds 5] [-js-sql-stats]
 //	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batches 1000,5000] [-ttl-explain]
 //	go run ./cmd/cosmos-bench -scenario query [-query-small 1000] [-query-large 100000] [-query-n 300] [-query-warmup 20]
@@ -203,6 +203,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&cfg.js.concurrency, "js-concurrency", "1,16", "js: comma-separated concurrencies of the mixed phases")
 	fs.StringVar(&cfg.js.profileDir, "js-profile", "", "js: directory to write CPU and allocation profiles of the emulator to, taken during the last mixed phase (runs the emulator with --pprof)")
 	fs.IntVar(&cfg.js.profileSecs, "js-profile-seconds", 5, "js: length of the profiles (make the last mixed phase last longer with -js-n)")
+	fs.BoolVar(&cfg.js.sqlStats, "js-sql-stats", false, "js: run the emulator on a private PostgreSQL with pg_stat_statements (same settings as the managed one) and print the statements of the mixed phases by execution time")
 	fs.IntVar(&cfg.containers.n, "containers-n", 100, "containers: timed container creates and deletes")
 	fs.IntVar(&cfg.containers.churn, "churn", 1000, "containers: containers created and deleted in the churn")
 	fs.IntVar(&cfg.containers.cycles, "cycles", 10, "containers: test suite cycles")

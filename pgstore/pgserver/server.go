@@ -58,6 +58,12 @@ type Options struct {
 	// Binaries, if not nil, names the PostgreSQL programs to use instead of
 	// the ones FindBinaries finds.
 	Binaries *Binaries
+
+	// Settings are extra server settings (name to value, passed as -c
+	// name=value after the server's own, so they win), for tools: the
+	// benchmark loads pg_stat_statements with them. The emulator sets
+	// none; durability settings given here are the caller's choice.
+	Settings map[string]string
 }
 
 // Server is a running private PostgreSQL server started by Start. Its
@@ -73,6 +79,7 @@ type Server struct {
 	logf       func(format string, args ...any)
 	warnf      func(format string, args ...any)
 	fastCommit bool
+	settings   map[string]string
 
 	// The user the PostgreSQL programs run as when this process is root.
 	switchUser bool

@@ -474,3 +474,16 @@ func TestFastUnsafeCommit(t *testing.T) {
 		}
 	}
 }
+
+// TestSettings: extra settings reach the server and win over its own.
+func TestSettings(t *testing.T) {
+	requireBinaries(t)
+	t.Parallel()
+	s, _ := start(t, Options{Ephemeral: true, Settings: map[string]string{"work_mem": "7MB", "max_connections": "50"}})
+	conn := connect(t, s)
+	for name, want := range map[string]string{"work_mem": "7MB", "max_connections": "50", "fsync": "on"} {
+		if got := queryString(t, conn, "SELECT current_setting($1)", name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}

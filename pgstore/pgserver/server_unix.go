@@ -14,6 +14,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -106,7 +107,7 @@ var maxSocketPath = func() int {
 // server is ready; cancelling it later has no effect (use Stop).
 func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	t0 := time.Now()
-	s := &Server{logf: opts.Logf, warnf: opts.Warnf, ephemeral: opts.Ephemeral, fastCommit: opts.FastUnsafeCommit,
+	s := &Server{logf: opts.Logf, warnf: opts.Warnf, ephemeral: opts.Ephemeral, fastCommit: opts.FastUnsafeCommit, settings: opts.Settings,
 		stopping: make(chan struct{}), supervised: make(chan struct{})}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
@@ -571,6 +572,14 @@ func (s *Server) startPostgres(ctx context.Context) (*postmaster, error) {
 		"-c", "fsync=on",
 		"-c", "full_page_writes=on",
 	)
+	names := make([]string, 0, len(s.settings))
+	for name := range s.settings {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		cmd.Args = append(cmd.Args, "-c", name+"="+s.settings[name])
+	}
 	cmd.Dir = s.pgdata
 	cmd.Env = childEnv()
 	cmd.Stdout = logFile
