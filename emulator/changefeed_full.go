@@ -76,8 +76,9 @@ type ChangeLog interface {
 	// the end), and then the remaining entries of the last one's
 	// transaction.
 	ReadChangeLog(ctx context.Context, p ReadChangeLogParams) (ChangeLogPage, error)
-	// LastChange returns the Seq of the container's latest committed entry
-	// (0 when there is none): the position "now".
+	// LastChange returns the position "now": every entry of the
+	// container after it is committed later (0 or more when there is
+	// none).
 	LastChange(ctx context.Context, c Container) (int64, error)
 }
 

@@ -14,7 +14,9 @@ import (
 // replace and delete of every container when its transaction commits; the
 // all-versions-and-deletes change feed reads it. Rows are written by a
 // deferred row trigger on each items table, so every write path is logged
-// alike and rolled-back writes never are. The TTL sweeper marks its
+// alike and rolled-back writes never are. Readers read up to the
+// container's horizon (changeHorizon), which keeps the log in commit order
+// while writers commit concurrently. The TTL sweeper marks its
 // transaction (cosmos.ttl_expired) so that its deletes are logged with
 // timeToLiveExpired. History older than the container's retention is
 // trimmed by the sweeper (trimChangeLog). A batch whose only write is a
@@ -38,8 +40,12 @@ const changeCols = `seq, op, pk, id, coalesce(doc_seq, 0), lsn, coalesce(prev_ls
 // finish a transaction) from one statement and filters them, cancelling
 // the statement once the page is full.
 func (s *Store) ReadChangeLog(ctx context.Context, p emulator.ReadChangeLogParams) (emulator.ChangeLogPage, error) {
-	a := args{p.Container.Num, p.AfterSeq}
-	where := `coll = $1 AND seq > $2`
+	horizon, err := s.changeHorizon(ctx, p.Container)
+	if err != nil || horizon <= p.AfterSeq {
+		return emulator.ChangeLogPage{}, err
+	}
+	a := args{p.Container.Num, p.AfterSeq, horizon}
+	where := `coll = $1 AND seq > $2 AND seq <= $3`
 	if p.PK != nil {
 		where += ` AND pk = ` + a.add(*p.PK)
 	}
@@ -133,11 +139,25 @@ func (s *Store) readChanges(ctx context.Context, sql string, a ...any) ([]emulat
 	return out, classify("read changes", rows.Err())
 }
 
-// LastChange implements emulator.ChangeLog.
+// LastChange implements emulator.ChangeLog: the container's horizon (see
+// changeHorizon), after which every entry is one committed later.
 func (s *Store) LastChange(ctx context.Context, c emulator.Container) (int64, error) {
-	var seq int64
-	err := s.pool.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM cosmos.changes WHERE coll = $1`, c.Num).Scan(&seq)
-	return seq, classify("last change", err)
+	return s.changeHorizon(ctx, c)
+}
+
+// changeHorizon returns the log position up to which container c's entries
+// are final: every seq at or below it that belongs to c is committed and
+// visible to a statement started after this call returns, or was rolled
+// back. Writers hold the container's log lock shared from before they draw
+// a seq to the end of their transaction; cosmos.change_horizon takes it
+// exclusively (waiting for the writers in their commit, holding back new
+// ones for a moment) and reads the sequence (migration 0020). Reading up to
+// the horizon keeps the log in commit order for readers without making
+// writers wait for each other's commits.
+func (s *Store) changeHorizon(ctx context.Context, c emulator.Container) (int64, error) {
+	var h int64
+	err := s.pool.QueryRow(ctx, `SELECT cosmos.change_horizon($1)`, c.Num).Scan(&h)
+	return h, classify("change log horizon", err)
 }
 
 // retentionSeconds returns how long container c keeps its change history:

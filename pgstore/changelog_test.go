@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
@@ -485,5 +488,81 @@ func TestChangeLogMatchScanBound(t *testing.T) {
 				t.Errorf("got %v scanned to %d, want %v scanned to %d", ids, page.ScannedTo, tc.want, tc.wantScanned)
 			}
 		})
+	}
+}
+
+// TestChangeLogWritersCommitTogether: two transactions writing one
+// container can both be past their commit-time logging at once (they hold
+// the container's log lock shared, so their commits share WAL flushes),
+// and a reader waits for both to end before it reads, then sees both
+// entries in seq order.
+func TestChangeLogWritersCommitTogether(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn) VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq'))`
+	var txs []pgx.Tx
+	for _, id := range []string{"first", "second"} {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx) //nolint:errcheck
+		// The deferred trigger runs now instead of at COMMIT; with an
+		// exclusive lock the second would wait for the first to end.
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, insert, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `SET CONSTRAINTS ALL IMMEDIATE`); err != nil {
+			t.Fatalf("%s: logging while another writer is in its commit: %v", id, err)
+		}
+		txs = append(txs, tx)
+	}
+	type result struct {
+		page emulator.ChangeLogPage
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		page, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, Limit: 10})
+		got <- result{page, err}
+	}()
+	// The reader's exclusive request waits behind the writers' shared locks.
+	for i := 0; ; i++ {
+		var waiting bool
+		if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ExclusiveLock' AND NOT granted)`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if i == 500 {
+			t.Fatal("the reader never waited for the writers")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case r := <-got:
+		t.Fatalf("the reader returned while writers were committing: %+v %v", r.page, r.err)
+	default:
+	}
+	for i := len(txs) - 1; i >= 0; i-- {
+		if err := txs[i].Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := <-got
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	var ids []string
+	for _, ch := range r.page.Changes {
+		ids = append(ids, ch.ID)
+	}
+	if !reflect.DeepEqual(ids, []string{"first", "second"}) {
+		t.Fatalf("entries %v, want [first second]", ids)
 	}
 }
