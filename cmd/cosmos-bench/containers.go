@@ -55,6 +55,16 @@ type containersResult struct {
 	ReadyBefore float64      `json:"ready_before_churn"`
 	ReadyAfter  float64      `json:"ready_after_churn"`
 	Cycle       latencyStats `json:"suite_cycle"`
+	// CycleSteps breaks the cycle down by step (cycleSteps).
+	CycleSteps []cycleStepStats `json:"suite_cycle_steps"`
+}
+
+// cycleStepStats is one step of the suite cycle over all measured cycles:
+// its time per cycle and its HTTP requests per cycle.
+type cycleStepStats struct {
+	Step     string       `json:"step"`
+	Stats    latencyStats `json:"time"`
+	Requests float64      `json:"requests_per_cycle"`
 }
 
 // catalogState is the size of PostgreSQL's catalog and data directory.
@@ -131,6 +141,9 @@ func (b *bench) runContainers(ctx context.Context, res *containersResult) (err e
 	el := time.Since(t0)
 	res.Create, res.Delete = newLatencyStats(creates, el), newLatencyStats(deletes, el)
 
+	if cfg.containers.churn == 0 { // no churn: straight to the cycles
+		return b.runCycles(ctx, emu.url, res)
+	}
 	pgConn, err := b.pgConnString(dataDir)
 	if err != nil {
 		return err
@@ -180,68 +193,115 @@ func (b *bench) runContainers(ctx context.Context, res *containersResult) (err e
 		return err
 	}
 	res.ReadyAfter = emu.ready.Seconds()
+	return b.runCycles(ctx, emu.url, res)
+}
 
+// runCycles runs the suite cycles (-cycles, after one unmeasured) against
+// the emulator at url into res.
+func (b *bench) runCycles(ctx context.Context, url string, res *containersResult) error {
+	cfg := b.cfg
 	b.logf("containers: %d suite cycles", cfg.containers.cycles)
-	if client, _, err = newSDKClient(emu.url, 1, cfg.http1); err != nil {
+	client, _, err := newSDKClient(url, 1, cfg.http1)
+	if err != nil {
 		return err
 	}
-	if err := suiteCycle(ctx, client, "warm"); err != nil {
+	if _, err := suiteCycle(ctx, client, "warm"); err != nil {
 		return err
 	}
 	var cycles []time.Duration
-	t0 = time.Now()
+	stepTimes := make([][]time.Duration, len(cycleSteps))
+	stepRequests := make([]int, len(cycleSteps))
+	t0 := time.Now()
 	for i := range cfg.containers.cycles {
 		s := time.Now()
-		if err := suiteCycle(ctx, client, fmt.Sprintf("cycle%d", i)); err != nil {
+		steps, err := suiteCycle(ctx, client, fmt.Sprintf("cycle%d", i))
+		if err != nil {
 			return err
 		}
 		cycles = append(cycles, time.Since(s))
+		for j, st := range steps {
+			stepTimes[j] = append(stepTimes[j], st.Time)
+			stepRequests[j] += st.Requests
+		}
 	}
 	res.Cycle = newLatencyStats(cycles, time.Since(t0))
+	for j, name := range cycleSteps {
+		res.CycleSteps = append(res.CycleSteps, cycleStepStats{Step: name, Stats: newLatencyStats(stepTimes[j], 0),
+			Requests: float64(stepRequests[j]) / float64(cfg.containers.cycles)})
+	}
 	return nil
+}
+
+// cycleSteps are the steps of suiteCycle, in order.
+var cycleSteps = [...]string{"create database", "create container", "create 100 items", "10 queries", "delete database"}
+
+// cycleStep is what one step of suiteCycle cost in one cycle: its wall
+// time and the HTTP requests the SDK sent for it.
+type cycleStep struct {
+	Time     time.Duration
+	Requests int
 }
 
 // suiteCycle is a test suite's typical cycle: create a database and a
 // container, create 100 items over 10 partition keys, run 10
 // single-partition queries (one per key, each returning 10 items), delete
-// the database.
-func suiteCycle(ctx context.Context, client *azcosmos.Client, prefix string) error {
+// the database. It returns each step's cost (see cycleSteps).
+func suiteCycle(ctx context.Context, client *azcosmos.Client, prefix string) ([len(cycleSteps)]cycleStep, error) {
+	var steps [len(cycleSteps)]cycleStep
 	dbID := prefix + "-" + newDatabaseID()
-	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
-		return fmt.Errorf("suite cycle: creating database: %w", err)
-	}
 	db, err := client.NewDatabase(dbID)
 	if err != nil {
-		return err
-	}
-	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
-		return fmt.Errorf("suite cycle: creating container: %w", err)
+		return steps, err
 	}
 	c, err := db.NewContainer("c")
 	if err != nil {
-		return err
+		return steps, err
 	}
-	for i := range 100 {
-		pk := fmt.Sprintf("p%d", i%10)
-		body := fmt.Sprintf(`{"id":"i%d","pk":%q,"n":%d,"name":"item %d"}`, i, pk, i, i)
-		if _, err := c.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), []byte(body), nil); err != nil {
-			return fmt.Errorf("suite cycle: creating item %d: %w", i, err)
-		}
+	do := []func(ctx context.Context) error{
+		func(ctx context.Context) error {
+			_, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil)
+			return err
+		},
+		func(ctx context.Context) error {
+			_, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil)
+			return err
+		},
+		func(ctx context.Context) error {
+			for i := range 100 {
+				pk := fmt.Sprintf("p%d", i%10)
+				body := fmt.Sprintf(`{"id":"i%d","pk":%q,"n":%d,"name":"item %d"}`, i, pk, i, i)
+				if _, err := c.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), []byte(body), nil); err != nil {
+					return fmt.Errorf("item %d: %w", i, err)
+				}
+			}
+			return nil
+		},
+		func(ctx context.Context) error {
+			for i := range 10 {
+				pk := fmt.Sprintf("p%d", i)
+				docs, _, err := sdkQuery(ctx, c, "SELECT * FROM c WHERE c.pk = @pk", azcosmos.NewPartitionKeyString(pk), []azcosmos.QueryParameter{{Name: "@pk", Value: pk}})
+				if err != nil {
+					return err
+				}
+				if len(docs) != 10 {
+					return fmt.Errorf("query of %s returned %d items, want 10", pk, len(docs))
+				}
+			}
+			return nil
+		},
+		func(ctx context.Context) error {
+			_, err := db.Delete(ctx, nil)
+			return err
+		},
 	}
-	for i := range 10 {
-		pk := fmt.Sprintf("p%d", i)
-		docs, _, err := sdkQuery(ctx, c, "SELECT * FROM c WHERE c.pk = @pk", azcosmos.NewPartitionKeyString(pk), []azcosmos.QueryParameter{{Name: "@pk", Value: pk}})
+	for i, f := range do {
+		d, n, err := counted(ctx, f)
 		if err != nil {
-			return fmt.Errorf("suite cycle: query: %w", err)
+			return steps, fmt.Errorf("suite cycle: %s: %w", cycleSteps[i], err)
 		}
-		if len(docs) != 10 {
-			return fmt.Errorf("suite cycle: query of %s returned %d items, want 10", pk, len(docs))
-		}
+		steps[i] = cycleStep{Time: d, Requests: n}
 	}
-	if _, err := db.Delete(ctx, nil); err != nil {
-		return fmt.Errorf("suite cycle: deleting database: %w", err)
-	}
-	return nil
+	return steps, nil
 }
 
 // settleTimeout bounds waitSettled.
@@ -327,6 +387,19 @@ func writeContainersReport(w io.Writer, r *containersResult) {
 	fmt.Fprintf(tw, "container delete\t%7d\t%7.2f\t%7.2f\t%7.2f\tp50 < 5 ms: %s\t\n", r.Delete.Ops, r.Delete.P50, r.Delete.P90, r.Delete.P99, verdict(r.Delete.P50 < 5))
 	fmt.Fprintf(tw, "suite cycle (db, container, 100 items, 10 queries, delete db)\t%7d\t%7.1f\t%7.1f\t%7.1f\t(mean %.1f ms)\t\n", r.Cycle.Ops, r.Cycle.P50, r.Cycle.P90, r.Cycle.P99, r.Cycle.Mean)
 	tw.Flush()
+	if len(r.CycleSteps) > 0 {
+		fmt.Fprintln(w, "\nSuite cycle by step (per cycle; ms)")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "step\t    p50\t    p90\t   mean\trequests\tper request (mean)\t")
+		for _, st := range r.CycleSteps {
+			per := 0.0
+			if st.Requests > 0 {
+				per = st.Stats.Mean / st.Requests
+			}
+			fmt.Fprintf(tw, "%s\t%7.1f\t%7.1f\t%7.1f\t%8.1f\t%7.2f\t\n", st.Step, st.Stats.P50, st.Stats.P90, st.Stats.Mean, st.Requests, per)
+		}
+		tw.Flush()
+	}
 	if r.Churn == 0 {
 		return
 	}

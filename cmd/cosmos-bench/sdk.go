@@ -56,7 +56,24 @@ func (t timingTransport) Do(req *http.Request) (*http.Response, error) {
 	if p, ok := req.Context().Value(httpTimeKey{}).(*time.Duration); ok {
 		*p += time.Since(t0)
 	}
+	if n, ok := req.Context().Value(httpCountKey{}).(*int); ok {
+		*n++
+	}
 	return resp, err
+}
+
+// httpCountKey is the context key under which an operation passes an *int
+// that timingTransport increments for every request it sends: the requests
+// on the wire of the operation.
+type httpCountKey struct{}
+
+// counted calls f with a context that counts the requests it sends, and
+// returns how long f took and that count.
+func counted(ctx context.Context, f func(ctx context.Context) error) (time.Duration, int, error) {
+	var n int
+	t0 := time.Now()
+	err := f(context.WithValue(ctx, httpCountKey{}, &n))
+	return time.Since(t0), n, err
 }
 
 // timed calls f with a context that collects its HTTP time, and returns that

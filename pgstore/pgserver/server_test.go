@@ -120,6 +120,11 @@ func TestStartStopPersists(t *testing.T) {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
 	}
+	if walSyncMethod != "" { // else PostgreSQL's platform default
+		if got := queryString(t, conn, "SELECT current_setting('wal_sync_method')"); got != walSyncMethod {
+			t.Errorf("wal_sync_method = %q, want %q", got, walSyncMethod)
+		}
+	}
 	if got := queryString(t, conn, "SELECT current_user"); got != "postgres" {
 		t.Errorf("current_user = %q, want postgres", got)
 	}

@@ -60,7 +60,8 @@ var maxSocketPath = func() int {
 //
 // Settings. They are passed as -c options on the postgres command line, not
 // written to postgresql.conf: shared_buffers=128MB, max_connections=200,
-// synchronous_commit=on, fsync=on, full_page_writes=on. A commit is
+// synchronous_commit=on, fsync=on, full_page_writes=on and, on Linux,
+// wal_sync_method=open_datasync (see walSyncMethod). A commit is
 // acknowledged only once its WAL is flushed to disk, so an acknowledged
 // write survives a kill -9 of PostgreSQL or of this process, and a crash or
 // power cut of the machine. Options.FastUnsafeCommit sets
@@ -572,6 +573,9 @@ func (s *Server) startPostgres(ctx context.Context) (*postmaster, error) {
 		"-c", "fsync=on",
 		"-c", "full_page_writes=on",
 	)
+	if walSyncMethod != "" {
+		cmd.Args = append(cmd.Args, "-c", "wal_sync_method="+walSyncMethod)
+	}
 	names := make([]string, 0, len(s.settings))
 	for name := range s.settings {
 		names = append(names, name)
