@@ -40,7 +40,7 @@ import (
 //
 // Item g (0-based) has id item-<g, 9 digits>, partition key p<g mod P> (P =
 // items/100), n = g div P (0..99, so 10 items of each partition have n >=
-// 90) and a payload of hex digits from md5 (incompressible for PostgreSQL's
+// 90) and a payload of hex digits from sha512 (incompressible for PostgreSQL's
 // TOAST compression, like real data, unlike a run of one letter). The rows
 // are written straight into the items tables by one INSERT ... SELECT FROM
 // generate_series each (partitions interleaved in creation order, as when
@@ -163,12 +163,12 @@ SELECT '["' || p || '"]', id, nextval('cosmos.doc_seq'),
 FROM (
     SELECT g, p, id, ts,
            '{"id":"' || id || '","pk":"' || p || '","n":' || g / %[3]d || ',"kind":"scale-bench","payload":"' AS head,
-           (SELECT string_agg(md5(g::text || '.' || j), '') FROM generate_series(1, %[4]d) AS j) AS pad
+           (SELECT string_agg(encode(sha512((g || '.' || j)::bytea), 'hex'), '') FROM generate_series(1, %[4]d) AS j) AS pad
     FROM (
         SELECT g, 'p' || g %% %[3]d AS p, 'item-' || lpad(g::text, %[5]d, '0') AS id, $1::bigint - g %% 600 AS ts
         FROM generate_series(0::bigint, %[6]d) AS g
     ) a
-) b`, table, size, n/scalePerPartition, size/32+1, scaleIDWidth, n-1)
+) b`, table, size, n/scalePerPartition, size/128+1, scaleIDWidth, n-1)
 }
 
 // seedScaleTable writes n items into table, then settles it (VACUUM
