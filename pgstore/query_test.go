@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/sqlgen"
 )
 
 // TestQueryPushdownUsesIndexes asserts with EXPLAIN that, on a container of
@@ -139,15 +140,7 @@ FROM generate_series(1, 100000) g`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := s.pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) `+st.SQL, st.Args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := strings.Join(lines, "\n")
+	plan := explainAnalyze(t, s, st)
 	if !strings.Contains(plan, "_pkey") || !regexp.MustCompile(`Index Cond: \(\(pk = .*\) AND \(id = `).MatchString(plan) || !strings.Contains(plan, "rows=1 loops=1") {
 		t.Fatalf("query by id with the partition key is not a primary-key lookup of one row:\n%s", plan)
 	}
@@ -216,7 +209,17 @@ FROM generate_series(0, $1 - 1) g`, n, partitions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := s.pool.Query(ctx, `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) `+st.SQL, st.Args...)
+	plan := explainAnalyze(t, s, st)
+	if stats == 0 || strings.Contains(plan, idx) {
+		t.Fatalf("path index %s: %d statistics rows (want some); the plan reads it (want the primary key alone):\n%s", idx, stats, plan)
+	}
+}
+
+// explainAnalyze runs st under EXPLAIN (ANALYZE) and returns the plan with
+// the actual row counts, without costs or times.
+func explainAnalyze(t *testing.T, s *Store, st *sqlgen.Statement) string {
+	t.Helper()
+	rows, err := s.pool.Query(context.Background(), `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) `+st.SQL, st.Args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,8 +227,5 @@ FROM generate_series(0, $1 - 1) g`, n, partitions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := strings.Join(lines, "\n")
-	if stats == 0 || strings.Contains(plan, idx) {
-		t.Fatalf("path index %s: %d statistics rows (want some); the plan reads it (want the primary key alone):\n%s", idx, stats, plan)
-	}
+	return strings.Join(lines, "\n")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -171,29 +170,9 @@ FROM (
 ) b`, table, size, n/scalePerPartition, size/128+1, scaleIDWidth, n-1)
 }
 
-// seedScaleTable writes n items into table, then settles it (VACUUM
-// (ANALYZE), CHECKPOINT).
+// seedScaleTable writes n items into table, then settles it (seedTable).
 func seedScaleTable(ctx context.Context, pool *pgxpool.Pool, table string, n, size int, now int64) (seedResult, error) {
-	r := seedResult{What: "all"}
-	t0 := time.Now()
-	tag, err := pool.Exec(ctx, scaleSeedSQL(table, n, size), now)
-	if err != nil {
-		return r, fmt.Errorf("pgx: seeding %s: %w", table, err)
-	}
-	r.Rows, r.Insert = tag.RowsAffected(), time.Since(t0).Seconds()
-	t0 = time.Now()
-	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) `+table); err != nil {
-		return r, fmt.Errorf("pgx: VACUUM (ANALYZE) %s: %w", table, err)
-	}
-	// Seeding wrote every item's change to the change log too; settle it
-	// as autovacuum would.
-	_, _ = pool.Exec(ctx, `VACUUM (ANALYZE) cosmos.changes`)
-	_, _ = pool.Exec(ctx, `CHECKPOINT`) // may be refused on an external database
-	r.Settle = time.Since(t0).Seconds()
-	if r.Rows != int64(n) {
-		return r, fmt.Errorf("seeding %s wrote %d rows, want %d", table, r.Rows, n)
-	}
-	return r, nil
+	return seedTable(ctx, pool, table, scaleSeedSQL(table, n, size), n, now)
 }
 
 // scaleOp is one operation of the scenario: run i on container c.
@@ -249,53 +228,19 @@ func scaleOps(hot, size int) []scaleOp {
 
 // runScale runs the scale scenario into res.
 func (b *bench) runScale(ctx context.Context, res *scaleResult) (err error) {
-	cfg, sc, logf := b.cfg, b.cfg.scale, b.logf
+	sc, logf := b.cfg.scale, b.logf
 	*res = scaleResult{Containers: []int{sc.small, sc.large}, PerPartition: scalePerPartition, ItemSize: sc.size, Runs: sc.runs, Warmup: sc.warmup}
-	dataDir := filepath.Join(b.workDir, "scale")
-	logf("scale: starting the emulator")
-	emu, err := b.start(ctx, dataDir, "scale-emulator.log")
+	run, err := b.startSDKRun(ctx, "scale")
 	if err != nil {
 		return err
 	}
 	defer func() {
-		emu.stop()
-		if emu.exitErr != nil {
-			logf("warning: the emulator exited with %v (log: %s)", emu.exitErr, emu.logPath)
+		if cerr := run.close(logf); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
-	res.Endpoint = emu.url
-	ctl, err := newControlClient(emu.url, cfg.http1)
-	if err != nil {
-		return err
-	}
-	defer ctl.close()
-	client, hc, err := newSDKClient(emu.url, 1, cfg.http1)
-	if err != nil {
-		return err
-	}
-	defer hc.CloseIdleConnections()
-
-	dbID := newDatabaseID()
-	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
-		return fmt.Errorf("SDK: creating database %s: %w", dbID, err)
-	}
-	db, err := client.NewDatabase(dbID)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if _, derr := db.Delete(context.Background(), nil); derr != nil && err == nil {
-			err = fmt.Errorf("deleting the benchmark database: %w", derr)
-		}
-	}()
-	pool, err := b.connectPG(ctx, dataDir)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	if err := pool.QueryRow(ctx, `SHOW server_version`).Scan(&res.PGVersion); err != nil {
-		return fmt.Errorf("pgx: %w", err)
-	}
+	emu, ctl, pool := run.emu, run.ctl, run.pool
+	res.Endpoint, res.PGVersion = emu.url, run.pgVersion
 	now, err := ctl.clockNow(ctx)
 	if err != nil {
 		return err
@@ -303,14 +248,7 @@ func (b *bench) runScale(ctx context.Context, res *scaleResult) (err error) {
 	var cs []*scaleContainer
 	for i, n := range []int{sc.small, sc.large} {
 		c := &scaleContainer{id: "scale-" + strconv.Itoa(n), items: n, rnd: rand.New(rand.NewPCG(uint64(i)+1, 42))}
-		props := azcosmos.ContainerProperties{ID: c.id, PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
-		if _, err := db.CreateContainer(ctx, props, nil); err != nil {
-			return fmt.Errorf("SDK: creating container %s: %w", c.id, err)
-		}
-		if c.sdk, err = db.NewContainer(c.id); err != nil {
-			return err
-		}
-		if _, c.table, err = itemsTable(ctx, pool, dbID, c.id); err != nil {
+		if c.sdk, c.table, err = run.createContainer(ctx, c.id); err != nil {
 			return err
 		}
 		logf("scale: seeding %s with %d items", c.id, n)
@@ -321,7 +259,7 @@ func (b *bench) runScale(ctx context.Context, res *scaleResult) (err error) {
 		}
 		res.Seeding = append(res.Seeding, r)
 		logf("scale: %d rows in %.1f s, settled in %.1f s", r.Rows, r.Insert, r.Settle)
-		if err := checkStats(ctx, ctl, dbID, c.id, n, n); err != nil {
+		if err := checkStats(ctx, ctl, run.dbID, c.id, n, n); err != nil {
 			return err
 		}
 		res.Tables = append(res.Tables, describeTable(ctx, pool, c.table, n))

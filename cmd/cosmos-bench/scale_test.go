@@ -21,20 +21,7 @@ import (
 // results in every partition at every size.
 func TestScaleSeed(t *testing.T) {
 	ctx := context.Background()
-	conn := pgtest.NewDatabase(t)
-	s, err := pgstore.Open(ctx, conn, pgstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	pool, err := pgxpool.New(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
-		t.Fatal(err)
-	}
+	s, pool := newSeedStore(t)
 	const now, size = 1_800_000_000, 1024
 	q, err := emulator.ParseQuery("SELECT * FROM c WHERE c.pk = @pk AND c.n >= @x")
 	if err != nil {
@@ -86,4 +73,26 @@ func TestScaleSeed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newSeedStore opens a store on a fresh PostgreSQL database (pgtest) with a
+// database "db", and a pgx pool on it for the seeding SQL; both close when
+// the test ends.
+func newSeedStore(t *testing.T) (*pgstore.Store, *pgxpool.Pool) {
+	ctx := context.Background()
+	conn := pgtest.NewDatabase(t)
+	s, err := pgstore.Open(ctx, conn, pgstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	pool, err := pgxpool.New(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
+		t.Fatal(err)
+	}
+	return s, pool
 }
