@@ -1,6 +1,6 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
 // what, as a comma-separated list: point, js, containers (these three by
-// default), ttl, query, changefeed, batch, sproc, udf, or all (every one, one
+// default), ttl, query, scale, changefeed, batch, sproc, udf, or all (every one, one
 // after the other, each with its own emulator processes and data
 // directory). The js scenario (the JavaScript SDK under a mixed load, its
 // HTTPS floor, CPU time per operation, optional pprof profiles) is
