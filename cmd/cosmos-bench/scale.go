@@ -66,6 +66,11 @@ const (
 	targetScaleRatio = 1.2
 )
 
+// scaleStatsWait is how long the scenario idles before reading block
+// statistics: longer than PostgreSQL's PGSTAT_IDLE_INTERVAL (10 s), after
+// which an idle backend reports the counts it still holds.
+var scaleStatsWait = 11 * time.Second
+
 // scaleResult is the scale scenario's part of the results.
 type scaleResult struct {
 	Endpoint  string `json:"endpoint,omitempty"`
@@ -295,6 +300,10 @@ func measureScaleOp(ctx context.Context, pool *pgxpool.Pool, op scaleOp, cs []*s
 			}
 		}
 	}
+	// The warm-up's block counts must be in the statistics before the
+	// first snapshot: an idle backend reports its last ones only after
+	// PostgreSQL's idle interval (10 s), a busy one at most once a second.
+	time.Sleep(scaleStatsWait)
 	before := make([][2]int64, len(cs))
 	for j, c := range cs {
 		before[j] = blockStats(ctx, pool, c.table)
@@ -316,8 +325,7 @@ func measureScaleOp(ctx context.Context, pool *pgxpool.Pool, op scaleOp, cs []*s
 	}
 	elapsed := time.Since(t0)
 	st.OtherCPU = c0.othersCores(sampleCPU(emuPID))
-	// Backends report their statistics when idle, at most once a second.
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(scaleStatsWait) // as above, for the measured runs' counts
 	for j, c := range cs {
 		s := scaleSizeStats{Items: c.items, Latency: newLatencyStats(lats[j], elapsed), BlocksRead: -1, BlocksHit: -1}
 		if after := blockStats(ctx, pool, c.table); after[0] >= 0 && before[j][0] >= 0 {
