@@ -1,6 +1,6 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
 // what, as a comma-separated list: point, js, containers (these three by
-// default), ttl, query, changefeed, batch, sproc, udf, or all (every one, one
+// default), ttl, query, scale, changefeed, batch, sproc, udf, or all (every one, one
 // after the other, each with its own emulator processes and data
 // directory). The js scenario (the JavaScript SDK under a mixed load, its
 // HTTPS floor, CPU time per operation, optional pprof profiles) is
@@ -35,6 +35,11 @@
 // through pgx and takes a few minutes with the defaults (1,000,000 items,
 // 900,000 expired).
 //
+// The scale scenario (see scale.go) measures point reads, single-partition
+// queries and creates through the SDK on a container of -scale-small items
+// against one of -scale-items (1,000,000), interleaved, against the target
+// "p50 at most 1.2x".
+//
 // The query scenario (see query.go) measures item queries through the SDK
 // (equality and range filters across partitions; ORDER BY+TOP, COUNT and
 // GROUP BY in one partition, and over all items addressed to partition key
@@ -59,6 +64,7 @@
 //	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batches 1000,5000] [-ttl-explain]
 //	go run ./cmd/cosmos-bench -scenario query [-query-small 1000] [-query-large 100000] [-query-n 300] [-query-warmup 20]
+//	go run ./cmd/cosmos-bench -scenario scale [-scale-items 1000000] [-scale-small 1000] [-scale-n 1000] [-scale-warmup 200] [-scale-explain]
 //	go run ./cmd/cosmos-bench -scenario changefeed [-cf-items 100000] [-cf-page 1000] [-cf-size 400]
 //	go run ./cmd/cosmos-bench -scenario sproc [-sproc-n 300]
 //	go run ./cmd/cosmos-bench -scenario udf [-udf-items 10000] [-udf-n 20]
@@ -110,11 +116,12 @@ type config struct {
 	udf          udfConfig
 	js           jsConfig
 	containers   containersConfig
+	scale        scaleConfig
 }
 
 // scenarioNames lists the scenarios in the order a run performs them; "all"
 // selects every one.
-var scenarioNames = []string{"point", "js", "containers", "ttl", "query", "changefeed", "batch", "sproc", "udf"}
+var scenarioNames = []string{"point", "js", "containers", "ttl", "query", "scale", "changefeed", "batch", "sproc", "udf"}
 
 // defaultScenarios is what make bench runs without -scenario.
 const defaultScenarios = "point,js,containers"
@@ -165,7 +172,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var emuArgs string
 	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.scenario, "scenario", defaultScenarios, "what to measure, comma-separated: point (ready time, memory, point operations), js (the JS SDK: mixed load at two concurrencies, HTTPS floor, CPU per operation), containers (container create/delete, a churn of containers, the test suite cycle), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), or all")
+	fs.StringVar(&cfg.scenario, "scenario", defaultScenarios, "what to measure, comma-separated: point (ready time, memory, point operations), js (the JS SDK: mixed load at two concurrencies, HTTPS floor, CPU per operation), containers (container create/delete, a churn of containers, the test suite cycle), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), scale (point reads, single-partition queries and creates on 1,000 against 1,000,000 items), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), or all")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
@@ -195,6 +202,13 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.query.size, "query-size", 400, "query: size in bytes of each item's JSON")
 	fs.IntVar(&cfg.query.runs, "query-n", 300, "query: measured runs of each query on each container")
 	fs.IntVar(&cfg.query.warmup, "query-warmup", 20, "query: unmeasured runs of each query on each container, after the first (timed) one")
+	fs.IntVar(&cfg.scale.large, "scale-items", 1_000_000, "scale: items in the large container (a multiple of 100)")
+	fs.IntVar(&cfg.scale.small, "scale-small", 1000, "scale: items in the small container (a multiple of 100)")
+	fs.IntVar(&cfg.scale.size, "scale-size", 1024, "scale: size in bytes of each item's JSON")
+	fs.IntVar(&cfg.scale.runs, "scale-n", 1000, "scale: measured runs of each operation on each container")
+	fs.IntVar(&cfg.scale.warmup, "scale-warmup", 200, "scale: unmeasured runs of each operation on each container")
+	fs.IntVar(&cfg.scale.hot, "scale-hot", 100, "scale: distinct items of the hot reads (at most -scale-small)")
+	fs.BoolVar(&cfg.scale.explain, "scale-explain", false, "scale: print EXPLAIN (ANALYZE, BUFFERS) of a point read on each container to stderr")
 	fs.IntVar(&cfg.cf.items, "cf-items", 100_000, "changefeed: items in the container whose change feed is drained")
 	fs.IntVar(&cfg.cf.page, "cf-page", 1000, "changefeed: x-ms-max-item-count of each change feed page")
 	fs.IntVar(&cfg.cf.size, "cf-size", 400, "changefeed: size in bytes of each item's JSON")
@@ -273,6 +287,10 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-query-small and -query-large must be multiples of 1000, -query-large the larger")
 	case cfg.query.size < 256:
 		return cfg, errors.New("-query-size must be at least 256")
+	case cfg.scale.small < scalePerPartition || cfg.scale.small%scalePerPartition != 0 || cfg.scale.large%scalePerPartition != 0 || cfg.scale.large <= cfg.scale.small:
+		return cfg, errors.New("-scale-small and -scale-items must be multiples of 100, -scale-items the larger")
+	case cfg.scale.size < 256 || cfg.scale.runs < 1 || cfg.scale.warmup < 0 || cfg.scale.hot < 1 || cfg.scale.hot > cfg.scale.small:
+		return cfg, errors.New("-scale-size must be at least 256, -scale-n at least 1, -scale-warmup not negative, -scale-hot between 1 and -scale-small")
 	case cfg.query.runs < 1 || cfg.query.warmup < 0:
 		return cfg, errors.New("-query-n must be at least 1 and -query-warmup not negative")
 	}
@@ -344,6 +362,14 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		res.Query.check()
 		if err != nil {
 			return res, fmt.Errorf("query scenario: %w", err)
+		}
+	}
+	if cfg.has("scale") {
+		res.Scale = &scaleResult{}
+		err := b.runScale(ctx, res.Scale)
+		res.Scale.check()
+		if err != nil {
+			return res, fmt.Errorf("scale scenario: %w", err)
 		}
 	}
 	if cfg.has("changefeed") {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -397,77 +396,34 @@ func sdkQuery(ctx context.Context, c *azcosmos.ContainerClient, query string, pk
 
 // runQuery runs the query scenario into res.
 func (b *bench) runQuery(ctx context.Context, res *queryResult) (err error) {
-	cfg, qc, logf := b.cfg, b.cfg.query, b.logf
+	qc, logf := b.cfg.query, b.logf
 	*res = queryResult{Containers: []int{qc.small, qc.large}, Partitions: queryPartitions, ItemSize: qc.size, Runs: qc.runs, Warmup: qc.warmup}
-	dataDir := filepath.Join(b.workDir, "query")
-	logf("query: starting the emulator")
-	emu, err := b.start(ctx, dataDir, "query-emulator.log")
+	run, err := b.startSDKRun(ctx, "query")
 	if err != nil {
 		return err
 	}
 	defer func() {
-		emu.stop()
-		if emu.exitErr != nil {
-			logf("warning: the emulator exited with %v (log: %s)", emu.exitErr, emu.logPath)
+		if cerr := run.close(logf); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
-	res.Endpoint = emu.url
-	ctl, err := newControlClient(emu.url, cfg.http1)
+	emu, ctl, pool := run.emu, run.ctl, run.pool
+	res.Endpoint, res.PGVersion = emu.url, run.pgVersion
+	now, err := ctl.clockNow(ctx)
 	if err != nil {
 		return err
 	}
-	defer ctl.close()
-	client, hc, err := newSDKClient(emu.url, 1, cfg.http1)
-	if err != nil {
-		return err
-	}
-	defer hc.CloseIdleConnections()
-
-	// The database and its two containers, through the SDK.
-	dbID := newDatabaseID()
-	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
-		return fmt.Errorf("SDK: creating database %s: %w", dbID, err)
-	}
-	db, err := client.NewDatabase(dbID)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		// Delete the database (an external PostgreSQL keeps it otherwise).
-		if _, derr := db.Delete(context.Background(), nil); derr != nil && err == nil {
-			err = fmt.Errorf("deleting the benchmark database: %w", derr)
-		}
-	}()
 	var containers []*queryContainer
 	for _, n := range []int{qc.small, qc.large} {
 		c := &queryContainer{id: "items-" + strconv.Itoa(n), items: n}
-		props := azcosmos.ContainerProperties{ID: c.id, PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
-		if _, err := db.CreateContainer(ctx, props, nil); err != nil {
-			return fmt.Errorf("SDK: creating container %s: %w", c.id, err)
-		}
-		if c.sdk, err = db.NewContainer(c.id); err != nil {
+		if c.sdk, c.table, err = run.createContainer(ctx, c.id); err != nil {
 			return err
 		}
 		containers = append(containers, c)
 	}
 
 	// Seeding, straight into the items tables.
-	pool, err := b.connectPG(ctx, dataDir)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	if err := pool.QueryRow(ctx, `SHOW server_version`).Scan(&res.PGVersion); err != nil {
-		return fmt.Errorf("pgx: %w", err)
-	}
-	now, err := ctl.clockNow(ctx)
-	if err != nil {
-		return err
-	}
 	for _, c := range containers {
-		if _, c.table, err = itemsTable(ctx, pool, dbID, c.id); err != nil {
-			return err
-		}
 		logf("query: seeding %s with %d items", c.id, c.items)
 		r, err := seedQueryTable(ctx, pool, c.table, c.items, qc.size, now)
 		r.Container = c.id
@@ -476,7 +432,7 @@ func (b *bench) runQuery(ctx context.Context, res *queryResult) (err error) {
 		}
 		res.Seeding = append(res.Seeding, r)
 		logf("query: %d rows in %.1f s, settled in %.1f s", r.Rows, r.Insert, r.Settle)
-		if err := checkStats(ctx, ctl, dbID, c.id, c.items, c.items); err != nil {
+		if err := checkStats(ctx, ctl, run.dbID, c.id, c.items, c.items); err != nil {
 			return err
 		}
 		// One point read, so that the first query is not the SDK's first
@@ -486,7 +442,7 @@ func (b *bench) runQuery(ctx context.Context, res *queryResult) (err error) {
 		}
 	}
 
-	env := &queryEnv{db: dbID, ctl: ctl}
+	env := &queryEnv{db: run.dbID, ctl: ctl}
 	for _, spec := range querySpecs() {
 		qs, err := measureQuery(ctx, env, pool, spec, containers, qc, emu.pid(), logf)
 		if err != nil {
@@ -641,12 +597,20 @@ FROM (
 ) b`, table, size, queryPartitions, idWidth(n), n-1)
 }
 
-// seedQueryTable writes n items into table, then settles it (VACUUM
-// (ANALYZE), CHECKPOINT).
+// seedQueryTable writes n items into table, then settles it (seedTable).
 func seedQueryTable(ctx context.Context, pool *pgxpool.Pool, table string, n, size int, now int64) (seedResult, error) {
+	return seedTable(ctx, pool, table, querySeedSQL(table, n, size), n, now)
+}
+
+// seedTable runs insert, which writes n items into table as of time $1
+// (unix seconds), then settles the table as autovacuum would have by the
+// time a container holds that many items: VACUUM (ANALYZE) of it and of
+// the change log (which the inserts fed), and a CHECKPOINT, so that
+// neither lands in a measurement.
+func seedTable(ctx context.Context, pool *pgxpool.Pool, table, insert string, n int, now int64) (seedResult, error) {
 	r := seedResult{What: "all"}
 	t0 := time.Now()
-	tag, err := pool.Exec(ctx, querySeedSQL(table, n, size), now)
+	tag, err := pool.Exec(ctx, insert, now)
 	if err != nil {
 		return r, fmt.Errorf("pgx: seeding %s: %w", table, err)
 	}
@@ -655,6 +619,7 @@ func seedQueryTable(ctx context.Context, pool *pgxpool.Pool, table string, n, si
 	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) `+table); err != nil {
 		return r, fmt.Errorf("pgx: VACUUM (ANALYZE) %s: %w", table, err)
 	}
+	_, _ = pool.Exec(ctx, `VACUUM (ANALYZE) cosmos.changes`)
 	// CHECKPOINT needs superuser or pg_checkpoint: an external database may
 	// refuse it, which only makes the numbers noisier.
 	_, _ = pool.Exec(ctx, `CHECKPOINT`)

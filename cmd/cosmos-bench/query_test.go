@@ -7,11 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
-	"github.com/cosmos-emulator/cosmos-emulator/pgstore"
-	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
 )
 
 // TestQuerySeed seeds an items table (created by pgstore, as the emulator
@@ -20,20 +16,7 @@ import (
 // each query the same number of results at every size.
 func TestQuerySeed(t *testing.T) {
 	ctx := context.Background()
-	conn := pgtest.NewDatabase(t)
-	s, err := pgstore.Open(ctx, conn, pgstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	pool, err := pgxpool.New(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
-		t.Fatal(err)
-	}
+	s, pool := newSeedStore(t)
 	const now = 1_800_000_000
 	for _, n := range []int{1000, 3000} {
 		id := "items-" + strconv.Itoa(n)

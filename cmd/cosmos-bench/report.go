@@ -41,6 +41,8 @@ type results struct {
 	TTL *ttlResult `json:"ttl,omitempty"`
 	// Query is the query scenario's results, if it ran.
 	Query *queryResult `json:"query,omitempty"`
+	// Scale is the scale scenario's results, if it ran.
+	Scale *scaleResult `json:"scale,omitempty"`
 	// ChangeFeed is the changefeed scenario's results, if it ran.
 	ChangeFeed *cfResult `json:"changefeed,omitempty"`
 	// Batch holds the batch scenario's results.
@@ -155,6 +157,9 @@ func writeReport(w io.Writer, r *results) {
 	}
 	if r.Query != nil {
 		writeQueryReport(w, c, r.Query)
+	}
+	if r.Scale != nil {
+		writeScaleReport(w, c, r.Scale)
 	}
 	if r.ChangeFeed != nil {
 		writeCFReport(w, r.ChangeFeed)

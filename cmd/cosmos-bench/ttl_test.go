@@ -9,10 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
-	"github.com/cosmos-emulator/cosmos-emulator/pgstore"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
 )
 
@@ -67,20 +64,7 @@ func TestThousands(t *testing.T) {
 // shaped as the scenario says.
 func TestSeedSQL(t *testing.T) {
 	ctx := context.Background()
-	conn := pgtest.NewDatabase(t)
-	s, err := pgstore.Open(ctx, conn, pgstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	pool, err := pgxpool.New(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
-		t.Fatal(err)
-	}
+	s, pool := newSeedStore(t)
 	ttl := int32(ttlDefaultTTL)
 	const now = 1_800_000_000
 	for _, interleave := range []bool{false, true} {
