@@ -11,7 +11,7 @@ import (
 
 // -ttl-explain prints EXPLAIN (ANALYZE, BUFFERS) of the statements the
 // emulator runs for the ttl scenario's operations. The SQL below is a copy of
-// what pgstore builds (items.go ReadItem and ReadItems, expiry.go
+// what pgstore builds (items.go ReadItem and feedSQL, expiry.go
 // deleteExpiredIn and the expiry predicates) for a container whose
 // defaultTtl is set, with the same placeholders: keep it in step with
 // pgstore when that changes. The emulator's pgx pool prepares each statement
@@ -99,7 +99,7 @@ func (s *ttlStore) explainFeeds(ctx context.Context, logf func(string, ...any), 
 		`SELECT pk, id, seq, body, ts, etag, lsn FROM `+table+` WHERE seq > $1 AND pk = $2 AND `+liveSQL(3, 4)+` ORDER BY seq LIMIT $5`,
 		0, `["p42"]`, now, now-ttlDefaultTTL, ttlFeedPage+1)
 	s.explain(ctx, logf, "read feed, all items, first page, "+name+", "+when,
-		`SELECT pk, id, seq, body, ts, etag, lsn FROM `+table+` WHERE seq > $1 AND `+liveSQL(2, 3)+` ORDER BY seq LIMIT $4`,
+		`SELECT pk, id, seq, body, ts, etag, lsn FROM `+table+` WHERE seq = ANY(ARRAY(SELECT seq FROM `+table+` WHERE seq > $1 AND `+liveSQL(2, 3)+` ORDER BY seq LIMIT $4)) ORDER BY seq`,
 		0, now, now-ttlDefaultTTL, ttlFeedPage+1)
 }
 
