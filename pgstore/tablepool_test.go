@@ -279,7 +279,7 @@ func TestClaimedTableServesItems(t *testing.T) {
 		composites int64
 	}{
 		{props: `{}`},
-		{props: `{}`, ttl: i32(100), expiry: 3},
+		{props: `{}`, ttl: i32(100), expiry: 4}, // ts, (pk, ts), exp and the covering seq index
 		{props: `{"indexingPolicy":{"compositeIndexes":[[{"path":"/a"},{"path":"/b","order":"descending"}]]}}`, composites: 1},
 	} {
 		spares := spareNums(t, s)
