@@ -168,17 +168,17 @@ func TestContainerDefaultOffer(t *testing.T) {
 	}
 }
 
-// TestMigrationSeqLiveIndexExistingContainers: migration 0017 gives
+// TestMigrationSeqLiveIndexExistingContainers: migration 0018 gives
 // containers with TTL on, created before it, the seqlive index in place of
 // their plain seq index, and leaves containers without TTL alone.
 func TestMigrationSeqLiveIndexExistingContainers(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	on, off := newContainer(t, s, i32(10)), newContainer(t, s, nil)
-	// Back to the state before 0017.
+	// Back to the state before 0018.
 	name := "items_" + itoa(on.Num)
 	if _, err := s.pool.Exec(ctx, `CREATE UNIQUE INDEX `+name+`_seq_idx ON `+itemsTable(on.Num)+` (seq); DROP INDEX cosmos.`+name+`_seqlive_expiry;
-DELETE FROM cosmos.schema_migrations WHERE version = 17`); err != nil {
+DELETE FROM cosmos.schema_migrations WHERE version = 18`); err != nil {
 		t.Fatal(err)
 	}
 	if err := migrate(ctx, s.pool); err != nil {
