@@ -166,6 +166,86 @@ func TestChangeLogSweptExpiry(t *testing.T) {
 	}
 }
 
+// TestSweepLogsItsPurges: a sweep logs each purged item once, as a delete
+// with the ttl-expired flag at the sweeper's time, the item's last LSN as
+// the previous one and a new LSN each, in batches; it writes these entries
+// itself (one statement per batch, logSwept), so they are the same with
+// the change log's trigger disabled, and the trigger adds none of its own.
+func TestSweepLogsItsPurges(t *testing.T) {
+	for _, trigger := range []bool{true, false} {
+		t.Run(fmt.Sprint("trigger ", trigger), func(t *testing.T) {
+			s := openStore(t)
+			ctx := context.Background()
+			c := newContainer(t, s, i32(10))
+			e := emulator.Expiry{Now: 100, DefaultTTL: c.DefaultTTL}
+			ids := []string{"a", "b", "c", "d", "e"}
+			for i, id := range ids {
+				body := `{"id":"` + id + `"}`
+				if i == 1 {
+					body = `{"id":"b","ttl":50}` // its own ttl: not expired at 120
+				}
+				p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: id, Expiry: e}, Body: []byte(body), TS: 100, ETag: `"e"`}
+				if i == 1 {
+					p.TTL = i32(50)
+				}
+				if _, err := s.CreateItem(ctx, p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, before := readSummaries(t, s, c, 0)
+			if len(before) != len(ids) {
+				t.Fatalf("%d entries after the creates", len(before))
+			}
+			if !trigger {
+				if _, err := s.pool.Exec(ctx, `ALTER TABLE `+itemsTable(c.Num)+` DISABLE TRIGGER log_change`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			swept := 0
+			for {
+				n, err := s.DeleteExpired(ctx, 120, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				swept += n
+				if n < 2 {
+					break
+				}
+			}
+			if swept != 4 {
+				t.Fatalf("swept %d rows, want 4", swept)
+			}
+			got, chs := readSummaries(t, s, c, 0)
+			got, chs = got[len(ids):], chs[len(ids):]
+			var gotIDs []string
+			maxLSN := before[len(before)-1].LSN
+			for i, g := range got {
+				gotIDs = append(gotIDs, g.ID)
+				if g.Op != "d" || !g.TTLExpired || g.CRTS != 120 || g.Body != "" {
+					t.Errorf("entry %d: %+v, want a ttl-expired delete at 120", i, g)
+				}
+				var created emulator.Change
+				for _, b := range before {
+					if b.ID == g.ID {
+						created = b
+					}
+				}
+				if chs[i].PrevLSN != created.LSN {
+					t.Errorf("%s: previous LSN %d, want its create's %d", g.ID, chs[i].PrevLSN, created.LSN)
+				}
+				if chs[i].LSN <= maxLSN {
+					t.Errorf("%s: LSN %d not after %d", g.ID, chs[i].LSN, maxLSN)
+				}
+				maxLSN = chs[i].LSN
+			}
+			slices.Sort(gotIDs)
+			if !slices.Equal(gotIDs, []string{"a", "c", "d", "e"}) {
+				t.Fatalf("purges logged: %v, want a, c, d, e once each", gotIDs)
+			}
+		})
+	}
+}
+
 // TestChangeLogRetention: the sweep trims entries older than the
 // container's changeFeedPolicy.retentionDuration (minutes), or the default
 // window, in bounded batches, and keeps the rest.
