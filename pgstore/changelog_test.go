@@ -358,13 +358,50 @@ func TestChangeLogKeepsATransactionTogether(t *testing.T) {
 // log is in commit order, so a position once passed never gains entries).
 // Half the writers write single creates, the others batches and bulk
 // requests of three creates (logged by their own statement at commit).
+// With a sweeper purging the items as they come (they are expired at its
+// time), it also sees each purge exactly once (logged by the sweep's own
+// statement, logSwept).
 func TestChangeLogReaderMissesNothing(t *testing.T) {
+	for _, sweep := range []bool{false, true} {
+		t.Run(fmt.Sprint("sweep ", sweep), func(t *testing.T) { testChangeLogReaderMissesNothing(t, sweep) })
+	}
+}
+
+func testChangeLogReaderMissesNothing(t *testing.T, sweep bool) {
 	s := openStore(t)
 	ctx := context.Background()
-	c := newContainer(t, s, nil)
+	var ttl *int32
+	if sweep {
+		ttl = i32(10)
+	}
+	c := newContainer(t, s, ttl)
 	const writers, perWriter = 4, 150
 	var wg sync.WaitGroup
-	errs := make(chan error, writers)
+	errs := make(chan error, writers+1)
+	stop := make(chan struct{})
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		for sweep {
+			if _, err := s.DeleteExpired(ctx, 1000, 5); err != nil {
+				errs <- err
+				return
+			}
+			select {
+			case <-stop:
+				for { // the rest
+					n, err := s.DeleteExpired(ctx, 1000, 100)
+					if err != nil {
+						errs <- err
+					}
+					if err != nil || n == 0 {
+						return
+					}
+				}
+			default:
+			}
+		}
+	}()
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
 		go func() {
@@ -396,7 +433,7 @@ func TestChangeLogReaderMissesNothing(t *testing.T) {
 		}()
 	}
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	go func() { wg.Wait(); close(stop); <-swept; close(done) }()
 	seen := map[string]int{}
 	var after int64
 	for finished := false; ; {
@@ -411,7 +448,7 @@ func TestChangeLogReaderMissesNothing(t *testing.T) {
 		}
 		chs := page.Changes
 		for _, ch := range chs {
-			seen[ch.ID]++
+			seen[ch.ID+string(ch.Op)]++
 			after = ch.Seq
 		}
 		if finished && len(chs) == 0 {
@@ -422,8 +459,12 @@ func TestChangeLogReaderMissesNothing(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if len(seen) != writers*perWriter {
-		t.Fatalf("the reader saw %d of %d items", len(seen), writers*perWriter)
+	want := writers * perWriter
+	if sweep {
+		want *= 2 // each item's create and purge
+	}
+	if len(seen) != want {
+		t.Fatalf("the reader saw %d of %d entries", len(seen), want)
 	}
 	for id, n := range seen {
 		if n != 1 {
