@@ -103,11 +103,13 @@ func (s *ttlStore) explainFeeds(ctx context.Context, logf func(string, ...any), 
 		0, now, now-ttlDefaultTTL, ttlFeedPage+1)
 }
 
-// explainSweep explains one sweep batch of batch rows on the big table.
+// explainSweep explains one sweep batch of batch rows on the big table (its
+// DELETE; the batch's change-log entries are one INSERT ... SELECT of the
+// returned rows, expiry.go logSwept, not explained here).
 func (s *ttlStore) explainSweep(ctx context.Context, logf func(string, ...any), batch int, now int64) {
 	pred := expiredSQL(2, 3)
 	s.explain(ctx, logf, "sweep batch of "+strconv.Itoa(batch)+" rows, "+ttlBigID,
 		`DELETE FROM `+s.big+` WHERE ctid = ANY(ARRAY(SELECT ctid FROM `+s.big+` WHERE `+pred+
-			` LIMIT $1 FOR UPDATE SKIP LOCKED)) AND `+pred,
+			` LIMIT $1 FOR UPDATE SKIP LOCKED)) AND `+pred+` RETURNING pk, id, lsn`,
 		batch, now, now-ttlDefaultTTL)
 }
