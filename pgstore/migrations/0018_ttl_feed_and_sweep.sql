@@ -18,8 +18,8 @@ END $$;
 
 -- The TTL sweeper logs its purges itself, in one INSERT ... SELECT per
 -- batch (pgstore/expiry.go, deleteExpiredIn), instead of one insert per
--- row from the commit-time trigger, which cost most of a sweep's time:
--- measured 30-35 µs a row with the trigger, 4.5 µs without. Its
+-- row from the commit-time trigger: a sweep batch costs about 8.8 µs a
+-- row instead of 13.9 (BenchmarkSweepBatch). Its
 -- transaction sets cosmos.sweep_logged; the trigger then skips its DELETE
 -- events. Every other write is logged by the trigger as before. Only the
 -- function changes.
