@@ -131,9 +131,9 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// synchronous_commit off for this transaction only: its commit
 		// does not wait for the WAL flush. A purge lost in a crash is
-		// simply redone by a later sweep (the rows are still expired), and
-		// a purge is invisible to reads anyway (expired rows are filtered
-		// out); the flush still happens, in the background.
+		// simply redone by a later sweep (the rows are still expired and
+		// already invisible to every read: expiry is filtered in SQL); the
+		// flush still happens, in the background.
 		// cosmos.sweep_logged: the change log's trigger skips this
 		// transaction's deletes (migration 0018), logSwept logs them.
 		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'off', true), set_config('cosmos.sweep_logged', 'on', true)`,
@@ -174,9 +174,10 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 // one by one (migration 0010 and later): a delete with timeToLiveExpired,
 // a new LSN each, made at the sweeper's time now. One INSERT ... SELECT
 // instead of a trigger call and an insert per row, which made a sweep
-// batch cost about 1.6 times as much (BenchmarkSweepBatch). It takes the container's log lock first, as the trigger
-// does at commit, so the entries get their seq in commit order; it must be
-// the transaction's last statement before COMMIT.
+// batch cost about 1.6 times as much (BenchmarkSweepBatch). It takes the
+// container's log lock first, as the trigger does at commit, so the
+// entries get their seq in commit order; it must be the transaction's
+// last statement before COMMIT.
 func logSwept(ctx context.Context, tx pgx.Tx, coll, now int64, pks, ids []string, lsns []int64) error {
 	if len(pks) == 0 {
 		return nil
