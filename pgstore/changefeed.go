@@ -20,13 +20,23 @@ func lsnIndexDDL(n int64) string {
 // run concurrently with one still in progress: its xmin is not older than
 // the oldest transaction in progress (age() measures both from the same
 // point). A negative age is an xmin from before a transaction ID
-// wraparound, i.e. very old: settled. The transactions of the store's
-// table workers (application_name backgroundAppName while they run, see
-// tablepool.go) write no items and are not waited for; the sessions are
-// only looked up when a transaction is in progress.
+// wraparound, i.e. very old: settled.
+//
+// Transaction IDs are the whole server's, but only some transactions can
+// write this database's items; those that cannot are not waited for:
+// the store's table workers (application_name backgroundAppName while
+// they run, see tablepool.go), autovacuum (an ANALYZE takes a transaction
+// ID), and every session of another database (a server shared by several
+// emulators or test databases: another database's migration or long batch
+// would otherwise hold this feed back for its whole duration). The
+// sessions are only looked up when a transaction is in progress. A
+// transaction that ends between the snapshot and that look-up is not
+// recognised and is waited for, which is safe (the next read gets past
+// it).
 const unsettledSQL = `age(xmin) BETWEEN 0 AND age(((SELECT CASE WHEN pg_snapshot_xmin(sn) = pg_snapshot_xmax(sn) THEN pg_snapshot_xmax(sn)
   ELSE coalesce((SELECT min(x) FROM pg_snapshot_xip(sn) x WHERE x::text::bigint % 4294967296 NOT IN (
-    SELECT backend_xid::text::bigint FROM pg_stat_activity WHERE application_name = '` + backgroundAppName + `' AND backend_xid IS NOT NULL)),
+    SELECT backend_xid::text::bigint FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND (application_name = '` + backgroundAppName + `'
+      OR backend_type = 'autovacuum worker' OR datname IS DISTINCT FROM current_database()))),
   pg_snapshot_xmax(sn)) END FROM pg_current_snapshot() sn)::text::bigint % 4294967296)::text::xid)`
 
 // maxTxnRows bounds how many rows share one LSN (the writes of a

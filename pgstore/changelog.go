@@ -16,9 +16,9 @@ import (
 // deferred row trigger on each items table, so every write path is logged
 // alike and rolled-back writes never are. Readers read up to the
 // container's horizon (changeHorizon), which keeps the log in commit order
-// while writers commit concurrently. The TTL sweeper marks its
-// transaction (cosmos.ttl_expired) so that its deletes are logged with
-// timeToLiveExpired. History older than the container's retention is
+// while writers commit concurrently. The TTL sweeper logs its purges
+// itself, set-based, with timeToLiveExpired (logSwept), and the trigger
+// skips them (cosmos.sweep_logged). History older than the container's retention is
 // trimmed by the sweeper (trimChangeLog). A batch whose only write is a
 // run of creates logs it itself at commit, set-based (batchTx.commit).
 

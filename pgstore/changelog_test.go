@@ -169,6 +169,86 @@ func TestChangeLogSweptExpiry(t *testing.T) {
 	}
 }
 
+// TestSweepLogsItsPurges: a sweep logs each purged item once, as a delete
+// with the ttl-expired flag at the sweeper's time, the item's last LSN as
+// the previous one and a new LSN each, in batches; it writes these entries
+// itself (one statement per batch, logSwept), so they are the same with
+// the change log's trigger disabled, and the trigger adds none of its own.
+func TestSweepLogsItsPurges(t *testing.T) {
+	for _, trigger := range []bool{true, false} {
+		t.Run(fmt.Sprint("trigger ", trigger), func(t *testing.T) {
+			s := openStore(t)
+			ctx := context.Background()
+			c := newContainer(t, s, i32(10))
+			e := emulator.Expiry{Now: 100, DefaultTTL: c.DefaultTTL}
+			ids := []string{"a", "b", "c", "d", "e"}
+			for i, id := range ids {
+				body := `{"id":"` + id + `"}`
+				if i == 1 {
+					body = `{"id":"b","ttl":50}` // its own ttl: not expired at 120
+				}
+				p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: id, Expiry: e}, Body: []byte(body), TS: 100, ETag: `"e"`}
+				if i == 1 {
+					p.TTL = i32(50)
+				}
+				if _, err := s.CreateItem(ctx, p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, before := readSummaries(t, s, c, 0)
+			if len(before) != len(ids) {
+				t.Fatalf("%d entries after the creates", len(before))
+			}
+			if !trigger {
+				if _, err := s.pool.Exec(ctx, `ALTER TABLE `+itemsTable(c.Num)+` DISABLE TRIGGER log_change`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			swept := 0
+			for {
+				n, err := s.DeleteExpired(ctx, 120, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				swept += n
+				if n < 2 {
+					break
+				}
+			}
+			if swept != 4 {
+				t.Fatalf("swept %d rows, want 4", swept)
+			}
+			got, chs := readSummaries(t, s, c, 0)
+			got, chs = got[len(ids):], chs[len(ids):]
+			var gotIDs []string
+			maxLSN := before[len(before)-1].LSN
+			for i, g := range got {
+				gotIDs = append(gotIDs, g.ID)
+				if g.Op != "d" || !g.TTLExpired || g.CRTS != 120 || g.Body != "" {
+					t.Errorf("entry %d: %+v, want a ttl-expired delete at 120", i, g)
+				}
+				var created emulator.Change
+				for _, b := range before {
+					if b.ID == g.ID {
+						created = b
+					}
+				}
+				if chs[i].PrevLSN != created.LSN {
+					t.Errorf("%s: previous LSN %d, want its create's %d", g.ID, chs[i].PrevLSN, created.LSN)
+				}
+				if chs[i].LSN <= maxLSN {
+					t.Errorf("%s: LSN %d not after %d", g.ID, chs[i].LSN, maxLSN)
+				}
+				maxLSN = chs[i].LSN
+			}
+			slices.Sort(gotIDs)
+			if !slices.Equal(gotIDs, []string{"a", "c", "d", "e"}) {
+				t.Fatalf("purges logged: %v, want a, c, d, e once each", gotIDs)
+			}
+		})
+	}
+}
+
 // TestChangeLogRetention: the sweep trims entries older than the
 // container's changeFeedPolicy.retentionDuration (minutes), or the default
 // window, in bounded batches, and keeps the rest.
@@ -281,13 +361,50 @@ func TestChangeLogKeepsATransactionTogether(t *testing.T) {
 // log is in commit order, so a position once passed never gains entries).
 // Half the writers write single creates, the others batches and bulk
 // requests of three creates (logged by their own statement at commit).
+// With a sweeper purging the items as they come (they are expired at its
+// time), it also sees each purge exactly once (logged by the sweep's own
+// statement, logSwept).
 func TestChangeLogReaderMissesNothing(t *testing.T) {
+	for _, sweep := range []bool{false, true} {
+		t.Run(fmt.Sprint("sweep ", sweep), func(t *testing.T) { testChangeLogReaderMissesNothing(t, sweep) })
+	}
+}
+
+func testChangeLogReaderMissesNothing(t *testing.T, sweep bool) {
 	s := openStore(t)
 	ctx := context.Background()
-	c := newContainer(t, s, nil)
+	var ttl *int32
+	if sweep {
+		ttl = i32(10)
+	}
+	c := newContainer(t, s, ttl)
 	const writers, perWriter = 4, 150
 	var wg sync.WaitGroup
-	errs := make(chan error, writers)
+	errs := make(chan error, writers+1)
+	stop := make(chan struct{})
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		for sweep {
+			if _, err := s.DeleteExpired(ctx, 1000, 5); err != nil {
+				errs <- err
+				return
+			}
+			select {
+			case <-stop:
+				for { // the rest
+					n, err := s.DeleteExpired(ctx, 1000, 100)
+					if err != nil {
+						errs <- err
+					}
+					if err != nil || n == 0 {
+						return
+					}
+				}
+			default:
+			}
+		}
+	}()
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
 		go func() {
@@ -319,7 +436,7 @@ func TestChangeLogReaderMissesNothing(t *testing.T) {
 		}()
 	}
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	go func() { wg.Wait(); close(stop); <-swept; close(done) }()
 	seen := map[string]int{}
 	var after int64
 	for finished := false; ; {
@@ -334,7 +451,7 @@ func TestChangeLogReaderMissesNothing(t *testing.T) {
 		}
 		chs := page.Changes
 		for _, ch := range chs {
-			seen[ch.ID]++
+			seen[ch.ID+string(ch.Op)]++
 			after = ch.Seq
 		}
 		if finished && len(chs) == 0 {
@@ -345,8 +462,12 @@ func TestChangeLogReaderMissesNothing(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if len(seen) != writers*perWriter {
-		t.Fatalf("the reader saw %d of %d items", len(seen), writers*perWriter)
+	want := writers * perWriter
+	if sweep {
+		want *= 2 // each item's create and purge
+	}
+	if len(seen) != want {
+		t.Fatalf("the reader saw %d of %d entries", len(seen), want)
 	}
 	for id, n := range seen {
 		if n != 1 {

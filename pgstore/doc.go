@@ -18,9 +18,11 @@
 //     on every items table logs each create, replace and delete when its
 //     transaction commits, in commit order per container (a short
 //     per-container lock at commit), so rolled-back writes never appear
-//     and every write path is logged alike. The TTL sweeper marks its
-//     transactions (cosmos.ttl_expired, cosmos.now) so that its purges are
-//     logged as expiries, and trims entries past each container's
+//     and every write path is logged alike. The TTL sweeper logs its
+//     purges itself, as expiries at its time, in one INSERT ... SELECT per
+//     batch under the same lock, and the trigger skips them
+//     (cosmos.sweep_logged, migration 0018: a third of a sweep's cost);
+//     it also trims entries past each container's
 //     retention in bounded batches. A point delete hands the LSN it
 //     reports to the trigger (cosmos.delete_lsn, migration 0011) so the
 //     logged delete carries it; other deletes draw theirs at commit.

@@ -299,12 +299,7 @@ func deleteStmt(k emulator.ItemKey, ifMatch, lsn string) itemStmt {
 // emulator.MaxResponseBytes: the feed's page ends at or before that row,
 // so the rest is not fetched (the statement is cancelled, not drained).
 func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]emulator.Item, error) {
-	a := args{p.AfterSeq}
-	sql := `SELECT pk, id, seq, body, ts, etag, lsn FROM ` + itemsTable(p.Container.Num) + ` WHERE seq > $1`
-	if p.PK != nil {
-		sql += ` AND pk = ` + a.add(*p.PK)
-	}
-	sql += ` AND ` + livePredicate(p.Expiry, "", &a) + ` ORDER BY seq LIMIT ` + a.add(p.Limit)
+	sql, a := feedSQL(p)
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(qctx, sql, a...)
@@ -328,4 +323,28 @@ func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]em
 		}
 	}
 	return items, classify("read items", rows.Err())
+}
+
+// feedSQL returns the read feed's statement and its arguments.
+//
+// A feed of a whole container whose TTL is on first picks the page's seqs
+// from the covering index on (seq) INCLUDE (ts, ttl, exp) (expiryIndexesDDL),
+// an index-only scan that steps over expired rows not yet swept without
+// reading them from the table, then reads just those rows. The page's rows
+// are the same as with a plain scan: both parts see one snapshot.
+func feedSQL(p emulator.ReadItemsParams) (string, args) {
+	a := args{p.AfterSeq}
+	t := itemsTable(p.Container.Num)
+	const cols = `pk, id, seq, body, ts, etag, lsn`
+	if p.PK == nil && p.Expiry.DefaultTTL != nil {
+		sql := `SELECT ` + cols + ` FROM ` + t + ` WHERE seq = ANY(ARRAY(SELECT seq FROM ` + t + ` WHERE seq > $1 AND ` +
+			livePredicate(p.Expiry, "", &a) + ` ORDER BY seq LIMIT ` + a.add(p.Limit) + `)) ORDER BY seq`
+		return sql, a
+	}
+	sql := `SELECT ` + cols + ` FROM ` + t + ` WHERE seq > $1`
+	if p.PK != nil {
+		sql += ` AND pk = ` + a.add(*p.PK)
+	}
+	sql += ` AND ` + livePredicate(p.Expiry, "", &a) + ` ORDER BY seq LIMIT ` + a.add(p.Limit)
+	return sql, a
 }

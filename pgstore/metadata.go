@@ -134,9 +134,9 @@ WHERE (d.id = $1 OR d.rid = $1) AND (c.id = $2 OR c.rid = $2)
 ORDER BY (d.id = $1) DESC, (c.id = $2) DESC LIMIT 1`
 
 // itemsTableDDL creates a container's items table. Its primary key serves
-// point operations and the seq index read feeds in creation order; the
-// expiry indexes exist only while the container's TTL is on (see
-// expiryIndexesDDL). The table's fillfactor leaves room on each page so that
+// point operations; the unique index on seq (read feeds in creation order)
+// and the expiry indexes, which exist only while the container's TTL is on,
+// come from expiryIndexesDDL. The table's fillfactor leaves room on each page so that
 // replacing a document is usually a HOT update (no index touched). jsonb cannot hold U+0000, which JSON strings may contain:
 // the query column doc gets U+FFFD instead (the body keeps the original).
 func itemsTableDDL(n int64) string {
@@ -154,24 +154,30 @@ func itemsTableDDL(n int64) string {
     etag text NOT NULL,
     lsn  bigint NOT NULL,
     PRIMARY KEY (pk, id)
-) WITH (fillfactor = 90);
-CREATE UNIQUE INDEX ON ` + t + ` (seq);`
+) WITH (fillfactor = 90);`
 }
 
-// expiryIndexesDDL returns the DDL that creates (on) or drops (off) the two
-// partial indexes serving expiry (see expiry.go): items without their own
-// ttl expire by _ts alone (index on ts), items with their own ttl by the
-// stored expiry time exp; (pk, ts) serves the live items of one logical
-// partition. They exist only while the container's TTL is on,
-// because indexing ts makes every document write touch an index, which
-// containers without TTL need not pay for.
+// expiryIndexesDDL returns the DDL that sets up a container's unique index
+// on seq and its expiry indexes for its TTL being on or off (see
+// expiry.go). With TTL on: items without their own ttl expire by _ts alone
+// (index on ts), items with their own ttl by the stored expiry time exp;
+// (pk, ts) serves the live items of one logical partition; and the unique
+// seq index carries (ts, ttl, exp) as included columns (seqlive), so that
+// the read feed of the whole container steps over expired rows in an
+// index-only scan (feedSQL). With TTL off the seq index is plain and the
+// others are gone, because indexing ts makes every document write touch an
+// index (and a replace no HOT update), which containers without TTL need
+// not pay for. Either way exactly one unique index on seq exists.
 func expiryIndexesDDL(n int64, on bool) string {
 	t := itemsTable(n)
 	name := "items_" + strconv.FormatInt(n, 10)
 	if !on {
-		return `DROP INDEX IF EXISTS cosmos.` + name + `_ts_expiry; DROP INDEX IF EXISTS cosmos.` + name + `_pkts_expiry; DROP INDEX IF EXISTS cosmos.` + name + `_exp_expiry;`
+		return `CREATE UNIQUE INDEX IF NOT EXISTS ` + name + `_seq_idx ON ` + t + ` (seq);
+DROP INDEX IF EXISTS cosmos.` + name + `_seqlive_expiry; DROP INDEX IF EXISTS cosmos.` + name + `_ts_expiry; DROP INDEX IF EXISTS cosmos.` + name + `_pkts_expiry; DROP INDEX IF EXISTS cosmos.` + name + `_exp_expiry;`
 	}
-	return `CREATE INDEX IF NOT EXISTS ` + name + `_ts_expiry ON ` + t + ` (ts) WHERE ttl IS NULL;
+	return `CREATE UNIQUE INDEX IF NOT EXISTS ` + name + `_seqlive_expiry ON ` + t + ` (seq) INCLUDE (ts, ttl, exp);
+DROP INDEX IF EXISTS cosmos.` + name + `_seq_idx;
+CREATE INDEX IF NOT EXISTS ` + name + `_ts_expiry ON ` + t + ` (ts) WHERE ttl IS NULL;
 CREATE INDEX IF NOT EXISTS ` + name + `_pkts_expiry ON ` + t + ` (pk, ts) WHERE ttl IS NULL;
 CREATE INDEX IF NOT EXISTS ` + name + `_exp_expiry ON ` + t + ` (exp) WHERE ttl IS NOT NULL;`
 }

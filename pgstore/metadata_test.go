@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
 )
@@ -17,6 +19,22 @@ func expiryIndexCount(t *testing.T, s *Store, num int64) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// seqIndexes returns the names of the unique indexes whose only key is seq.
+func seqIndexes(t *testing.T, s *Store, num int64) []string {
+	t.Helper()
+	rows, err := s.pool.Query(context.Background(), `SELECT i.indexrelid::regclass::text FROM pg_index i
+JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+WHERE i.indrelid = $1::regclass AND i.indisunique AND i.indnkeyatts = 1 AND a.attname = 'seq' ORDER BY 1`, itemsTable(num))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
 }
 
 func itoa(n int64) string { return itemsTable(n)[len("cosmos.items_"):] }
@@ -33,13 +51,22 @@ func TestExpiryIndexesFollowContainerTTL(t *testing.T) {
 	steps := []struct {
 		ttl  *int32
 		want int
-	}{{i32(-1), 3}, {i32(10), 3}, {nil, 0}, {i32(5), 3}}
+	}{{i32(-1), 4}, {i32(10), 4}, {nil, 0}, {i32(5), 4}}
 	for _, st := range steps {
 		if _, err := s.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: off.ID, Properties: []byte(`{}`), DefaultTTL: st.ttl, TS: 2, ETag: `"f"`}); err != nil {
 			t.Fatal(err)
 		}
 		if n := expiryIndexCount(t, s, off.Num); n != st.want {
 			t.Fatalf("after replace with defaultTtl %v: %d expiry indexes, want %d", deref(st.ttl), n, st.want)
+		}
+		// exactly one unique index on seq: with TTL on, the one carrying
+		// the expiry columns for the read feed
+		wantSeq := "cosmos.items_" + itoa(off.Num) + "_seq_idx"
+		if st.ttl != nil {
+			wantSeq = "cosmos.items_" + itoa(off.Num) + "_seqlive_expiry"
+		}
+		if got := seqIndexes(t, s, off.Num); len(got) != 1 || got[0] != wantSeq {
+			t.Fatalf("after replace with defaultTtl %v: unique seq indexes %v, want [%s]", deref(st.ttl), got, wantSeq)
 		}
 	}
 }
@@ -138,5 +165,29 @@ func TestContainerDefaultOffer(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s/%s: offer %q, want %q", tt.db, tt.id, got, tt.want)
 		}
+	}
+}
+
+// TestMigrationSeqLiveIndexExistingContainers: migration 0018 gives
+// containers with TTL on, created before it, the seqlive index in place of
+// their plain seq index, and leaves containers without TTL alone.
+func TestMigrationSeqLiveIndexExistingContainers(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	on, off := newContainer(t, s, i32(10)), newContainer(t, s, nil)
+	// Back to the state before 0018.
+	name := "items_" + itoa(on.Num)
+	if _, err := s.pool.Exec(ctx, `CREATE UNIQUE INDEX `+name+`_seq_idx ON `+itemsTable(on.Num)+` (seq); DROP INDEX cosmos.`+name+`_seqlive_expiry;
+DELETE FROM cosmos.schema_migrations WHERE version = 18`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, s.pool); err != nil {
+		t.Fatal(err)
+	}
+	if got := seqIndexes(t, s, on.Num); len(got) != 1 || got[0] != "cosmos."+name+"_seqlive_expiry" {
+		t.Fatalf("TTL on: unique seq indexes %v after the migration", got)
+	}
+	if got := seqIndexes(t, s, off.Num); len(got) != 1 || got[0] != "cosmos.items_"+itoa(off.Num)+"_seq_idx" {
+		t.Fatalf("TTL off: unique seq indexes %v after the migration", got)
 	}
 }

@@ -279,7 +279,7 @@ func TestClaimedTableServesItems(t *testing.T) {
 		composites int64
 	}{
 		{props: `{}`},
-		{props: `{}`, ttl: i32(100), expiry: 3},
+		{props: `{}`, ttl: i32(100), expiry: 4}, // ts, (pk, ts), exp and the covering seq index
 		{props: `{"indexingPolicy":{"compositeIndexes":[[{"path":"/a"},{"path":"/b","order":"descending"}]]}}`, composites: 1},
 	} {
 		spares := spareNums(t, s)
@@ -418,32 +418,41 @@ func TestCatalogCleanAfterChurn(t *testing.T) {
 	}
 }
 
-// TestChangeFeedDoesNotWaitForTableWorkers: a table worker's transaction
-// in progress (making a spare while a client writes and reads its feed)
-// does not hold the feed back, while any other transaction does.
+// TestChangeFeedDoesNotWaitForTableWorkers: a transaction in progress
+// that cannot write this database's items (a table worker's, making a
+// spare while a client writes and reads its feed, or any transaction of
+// another database on the same server) does not hold the feed back, while
+// any other transaction of this database does.
 func TestChangeFeedDoesNotWaitForTableWorkers(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
 	c := createContainer(t, s, "c", `{}`, nil)
-	for _, worker := range []bool{true, false} {
+	other, err := pgx.Connect(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	for _, tc := range []struct {
+		name string
+		run  func(hold func(pgx.Tx) error) error
+		wait bool // the feed holds the new item back
+	}{
+		{"table worker", func(hold func(pgx.Tx) error) error { return s.backgroundTx(ctx, hold) }, false},
+		{"other database", func(hold func(pgx.Tx) error) error { return pgx.BeginFunc(ctx, other, hold) }, false},
+		{"this database", func(hold func(pgx.Tx) error) error { return pgx.BeginFunc(ctx, s.pool, hold) }, true},
+	} {
 		started, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 		hold := func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, `CREATE TABLE cosmos.zz_hold (a int); DROP TABLE cosmos.zz_hold`); err != nil { // takes a transaction ID
+			if _, err := tx.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil { // takes a transaction ID
 				return err
 			}
 			close(started)
 			<-release
 			return nil
 		}
-		go func() {
-			if worker {
-				done <- s.backgroundTx(ctx, hold)
-			} else {
-				done <- pgx.BeginFunc(ctx, s.pool, hold)
-			}
-		}()
+		go func() { done <- tc.run(hold) }()
 		<-started
-		id := fmt.Sprint("a", worker)
+		id := "a " + tc.name
 		if _, err := s.CreateItem(ctx, emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: id}, Body: []byte(`{}`), TS: 1, ETag: `"e"`}); err != nil {
 			t.Fatal(err)
 		}
@@ -456,8 +465,8 @@ func TestChangeFeedDoesNotWaitForTableWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		found := slices.ContainsFunc(page.Items, func(it emulator.Item) bool { return it.ID == id })
-		if found != worker {
-			t.Fatalf("worker transaction %v in progress: the new item on the feed: %v", worker, found)
+		if found == tc.wait {
+			t.Fatalf("%s: a transaction in progress: the new item on the feed: %v", tc.name, found)
 		}
 	}
 }

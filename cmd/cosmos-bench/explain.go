@@ -11,7 +11,7 @@ import (
 
 // -ttl-explain prints EXPLAIN (ANALYZE, BUFFERS) of the statements the
 // emulator runs for the ttl scenario's operations. The SQL below is a copy of
-// what pgstore builds (items.go ReadItem and ReadItems, expiry.go
+// what pgstore builds (items.go ReadItem and feedSQL, expiry.go
 // deleteExpiredIn and the expiry predicates) for a container whose
 // defaultTtl is set, with the same placeholders: keep it in step with
 // pgstore when that changes. The emulator's pgx pool prepares each statement
@@ -99,15 +99,17 @@ func (s *ttlStore) explainFeeds(ctx context.Context, logf func(string, ...any), 
 		`SELECT pk, id, seq, body, ts, etag, lsn FROM `+table+` WHERE seq > $1 AND pk = $2 AND `+liveSQL(3, 4)+` ORDER BY seq LIMIT $5`,
 		0, `["p42"]`, now, now-ttlDefaultTTL, ttlFeedPage+1)
 	s.explain(ctx, logf, "read feed, all items, first page, "+name+", "+when,
-		`SELECT pk, id, seq, body, ts, etag, lsn FROM `+table+` WHERE seq > $1 AND `+liveSQL(2, 3)+` ORDER BY seq LIMIT $4`,
+		`SELECT pk, id, seq, body, ts, etag, lsn FROM `+table+` WHERE seq = ANY(ARRAY(SELECT seq FROM `+table+` WHERE seq > $1 AND `+liveSQL(2, 3)+` ORDER BY seq LIMIT $4)) ORDER BY seq`,
 		0, now, now-ttlDefaultTTL, ttlFeedPage+1)
 }
 
-// explainSweep explains one sweep batch of batch rows on the big table.
+// explainSweep explains one sweep batch of batch rows on the big table (its
+// DELETE; the batch's change-log entries are one INSERT ... SELECT of the
+// returned rows, expiry.go logSwept, not explained here).
 func (s *ttlStore) explainSweep(ctx context.Context, logf func(string, ...any), batch int, now int64) {
 	pred := expiredSQL(2, 3)
 	s.explain(ctx, logf, "sweep batch of "+strconv.Itoa(batch)+" rows, "+ttlBigID,
 		`DELETE FROM `+s.big+` WHERE ctid = ANY(ARRAY(SELECT ctid FROM `+s.big+` WHERE `+pred+
-			` LIMIT $1 FOR UPDATE SKIP LOCKED)) AND `+pred,
+			` LIMIT $1 FOR UPDATE SKIP LOCKED)) AND `+pred+` RETURNING pk, id, lsn`,
 		batch, now, now-ttlDefaultTTL)
 }
