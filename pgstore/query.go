@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 
@@ -352,6 +353,10 @@ func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsPar
 		// a single-partition query is served by the pk column's index;
 		// an index on the partition key path would only cost writes
 		paths = withoutPartitionKeyPaths(paths, p.Container.PartitionKey)
+		if st.IDColumn {
+			// and c.id = 'x' by the primary key (pk, id)
+			paths = withoutPath(paths, []string{"id"})
+		}
 	}
 	return classify("index", s.ensureIndexes(ctx, p.Container, pol, paths))
 }
@@ -384,6 +389,17 @@ func withoutPartitionKeyPaths(paths [][]string, def emulator.PartitionKeyDefinit
 			}
 		}
 		if !isPK {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// withoutPath returns paths without path.
+func withoutPath(paths [][]string, path []string) [][]string {
+	var out [][]string
+	for _, p := range paths {
+		if !slices.Equal(p, path) {
 			out = append(out, p)
 		}
 	}
