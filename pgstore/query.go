@@ -347,7 +347,6 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 // another connection) would wait for while the transaction waits for it;
 // they are confined to one partition, which the pk index serves.
 func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsParams, st *sqlgen.Statement) error {
-	pol, _ := queryProperties(p.Container)
 	paths := st.IndexPaths
 	if p.PK != nil && !p.PKPrefix {
 		// a single-partition query is served by the pk column's index;
@@ -358,6 +357,10 @@ func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsPar
 			paths = withoutPath(paths, []string{"id"})
 		}
 	}
+	if len(paths) == 0 {
+		return nil // nothing to index: the properties need no parsing
+	}
+	pol, _ := queryProperties(p.Container)
 	return classify("index", s.ensureIndexes(ctx, p.Container, pol, paths))
 }
 
