@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,6 +42,60 @@ func BenchmarkReadItemStore(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			var body string
 			if err := s.pool.QueryRow(ctx, `SELECT body FROM `+itemsTable(c.Num)+` WHERE pk = $1 AND id = $2`, key.PK, key.ID).Scan(&body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkQueryByIDStore measures the single-partition query SELECT * FROM
+// c WHERE c.id = @id (partition key known, one result) below the HTTP
+// server: parsing, translation and the statement, against the point read
+// of the same item in the same run.
+//
+//	go test -run '^$' -bench BenchmarkQueryByIDStore -benchtime 5000x ./pgstore/
+func BenchmarkQueryByIDStore(b *testing.B) {
+	s := openStore(b)
+	ctx := context.Background()
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
+		b.Fatal(err)
+	}
+	c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: "c", Properties: []byte(`{}`),
+		PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 1000
+	for i := 0; i < n; i++ {
+		id := "x" + strconv.Itoa(i)
+		key := emulator.ItemKey{Container: c, PK: `["p` + strconv.Itoa(i%10) + `"]`, ID: id}
+		body := []byte(`{"id":"` + id + `","pk":"p` + strconv.Itoa(i%10) + `","payload":"` + strings.Repeat("x", 900) + `"}`)
+		if _, err := s.CreateItem(ctx, emulator.WriteItemParams{ItemKey: key, Body: body, TS: 1, ETag: `"e"`}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const text = "SELECT * FROM c WHERE c.id = @id"
+	b.Run("query", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			q, err := emulator.ParseQuery(text)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pk := `["p` + strconv.Itoa(i%10) + `"]`
+			page, err := s.QueryItems(ctx, emulator.QueryItemsParams{Container: c, PK: &pk, Query: q, Text: text,
+				Params: map[string]json.RawMessage{"@id": json.RawMessage(`"x` + strconv.Itoa(i%n) + `"`)}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(page.Docs) != 1 {
+				b.Fatalf("%d results", len(page.Docs))
+			}
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			key := emulator.ItemKey{Container: c, PK: `["p` + strconv.Itoa(i%10) + `"]`, ID: "x" + strconv.Itoa(i%n)}
+			if _, err := s.ReadItem(ctx, key); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 
@@ -346,13 +347,20 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 // another connection) would wait for while the transaction waits for it;
 // they are confined to one partition, which the pk index serves.
 func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsParams, st *sqlgen.Statement) error {
-	pol, _ := queryProperties(p.Container)
 	paths := st.IndexPaths
 	if p.PK != nil && !p.PKPrefix {
 		// a single-partition query is served by the pk column's index;
 		// an index on the partition key path would only cost writes
 		paths = withoutPartitionKeyPaths(paths, p.Container.PartitionKey)
+		if st.IDColumn {
+			// and c.id = 'x' by the primary key (pk, id)
+			paths = withoutPath(paths, []string{"id"})
+		}
 	}
+	if len(paths) == 0 {
+		return nil // nothing to index: the properties need no parsing
+	}
+	pol, _ := queryProperties(p.Container)
 	return classify("index", s.ensureIndexes(ctx, p.Container, pol, paths))
 }
 
@@ -384,6 +392,17 @@ func withoutPartitionKeyPaths(paths [][]string, def emulator.PartitionKeyDefinit
 			}
 		}
 		if !isPK {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// withoutPath returns paths without path.
+func withoutPath(paths [][]string, path []string) [][]string {
+	var out [][]string
+	for _, p := range paths {
+		if !slices.Equal(p, path) {
 			out = append(out, p)
 		}
 	}

@@ -99,14 +99,14 @@ FROM generate_series(1, 100000) g`)
 	}
 }
 
-// TestQueryByIDUsesPrimaryKey asserts with EXPLAIN (ANALYZE) that
+// TestQueryByIDUsesPrimaryKeyAtScale asserts with EXPLAIN (ANALYZE) that
 // SELECT * FROM c WHERE c.id = @id with the partition key, the query the
 // SDKs' point-query helpers and the JS SDK mix send, is a primary-key lookup
 // (pk and id both in the index condition, one row read) on a container of
 // 100,000 items in 100 partitions: its cost must not grow with the
 // container or the partition. Without the partition key, and with an id
 // that is not a string, the results stay right.
-func TestQueryByIDUsesPrimaryKey(t *testing.T) {
+func TestQueryByIDUsesPrimaryKeyAtScale(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	c := newContainer(t, s, nil)

@@ -513,6 +513,7 @@ func (b *bench) runPoint(ctx context.Context, res *results) (err error) {
 	}{
 		{"create", sdk.create(items), raw.create(items), "INSERT"},
 		{"read", sdk.read(items), raw.read(items), "SELECT by primary key"},
+		{"query", sdk.query(items), raw.read(items), "SELECT by primary key"},
 		{"replace", sdk.replace(items), raw.replace(items), "UPDATE by primary key"},
 	} {
 		logf("%s: SDK via the emulator", op.name)

@@ -274,6 +274,18 @@ func writePointReport(w io.Writer, r *results) {
 					o.Op, o.Emulator.Mean, o.EmulatorHTTP.Mean, o.HandlerMeanMs)
 			}
 		}
+		var readP50, queryP50 float64
+		for _, o := range r.Ops {
+			switch o.Op {
+			case "read":
+				readP50 = o.Emulator.P50
+			case "query":
+				queryP50 = o.Emulator.P50
+			}
+		}
+		if readP50 > 0 && queryP50 > 0 {
+			fmt.Fprintf(w, "single-partition query by id through the Go SDK: p50 %.3f ms = %.2fx the point read of the same items (%.3f ms)\n", queryP50, queryP50/readP50, readP50)
+		}
 		for _, o := range r.Ops {
 			if o.Op == "read" && r.HTTPFloor.P50 > 0 {
 				q := ratio(o.Emulator.P50, r.HTTPFloor.P50)

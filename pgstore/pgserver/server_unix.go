@@ -528,15 +528,29 @@ func (s *Server) clearStalePostmaster(ctx context.Context) error {
 	if err != nil {
 		// The leftover server may have been shutting itself down (its
 		// owner died, which it notices) and exited while pg_ctl was
-		// signalling it: then there is nothing left to stop.
-		switch processState(pid) {
-		case procGone:
-			return nil
-		case procZombie:
-			if err := os.Remove(pidFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
+		// signalling it: then there is nothing left to stop. pg_ctl also
+		// fails once the server has removed its postmaster.pid on the way
+		// out, while its process is still ending (seen in CI after a kill
+		// -9 of the emulator): wait a moment for the process to end.
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			switch processState(pid) {
+			case procGone:
+				return nil
+			case procZombie:
+				if err := os.Remove(pidFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+				return nil
 			}
-			return nil
+			if time.Now().After(deadline) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
 		}
 		return fmt.Errorf("pgserver: a PostgreSQL server (pid %d) still runs on %s and pg_ctl stop failed: %v\n%s", pid, s.pgdata, err, tail(out, 10))
 	}

@@ -192,22 +192,11 @@ func (t *translator) servable(rank int, op string) bool {
 }
 
 // pathTerm is `type_rank(path) = rank AND path op raw`, for a constant raw
-// of type rank (constJSON) that is servable with op. An item's id equal to
-// a string also gets `r.id = string`: every write path keeps the id column
-// equal to the document's id (an id is a string without U+0000, and
-// replace, patch, triggers and scripts refuse to change it), so the term
-// is implied, and with the partition key it makes the query a primary-key
-// lookup of one row instead of a scan of the partition (or of the id
-// path's index), whatever the container's size.
+// of type rank (constJSON) that is servable with op.
 func (t *translator) pathTerm(path []string, op string, raw []byte, rank int) string {
 	t.indexPaths = append(t.indexPaths, path)
 	r, v := IndexKey("r.doc", path)
-	term := r + " = " + t.bind(rank) + "::integer AND " + v + " " + op + " " + t.jsonArg(raw)
-	var id string
-	if len(path) == 1 && path[0] == "id" && op == "=" && !t.in.RawDocuments && json.Unmarshal(raw, &id) == nil {
-		term += " AND r.id = " + t.bind(id) + "::text"
-	}
-	return term
+	return r + " = " + t.bind(rank) + "::integer AND " + v + " " + op + " " + t.jsonArg(raw)
 }
 
 // CompositeIndex is one entry of an indexing policy's compositeIndexes.

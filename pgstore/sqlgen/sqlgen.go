@@ -124,6 +124,10 @@ type Statement struct {
 	// IndexPaths are the document paths the query filters or sorts on in a
 	// way an index on IndexKey(path) can serve.
 	IndexPaths [][]string
+	// IDColumn is true when the statement filters the items table's id
+	// column as well (a top-level c.id = 'x' term, see idkey.go): with the
+	// partition key known, the primary key serves it.
+	IDColumn bool
 	// UDFArgs is the number of arguments of each UDF call (UDFCalls
 	// order), UDFGuards says which of them are followed by a guard column
 	// (non-NULL when the query uses the call's value: a NULL guard skips
@@ -161,9 +165,13 @@ type translator struct {
 	args       []any
 	binds      map[string]binding
 	indexPaths [][]string
-	depth      int               // subquery nesting
-	raw8       map[string]string // see f8
-	exprDepth  int               // nesting of val (see MaxExprDepth)
+	idColumn   bool // see Statement.IDColumn
+	// idWhere is a WHERE clause that is exactly c.id = 'x', which the id
+	// column term alone evaluates (see idkey.go); nil otherwise.
+	idWhere   cosmosql.Expr
+	depth     int               // subquery nesting
+	raw8      map[string]string // see f8
+	exprDepth int               // nesting of val (see MaxExprDepth)
 	// collRID and selfPrefix are the bound container RID and _self prefix
 	// ("" until first used).
 	collRID, selfPrefix string
@@ -264,6 +272,17 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 	} else if src.Alias != "" && src.Alias != rootName {
 		t.binds[src.Alias] = binding{expr: rootDoc, root: true}
 	}
+	if q.Where != nil && t.udfIndex == nil && !t.in.RawDocuments {
+		// c.id = 'x' also filters on the id column (see idkey.go)
+		if id, ok := t.idEquality(q.Where); ok {
+			sc.where = append(sc.where, "r.id = "+t.bind(id)+"::text")
+			t.idColumn = true
+			if b := q.Where.(*cosmosql.Binary); !strings.EqualFold(b.Op, "AND") {
+				// the whole WHERE is c.id = 'x': the id column term is exact
+				t.idWhere = q.Where
+			}
+		}
+	}
 	return t.joinsAndWhere(q, sc)
 }
 
@@ -313,7 +332,7 @@ func (t *translator) joinsAndWhere(q *cosmosql.Query, sc *scope) (*scope, error)
 		sc.where, err = t.udfWhere(q.Where, sc.where)
 		return sc, err
 	}
-	if q.Where != nil {
+	if q.Where != nil && q.Where != t.idWhere {
 		w, err := t.val(q.Where)
 		if err != nil {
 			return nil, err
@@ -544,7 +563,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	if c == nil && offset > 0 {
 		sql += " OFFSET " + t.bind(offset)
 	}
-	st.SQL, st.Args, st.IndexPaths = sql, t.args, t.indexPaths
+	st.SQL, st.Args, st.IndexPaths, st.IDColumn = sql, t.args, t.indexPaths, t.idColumn
 	return st, nil
 }
 
