@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -228,4 +229,32 @@ func explainAnalyze(t *testing.T, s *Store, st *sqlgen.Statement) string {
 		t.Fatal(err)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestReplacedCompositeIndexIsAnalyzed: composite indexes that a container
+// replace adds to a filled container get statistics at once, as a path
+// index made by a query does (TestNewPathIndexIsAnalyzed).
+func TestReplacedCompositeIndexIsAnalyzed(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	if _, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn)
+SELECT '["p' || (g % 10) || '"]', 'id' || g, g, '{"id":"id' || g || '","pk":"p' || (g % 10) || '","a":' || g % 7 || ',"b":' || g || '}', 1000, NULL, '"e"', g
+FROM generate_series(0, 999) g`); err != nil {
+		t.Fatal(err)
+	}
+	props := []byte(`{"id":"` + c.ID + `","indexingPolicy":{"includedPaths":[{"path":"/*"}],"compositeIndexes":[[{"path":"/a"},{"path":"/b","order":"descending"}]]}}`)
+	if _, err := s.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: c.ID, Properties: props, TS: 2, ETag: `"f"`}); err != nil {
+		t.Fatal(err)
+	}
+	var indexes, stats int
+	if err := s.pool.QueryRow(ctx, `SELECT count(DISTINCT i.indexname), count(st.attname) FROM pg_indexes i
+LEFT JOIN pg_stats st ON st.schemaname = i.schemaname AND st.tablename = i.indexname
+WHERE i.schemaname = 'cosmos' AND i.tablename = $1 AND i.indexname LIKE $2`,
+		"items_"+strconv.FormatInt(c.Num, 10), "items\\_"+strconv.FormatInt(c.Num, 10)+"\\_c\\_%").Scan(&indexes, &stats); err != nil {
+		t.Fatal(err)
+	}
+	if indexes != 1 || stats == 0 {
+		t.Fatalf("%d composite indexes with %d statistics rows, want 1 with some", indexes, stats)
+	}
 }
