@@ -199,19 +199,23 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 		}
 	}
 	if len(create) > 0 {
-		// A new expression index has no statistics until the table is
-		// analyzed, and autovacuum analyzes only after enough rows change:
-		// until then the planner guesses a range on the path matches a
-		// fraction of a percent of the rows and, on a large container,
-		// ANDs the path index into a single-partition query that the
-		// primary key serves alone (1,000,000 items: 100,000 index entries
-		// read for 10 results, 14-47 ms instead of 1). ANALYZE samples a
-		// bounded number of rows, so it costs far less than the CREATE
-		// INDEX before it. Its failure (the client gone) only leaves that
-		// to autovacuum.
-		_, _ = s.pool.Exec(ctx, `ANALYZE `+itemsTable(c.Num))
+		s.analyzeNewIndexes(ctx, c.Num)
 	}
 	return nil
+}
+
+// analyzeNewIndexes analyzes container num's items table after expression
+// indexes (path or composite) were added to it. A new expression index has
+// no statistics until the table is analyzed, and autovacuum analyzes only
+// after enough rows change: until then the planner guesses a range on the
+// path matches a fraction of a percent of the rows and, on a large
+// container, ANDs the path index into a single-partition query that the
+// primary key serves alone (1,000,000 items: 100,000 index entries read
+// for 10 results, 14-47 ms instead of 1). ANALYZE samples a bounded number
+// of rows, so it costs far less than the CREATE INDEX before it. Its
+// failure (the client gone) only leaves that to autovacuum.
+func (s *Store) analyzeNewIndexes(ctx context.Context, num int64) {
+	_, _ = s.pool.Exec(ctx, `ANALYZE `+itemsTable(num))
 }
 
 // validIndexPath reports whether every segment of a path can be written

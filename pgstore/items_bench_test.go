@@ -18,19 +18,9 @@ import (
 func BenchmarkReadItemStore(b *testing.B) {
 	s := openStore(b)
 	ctx := context.Background()
-	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
-		b.Fatal(err)
-	}
-	c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: "c", Properties: []byte(`{}`),
-		PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
-	if err != nil {
-		b.Fatal(err)
-	}
-	key := emulator.ItemKey{Container: c, PK: `["p"]`, ID: "x"}
-	body := []byte(`{"id":"x","pk":"p","payload":"` + strings.Repeat("x", 900) + `"}`)
-	if _, err := s.CreateItem(ctx, emulator.WriteItemParams{ItemKey: key, Body: body, TS: 1, ETag: `"e"`}); err != nil {
-		b.Fatal(err)
-	}
+	c := newContainer(b, s, nil)
+	seedBenchItems(b, s, c, 1)
+	key := emulator.ItemKey{Container: c, PK: `["p0"]`, ID: "x0"}
 	b.Run("store", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := s.ReadItem(ctx, key); err != nil {
@@ -57,23 +47,9 @@ func BenchmarkReadItemStore(b *testing.B) {
 func BenchmarkQueryByIDStore(b *testing.B) {
 	s := openStore(b)
 	ctx := context.Background()
-	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
-		b.Fatal(err)
-	}
-	c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: "c", Properties: []byte(`{}`),
-		PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := newContainer(b, s, nil)
 	const n = 1000
-	for i := 0; i < n; i++ {
-		id := "x" + strconv.Itoa(i)
-		key := emulator.ItemKey{Container: c, PK: `["p` + strconv.Itoa(i%10) + `"]`, ID: id}
-		body := []byte(`{"id":"` + id + `","pk":"p` + strconv.Itoa(i%10) + `","payload":"` + strings.Repeat("x", 900) + `"}`)
-		if _, err := s.CreateItem(ctx, emulator.WriteItemParams{ItemKey: key, Body: body, TS: 1, ETag: `"e"`}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	seedBenchItems(b, s, c, n)
 	const text = "SELECT * FROM c WHERE c.id = @id"
 	b.Run("query", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
@@ -100,4 +76,18 @@ func BenchmarkQueryByIDStore(b *testing.B) {
 			}
 		}
 	})
+}
+
+// seedBenchItems creates n items of about 1 KB in container c: ids x0 ..
+// x<n-1>, item i in logical partition "p<i%10>".
+func seedBenchItems(b *testing.B, s *Store, c emulator.Container, n int) {
+	b.Helper()
+	for i := 0; i < n; i++ {
+		id, pk := "x"+strconv.Itoa(i), "p"+strconv.Itoa(i%10)
+		key := emulator.ItemKey{Container: c, PK: `["` + pk + `"]`, ID: id}
+		body := []byte(`{"id":"` + id + `","pk":"` + pk + `","payload":"` + strings.Repeat("x", 900) + `"}`)
+		if _, err := s.CreateItem(context.Background(), emulator.WriteItemParams{ItemKey: key, Body: body, TS: 1, ETag: `"e"`}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -283,7 +282,7 @@ func (s *Store) ListContainers(ctx context.Context, dbRef string) (emulator.Data
 // ReplaceContainer implements emulator.Store.
 func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContainerParams) (emulator.Container, error) {
 	var c emulator.Container
-	newComposites := false
+	newComposites := false // the composite indexes changed: analyze once committed
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		cur, err := scanContainer(tx.QueryRow(ctx, lookupContainer+` FOR UPDATE OF c`, p.DatabaseRef, p.CollRef))
 		if err != nil {
@@ -306,7 +305,7 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 			if _, err := tx.Exec(ctx, composites); err != nil {
 				return err
 			}
-			newComposites = strings.Contains(composites, "CREATE INDEX")
+			newComposites = true
 		}
 		if (cur.DefaultTTL == nil) != (p.DefaultTTL == nil) {
 			if _, err := tx.Exec(ctx, expiryIndexesDDL(cur.Num, p.DefaultTTL != nil)); err != nil {
@@ -319,11 +318,7 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 	})
 	s.cache.clear()
 	if err == nil && newComposites {
-		// New composite (expression) indexes have no statistics until the
-		// table is analyzed, and the planner then misjudges them on a
-		// filled container (see ensureIndexes in autoindex.go). Its
-		// failure only leaves that to autovacuum.
-		_, _ = s.pool.Exec(ctx, `ANALYZE `+itemsTable(c.Num))
+		s.analyzeNewIndexes(ctx, c.Num)
 	}
 	return c, classify("replace container", err)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -78,17 +79,7 @@ func (b *bench) runBatch(ctx context.Context, res *batchResult) (err error) {
 		}
 	}
 	batch := func(prefix string) func(i int) error {
-		return func(i int) error {
-			tb := sdk.container.NewTransactionalBatch(pk)
-			for k := 0; k < emulator.MaxBatchOperations; k++ {
-				tb.CreateItem(body(fmt.Sprintf("%s%d-%d", prefix, i, k)), nil)
-			}
-			r, err := sdk.container.ExecuteTransactionalBatch(ctx, tb, nil)
-			if err == nil && !r.Success {
-				err = errors.New("transactional batch failed")
-			}
-			return err
-		}
+		return func(i int) error { return createBatch(ctx, sdk.container, body, fmt.Sprintf("%s%d-", prefix, i)) }
 	}
 	b.logf("batch: %d single creates and %d transactional batches of 100 creates (after %d of each unmeasured)", cfg.batch.runs, cfg.batch.runs, cfg.warmup)
 	if _, err := measure(cfg.warmup, single("w")); err != nil {
@@ -174,42 +165,32 @@ func writeBatchReport(w io.Writer, r *batchResult) {
 	}
 }
 
+// createBatch runs one transactional batch of emulator.MaxBatchOperations
+// creates in logical partition "p" of c, the items' ids prefix0, prefix1, ...
+func createBatch(ctx context.Context, c *azcosmos.ContainerClient, body func(string) []byte, prefix string) error {
+	tb := c.NewTransactionalBatch(azcosmos.NewPartitionKeyString("p"))
+	for k := 0; k < emulator.MaxBatchOperations; k++ {
+		tb.CreateItem(body(prefix+strconv.Itoa(k)), nil)
+	}
+	r, err := c.ExecuteTransactionalBatch(ctx, tb, nil)
+	if err == nil && !r.Success {
+		err = errors.New("transactional batch failed")
+	}
+	return err
+}
+
 // batchSDKFloor measures n transactional batches of 100 creates through a
 // proxy of the emulator at endpoint that answers every batch with the first
 // one's recorded response: the SDK's encoding of the batch, loopback, TLS
 // and HTTP, and the SDK's parsing of the 100 results, without any server
 // work.
 func batchSDKFloor(ctx context.Context, endpoint, dbID string, n int, http1 bool, body func(string) []byte) (latencyStats, error) {
-	p, err := startReplayProcess(ctx, endpoint)
+	sb, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
 	if err != nil {
 		return latencyStats{}, err
 	}
-	defer p.Close()
-	client, httpClient, err := newSDKClient(p.URL(), 1, http1)
-	if err != nil {
-		return latencyStats{}, err
-	}
-	defer httpClient.CloseIdleConnections()
-	db, err := client.NewDatabase(dbID)
-	if err != nil {
-		return latencyStats{}, err
-	}
-	c, err := db.NewContainer("items")
-	if err != nil {
-		return latencyStats{}, err
-	}
-	pk := azcosmos.NewPartitionKeyString("p")
-	one := func(i int) error {
-		tb := c.NewTransactionalBatch(pk)
-		for k := 0; k < emulator.MaxBatchOperations; k++ {
-			tb.CreateItem(body(fmt.Sprintf("f%d-%d", i, k)), nil)
-		}
-		r, err := c.ExecuteTransactionalBatch(ctx, tb, nil)
-		if err == nil && !r.Success {
-			err = errors.New("transactional batch failed")
-		}
-		return err
-	}
+	defer done()
+	one := func(i int) error { return createBatch(ctx, sb.container, body, fmt.Sprintf("f%d-", i)) }
 	if _, err := measureSequential(20, one); err != nil {
 		return latencyStats{}, fmt.Errorf("batch SDK floor: %w", err)
 	}

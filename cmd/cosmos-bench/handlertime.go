@@ -47,16 +47,20 @@ func docsHandlerTotals(ctx context.Context, c *http.Client, endpoint, op string)
 	}
 	labels := `{operation="` + op + `",resource_type="docs"} `
 	var t handlerTotals
+	series := []struct {
+		prefix string
+		dst    *float64
+	}{
+		{"cosmos_emulator_request_duration_seconds_sum" + labels, &t.Seconds},
+		{"cosmos_emulator_request_duration_seconds_count" + labels, &t.Count},
+	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
-		for name, dst := range map[string]*float64{
-			"cosmos_emulator_request_duration_seconds_sum":   &t.Seconds,
-			"cosmos_emulator_request_duration_seconds_count": &t.Count,
-		} {
-			if v, ok := strings.CutPrefix(line, name+labels); ok {
-				if *dst, err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+		for _, m := range series {
+			if v, ok := strings.CutPrefix(line, m.prefix); ok {
+				if *m.dst, err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
 					return t, fmt.Errorf("metrics line %q: %w", line, err)
 				}
 			}

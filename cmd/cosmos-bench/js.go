@@ -170,7 +170,7 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 		if cfg.pg != "" {
 			return errors.New("-js-sql-stats runs its own PostgreSQL; leave -pg out")
 		}
-		if stats, err = startStatsServer(ctx, statsDir(b.workDir), b.logf); err != nil {
+		if stats, err = startStatsServer(ctx, filepath.Join(b.workDir, "js-sql-stats"), b.logf); err != nil {
 			return err
 		}
 		defer stats.Close() //nolint:errcheck

@@ -158,25 +158,11 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 // n health requests, on a client of its own. It returns the health and
 // read latencies.
 func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int, http1 bool) (health, read latencyStats, err error) {
-	p, err := startReplayProcess(ctx, endpoint)
+	sb, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
 	if err != nil {
 		return health, read, err
 	}
-	defer p.Close()
-	client, httpClient, err := newSDKClient(p.URL(), 1, http1)
-	if err != nil {
-		return health, read, err
-	}
-	defer httpClient.CloseIdleConnections()
-	db, err := client.NewDatabase(dbID)
-	if err != nil {
-		return health, read, err
-	}
-	c, err := db.NewContainer("items")
-	if err != nil {
-		return health, read, err
-	}
-	sb := &sdkBench{endpoint: p.URL(), http: httpClient, db: db, container: c}
+	defer done()
 	rd, hl := sb.read(items), sb.health()
 	const k = 50
 	for i := 0; i < k; i++ {
@@ -203,6 +189,34 @@ func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int,
 	}
 	el := time.Since(t0)
 	return newLatencyStats(hs, el), newLatencyStats(rs, el), nil
+}
+
+// startReplaySDK starts a replaying proxy of the emulator at endpoint in a
+// process of its own and returns an SDK bench on it for the benchmark
+// database dbID's container "items", and a function that closes both.
+func startReplaySDK(ctx context.Context, endpoint, dbID string, http1 bool) (*sdkBench, func(), error) {
+	p, err := startReplayProcess(ctx, endpoint)
+	if err != nil {
+		return nil, nil, err
+	}
+	client, httpClient, err := newSDKClient(p.URL(), 1, http1)
+	if err != nil {
+		p.Close()
+		return nil, nil, err
+	}
+	done := func() {
+		httpClient.CloseIdleConnections()
+		p.Close()
+	}
+	sb := &sdkBench{endpoint: p.URL(), http: httpClient}
+	if sb.db, err = client.NewDatabase(dbID); err == nil {
+		sb.container, err = sb.db.NewContainer("items")
+	}
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return sb, done, nil
 }
 
 // replayProxyArg, as cosmos-bench's first argument followed by the

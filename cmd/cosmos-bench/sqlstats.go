@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -30,6 +29,7 @@ type sqlStatement struct {
 type statsServer struct {
 	srv  *pgserver.Server
 	conn string
+	pg   *pgx.Conn // the bench's own connection, for the statistics
 }
 
 // startStatsServer starts the server in dir (ephemeral) and creates the
@@ -47,41 +47,32 @@ func startStatsServer(ctx context.Context, dir string, logf func(string, ...any)
 		return nil, fmt.Errorf("PostgreSQL for -js-sql-stats: %w", err)
 	}
 	s := &statsServer{srv: srv, conn: srv.ConnString()}
-	c, err := pgx.Connect(ctx, s.conn)
-	if err != nil {
+	if s.pg, err = pgx.Connect(ctx, s.conn); err != nil {
 		srv.Stop() //nolint:errcheck
 		return nil, err
 	}
-	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
-		srv.Stop() //nolint:errcheck
+	if _, err := s.pg.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
+		s.Close() //nolint:errcheck
 		return nil, fmt.Errorf("pg_stat_statements: %w", err)
 	}
 	return s, nil
 }
 
-// Close stops the server.
-func (s *statsServer) Close() error { return s.srv.Stop() }
+// Close closes the bench's connection and stops the server.
+func (s *statsServer) Close() error {
+	s.pg.Close(context.Background()) //nolint:errcheck
+	return s.srv.Stop()
+}
 
 // reset clears the statistics.
 func (s *statsServer) reset(ctx context.Context) error {
-	c, err := pgx.Connect(ctx, s.conn)
-	if err != nil {
-		return err
-	}
-	defer c.Close(ctx)
-	_, err = c.Exec(ctx, `SELECT pg_stat_statements_reset()`)
+	_, err := s.pg.Exec(ctx, `SELECT pg_stat_statements_reset()`)
 	return err
 }
 
 // top returns the n statements with the most execution time since reset.
 func (s *statsServer) top(ctx context.Context, n int) ([]sqlStatement, error) {
-	c, err := pgx.Connect(ctx, s.conn)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close(ctx)
-	rows, err := c.Query(ctx, `SELECT query, calls, total_exec_time, mean_exec_time, rows, wal_bytes::float8 / 1024
+	rows, err := s.pg.Query(ctx, `SELECT query, calls, total_exec_time, mean_exec_time, rows, wal_bytes::float8 / 1024
 FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT $1`, n)
 	if err != nil {
 		return nil, err
@@ -115,6 +106,3 @@ func writeSQLStats(w io.Writer, sts []sqlStatement, ops int) {
 	}
 	tw.Flush()
 }
-
-// statsDir is where -js-sql-stats keeps its server.
-func statsDir(workDir string) string { return filepath.Join(workDir, "js-sql-stats") }

@@ -85,12 +85,18 @@ async function boundary(name, what) {
 const isHTTPS = new URL(endpoint).protocol === "https:";
 // Loopback, self-signed certificate: the benchmark measures speed, the
 // smoke test checks the certificate.
-const agent = isHTTPS
-  ? new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 64 })
-  : new http.Agent({ keepAlive: true, maxSockets: 64 });
-const client = new CosmosClient(
-  isHTTPS ? { endpoint, key, agent, connectionPolicy: { enableBackgroundEndpointRefreshing: false } } : { endpoint, key },
-);
+function newAgent() {
+  return isHTTPS
+    ? new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 64 })
+    : new http.Agent({ keepAlive: true, maxSockets: 64 });
+}
+function newClient(ep, via) {
+  return new CosmosClient(
+    isHTTPS ? { endpoint: ep, key, agent: via, connectionPolicy: { enableBackgroundEndpointRefreshing: false } } : { endpoint: ep, key },
+  );
+}
+const agent = newAgent();
+const client = newClient(endpoint, agent);
 
 function health(base = endpoint, via = agent) {
   const url = new URL("_emulator/health", base);
@@ -213,30 +219,14 @@ const REPLAY = process.env.BENCH_REPLAY_ENDPOINT || "";
 // replaying proxy (which records them), then measures N reads of them
 // interleaved with N health requests, on a client and agent of its own.
 async function replayFloor() {
-  const via = isHTTPS
-    ? new https.Agent({ keepAlive: true, rejectUnauthorized: false, maxSockets: 64 })
-    : new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const rc = new CosmosClient(
-    isHTTPS ? { endpoint: REPLAY, key, agent: via, connectionPolicy: { enableBackgroundEndpointRefreshing: false } } : { endpoint: REPLAY, key },
-  );
-  const c = rc.database(dbId).container("items");
+  const via = newAgent();
+  const c = newClient(REPLAY, via).database(dbId).container("items");
   const K = Math.min(50, SEED);
   const seeded = (i) => ({ id: `item-${i}`, pk: `pk-${i % PARTITIONS}` });
   for (let i = 0; i < K; i++) await c.item(seeded(i).id, seeded(i).pk).read();
   for (let i = 0; i < 50; i++) await health(REPLAY, via);
-  const reads = [];
-  const floors = [];
   const t0 = now();
-  for (let i = 0; i < N; i++) {
-    let s = now();
-    await health(REPLAY, via);
-    floors.push(now() - s);
-    const { id, pk } = seeded(i % K);
-    s = now();
-    const r = await c.item(id, pk).read();
-    reads.push(now() - s);
-    if (r.statusCode !== 200 || !r.resource) throw new Error(`replayed read ${id}: ${r.statusCode}`);
-  }
+  const floor = await interleavedReads(c, (i) => seeded(i % K), () => health(REPLAY, via));
   const fs = (now() - t0) / 1000;
   // Creates and replaces answered from memory (the proxy records the first
   // of each), N/4 of each.
@@ -254,7 +244,28 @@ async function replayFloor() {
   }
   const ws = (now() - t0) / 1000 - fs;
   via.destroy();
-  return { health: stats(floors, fs), read: stats(reads, fs), create: stats(creates, ws), replace: stats(replaces, ws) };
+  return { ...floor, create: stats(creates, ws), replace: stats(replaces, ws) };
+}
+
+// interleavedReads times N point reads of the items pick(i) names, each
+// after a health request (healthFn), in turn: the read's latency against
+// the floor's in the same moments.
+async function interleavedReads(c, pick, healthFn) {
+  const reads = [];
+  const floors = [];
+  const t0 = now();
+  for (let i = 0; i < N; i++) {
+    let s = now();
+    await healthFn();
+    floors.push(now() - s);
+    const { id, pk } = pick(i);
+    s = now();
+    const r = await c.item(id, pk).read();
+    reads.push(now() - s);
+    if (r.statusCode !== 200 || !r.resource) throw new Error(`read ${id}: ${r.statusCode}`);
+  }
+  const seconds = (now() - t0) / 1000;
+  return { health: stats(floors, seconds), read: stats(reads, seconds) };
 }
 
 async function main() {
@@ -267,22 +278,8 @@ async function main() {
 
     const result = { sdk: "@azure/cosmos", node: process.version, n: N, size: SIZE, mixes: [] };
     await boundary("floor", "BEGIN");
-    const reads = [];
-    const floors = [];
-    const t0 = now();
-    for (let i = 0; i < N; i++) {
-      let s = now();
-      await health();
-      floors.push(now() - s);
-      const { id, pk } = existing();
-      s = now();
-      const r = await container.item(id, pk).read();
-      reads.push(now() - s);
-      if (r.statusCode !== 200) throw new Error(`read ${id}: ${r.statusCode}`);
-    }
-    const fs = (now() - t0) / 1000;
+    result.floor = await interleavedReads(container, existing, () => health());
     await boundary("floor", "END");
-    result.floor = { health: stats(floors, fs), read: stats(reads, fs) };
     if (REPLAY) result.replay = await replayFloor();
 
     for (const c of CONCURRENCY) {

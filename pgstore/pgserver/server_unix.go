@@ -532,25 +532,15 @@ func (s *Server) clearStalePostmaster(ctx context.Context) error {
 		// fails once the server has removed its postmaster.pid on the way
 		// out, while its process is still ending (seen in CI after a kill
 		// -9 of the emulator): wait a moment for the process to end.
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			switch processState(pid) {
-			case procGone:
-				return nil
-			case procZombie:
-				if err := os.Remove(pidFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return err
-				}
-				return nil
+		_ = waitExited(pid, 5*time.Second)
+		switch processState(pid) {
+		case procGone:
+			return nil
+		case procZombie:
+			if err := os.Remove(pidFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
 			}
-			if time.Now().After(deadline) {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(20 * time.Millisecond):
-			}
+			return nil
 		}
 		return fmt.Errorf("pgserver: a PostgreSQL server (pid %d) still runs on %s and pg_ctl stop failed: %v\n%s", pid, s.pgdata, err, tail(out, 10))
 	}
