@@ -22,12 +22,12 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	atomic := r.Header.Get("x-ms-cosmos-batch-atomic")
+	atomic := r.Header.Get("X-Ms-Cosmos-Batch-Atomic")
 	res, err := h.svc.ExecuteBatch(r.Context(), emulator.BatchRequest{
 		Database: req.Database, Container: req.Container, PartitionKey: req.PartitionKey,
 		ParsePartitionKey: ParsePartitionKeyHeader, Body: req.Body,
 		Atomic:          atomic == "" || isTrue(atomic),
-		ContinueOnError: isTrue(r.Header.Get("x-ms-cosmos-batch-continue-on-error")),
+		ContinueOnError: isTrue(r.Header.Get("X-Ms-Cosmos-Batch-Continue-On-Error")),
 	})
 	if err != nil {
 		h.writeError(w, r, err)
@@ -78,8 +78,8 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 	}
 	buf = append(buf, ']')
 	hd := w.Header()
-	hd.Set("x-ms-request-charge", strconv.FormatFloat(float64(int(total*100+0.5))/100, 'f', -1, 64))
-	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
+	hd.Set("X-Ms-Request-Charge", strconv.FormatFloat(float64(int(total*100+0.5))/100, 'f', -1, 64))
+	hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", "0")
 	setSession(w, lsn)
 	status := http.StatusOK
 	if res.Failed {
@@ -121,7 +121,7 @@ func batchOpStatus(op emulator.BatchOpResult) (int, int) {
 // (deleteAllItemsForPartitionKey): 200 at once, the items of the logical
 // partition in the partition key header are deleted in the background.
 func (h *handler) partitionKeyDelete(w http.ResponseWriter, r *http.Request) {
-	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("X-Ms-Documentdb-Partitionkey"))
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -131,7 +131,7 @@ func (h *handler) partitionKeyDelete(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("x-ms-request-charge", charge(true, 0))
-	w.Header().Set("x-ms-content-path", c.RID)
+	w.Header().Set("X-Ms-Request-Charge", charge(true, 0))
+	w.Header().Set("X-Ms-Content-Path", c.RID)
 	writeBody(w, http.StatusOK, nil)
 }

@@ -13,7 +13,7 @@ import (
 // "Full-Fidelity Feed" the all-versions-and-deletes feed; every other
 // value is 400.
 func (h *handler) changeFeed(w http.ResponseWriter, r *http.Request) {
-	aim := strings.TrimSpace(r.Header.Get("A-IM"))
+	aim := strings.TrimSpace(r.Header.Get("A-Im"))
 	switch {
 	case strings.EqualFold(aim, "Incremental Feed"):
 		h.incrementalFeed(w, r)
@@ -61,14 +61,14 @@ func parseHTTPDate(v string) (time.Time, error) {
 func changeFeedRequest(r *http.Request) (emulator.ChangeFeedRequest, error) {
 	req := emulator.ChangeFeedRequest{
 		Database: pathVar(r, "db"), Container: pathVar(r, "coll"),
-		RangeID:     strings.TrimSpace(r.Header.Get("x-ms-documentdb-partitionkeyrangeid")),
+		RangeID:     strings.TrimSpace(r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid")),
 		IfNoneMatch: strings.TrimSpace(r.Header.Get("If-None-Match")),
 	}
 	var err error
-	if req.PartitionKey, err = ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey")); err != nil {
+	if req.PartitionKey, err = ParsePartitionKeyHeader(r.Header.Get("X-Ms-Documentdb-Partitionkey")); err != nil {
 		return req, err
 	}
-	if req.MaxItems, err = emulator.ParsePageSize(r.Header.Get("x-ms-max-item-count")); err != nil {
+	if req.MaxItems, err = emulator.ParsePageSize(r.Header.Get("X-Ms-Max-Item-Count")); err != nil {
 		return req, err
 	}
 	if v := r.Header.Get("If-Modified-Since"); v != "" && req.IfNoneMatch == "" {
@@ -88,8 +88,8 @@ func changeFeedRequest(r *http.Request) (emulator.ChangeFeedRequest, error) {
 // feed read (x-ms-read-key-type, x-ms-start-epk, x-ms-end-epk): ok is false
 // when the request has none.
 func epkRangeHeaders(r *http.Request) (ok bool, start, end string, err error) {
-	start, end = r.Header.Get("x-ms-start-epk"), r.Header.Get("x-ms-end-epk")
-	switch kt := r.Header.Get("x-ms-read-key-type"); {
+	start, end = r.Header.Get("X-Ms-Start-Epk"), r.Header.Get("X-Ms-End-Epk")
+	switch kt := r.Header.Get("X-Ms-Read-Key-Type"); {
 	case kt == "" && start == "" && end == "":
 		return false, "", "", nil
 	case kt == "" || strings.EqualFold(kt, "EffectivePartitionKeyRange"):
@@ -133,11 +133,11 @@ func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 // LSN), then the page, or 304 with an empty body when docs is empty.
 func writeChangeFeedPage(w http.ResponseWriter, ownerRID, etag string, lsn int64, docs [][]byte) {
 	hd := w.Header()
-	hd.Set("etag", etag)
-	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
+	hd.Set("Etag", etag)
+	hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", "0")
 	setSession(w, lsn)
 	if len(docs) == 0 {
-		hd.Set("x-ms-request-charge", charge(false, 0))
+		hd.Set("X-Ms-Request-Charge", charge(false, 0))
 		writeBody(w, http.StatusNotModified, nil)
 		return
 	}

@@ -20,12 +20,12 @@ const allVersionsFeedAIM = "Full-Fidelity Feed"
 // (x-ms-start-epk, x-ms-end-epk, as the latest-version feed takes them). The etag header is the continuation; no
 // changes is a 304 with an empty body.
 func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
-	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("X-Ms-Documentdb-Partitionkey"))
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	if id := r.Header.Get("x-ms-documentdb-partitionkeyrangeid"); id != "" && id != "0" {
+	if id := r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"); id != "" && id != "0" {
 		h.writeError(w, r, emulator.RangeGone(id))
 		return
 	}
@@ -46,7 +46,7 @@ func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(res.Docs) == 0 {
 		// this feed's 304 also counts its (no) items
-		w.Header().Set("x-ms-item-count", "0")
+		w.Header().Set("X-Ms-Item-Count", "0")
 	}
 	writeChangeFeedPage(w, res.Container.RID, res.ETag, res.LSN, res.Docs)
 }

@@ -65,14 +65,14 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		h.log.Debug("request refused", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
 	}
 	hd := w.Header()
-	hd.Set("x-ms-substatus", strconv.Itoa(e.SubStatus))
-	if hd.Get("x-ms-request-charge") == "" {
-		hd.Set("x-ms-request-charge", "1")
+	hd.Set("X-Ms-Substatus", strconv.Itoa(e.SubStatus))
+	if hd.Get("X-Ms-Request-Charge") == "" {
+		hd.Set("X-Ms-Request-Charge", "1")
 	}
 	if status == http.StatusServiceUnavailable {
 		// When to try again: the SDKs' throttling retries read
 		// x-ms-retry-after-ms, plain HTTP clients Retry-After.
-		hd.Set("x-ms-retry-after-ms", strconv.Itoa(RetryAfterUnavailable))
+		hd.Set("X-Ms-Retry-After-Ms", strconv.Itoa(RetryAfterUnavailable))
 		hd.Set("Retry-After", strconv.Itoa((RetryAfterUnavailable+999)/1000))
 	}
 	body := []byte(`{"code":`)

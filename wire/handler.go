@@ -232,7 +232,7 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		badRequest := normalizeRequest(r)
 		hd := w.Header()
-		activity := r.Header.Get("x-ms-activity-id")
+		activity := r.Header.Get("X-Ms-Activity-Id")
 		if activity == "" || badRequest != nil {
 			activity = newUUID()
 		}
@@ -333,7 +333,7 @@ func (h *handler) authenticate(r *http.Request) error {
 		}
 		return h.authorizeResourceToken(r, t)
 	}
-	date := r.Header.Get("x-ms-date")
+	date := r.Header.Get("X-Ms-Date")
 	if date == "" {
 		date = r.Header.Get("Date")
 	}
@@ -484,7 +484,7 @@ func isTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "tru
 func isQuery(r *http.Request) bool {
 	ct := strings.ToLower(r.Header.Get("Content-Type"))
 	return strings.HasPrefix(ct, "application/query+json") || strings.HasPrefix(ct, "application/sql") ||
-		isTrue(r.Header.Get("x-ms-documentdb-isquery")) || isTrue(r.Header.Get("x-ms-documentdb-query"))
+		isTrue(r.Header.Get("X-Ms-Documentdb-Isquery")) || isTrue(r.Header.Get("X-Ms-Documentdb-Query"))
 }
 
 // decodeQuery reads a query body; application/sql bodies are the bare text.
@@ -521,7 +521,7 @@ func decodeQuery(r *http.Request) (emulator.Query, error) {
 
 // throughput decodes the provisioning headers of a create request.
 func throughput(r *http.Request) (*emulator.Throughput, error) {
-	if v := r.Header.Get("x-ms-cosmos-offer-autopilot-settings"); v != "" {
+	if v := r.Header.Get("X-Ms-Cosmos-Offer-Autopilot-Settings"); v != "" {
 		var s struct {
 			MaxThroughput     int `json:"maxThroughput"`
 			AutoUpgradePolicy *struct {
@@ -542,7 +542,7 @@ func throughput(r *http.Request) (*emulator.Throughput, error) {
 		}
 		return tp, nil
 	}
-	if v := r.Header.Get("x-ms-offer-throughput"); v != "" {
+	if v := r.Header.Get("X-Ms-Offer-Throughput"); v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
 			return nil, emulator.BadRequest("The x-ms-offer-throughput header '%s' is not an integer.", v)
@@ -554,8 +554,8 @@ func throughput(r *http.Request) (*emulator.Throughput, error) {
 
 // pageRequest decodes x-ms-max-item-count and x-ms-continuation.
 func pageRequest(r *http.Request) (emulator.PageRequest, error) {
-	n, err := emulator.ParsePageSize(r.Header.Get("x-ms-max-item-count"))
-	return emulator.PageRequest{MaxItems: n, Continuation: r.Header.Get("x-ms-continuation")}, err
+	n, err := emulator.ParsePageSize(r.Header.Get("X-Ms-Max-Item-Count"))
+	return emulator.PageRequest{MaxItems: n, Continuation: r.Header.Get("X-Ms-Continuation")}, err
 }
 
 // charge returns a deterministic request-charge estimate in RU for an
@@ -581,16 +581,16 @@ func setSession(w http.ResponseWriter, lsn int64) {
 	}
 	s := strconv.FormatInt(lsn, 10)
 	hd := w.Header()
-	hd.Set("x-ms-session-token", "0:-1#"+s)
+	hd.Set("X-Ms-Session-Token", "0:-1#"+s)
 	hd.Set("lsn", s)
-	hd.Set("x-ms-item-lsn", s)
-	hd.Set("x-ms-global-committed-lsn", s)
+	hd.Set("X-Ms-Item-Lsn", s)
+	hd.Set("X-Ms-Global-Committed-Lsn", s)
 }
 
 // writeResource sends one resource with its etag.
 func writeResource(w http.ResponseWriter, status int, body []byte, etag string) {
 	if etag != "" {
-		w.Header().Set("etag", etag)
+		w.Header().Set("Etag", etag)
 	}
 	writeBody(w, status, body)
 }
@@ -612,10 +612,10 @@ func writeFeed(w http.ResponseWriter, ownerRID, name string, docs [][]byte, cont
 	buf = strconv.AppendInt(buf, int64(len(docs)), 10)
 	buf = append(buf, '}')
 	hd := w.Header()
-	hd.Set("x-ms-item-count", strconv.Itoa(len(docs)))
+	hd.Set("X-Ms-Item-Count", strconv.Itoa(len(docs)))
 	if continuation != "" {
-		hd.Set("x-ms-continuation", continuation)
+		hd.Set("X-Ms-Continuation", continuation)
 	}
-	hd.Set("x-ms-request-charge", charge(false, len(buf)))
+	hd.Set("X-Ms-Request-Charge", charge(false, len(buf)))
 	writeBody(w, http.StatusOK, buf)
 }

@@ -1,9 +1,17 @@
 package wire
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
+	"net/textproto"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -66,5 +74,54 @@ func BenchmarkDefaultHeaders(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		setDefaultHeaders(http.Header{}, newUUID())
+	}
+}
+
+// TestHeaderNamesCanonical: every header name this package passes as a
+// literal to http.Header's Get, Set, Del, Add or Values is already in Go's
+// canonical form, so that those calls do not canonicalize (and allocate) a
+// new key on every request. A literal with a '-' in it counts as a header
+// name (JSON keys passed to the same method names have none).
+func TestHeaderNamesCanonical(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || !slices.Contains([]string{"Get", "Set", "Del", "Add", "Values"}, sel.Sel.Name) {
+				return true
+			}
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			name, err := strconv.Unquote(lit.Value)
+			if err != nil || !strings.Contains(name, "-") {
+				return true
+			}
+			checked++
+			if c := textproto.CanonicalMIMEHeaderKey(name); c != name {
+				t.Errorf("%s: header %q is not canonical: write %q", fset.Position(lit.Pos()), name, c)
+			}
+			return true
+		})
+	}
+	if checked < 50 {
+		t.Fatalf("checked only %d header literals: the scan is broken", checked)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 // itemRequest decodes the parts of an item request common to every verb.
 func itemRequest(r *http.Request) (emulator.ItemRequest, error) {
-	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("X-Ms-Documentdb-Partitionkey"))
 	if err != nil {
 		return emulator.ItemRequest{}, err
 	}
@@ -23,8 +23,8 @@ func itemRequest(r *http.Request) (emulator.ItemRequest, error) {
 		PartitionKey: pk,
 		IfMatch:      r.Header.Get("If-Match"),
 		IfNoneMatch:  r.Header.Get("If-None-Match"),
-		PreTrigger:   r.Header.Get("x-ms-documentdb-pre-trigger-include"),
-		PostTrigger:  r.Header.Get("x-ms-documentdb-post-trigger-include"),
+		PreTrigger:   r.Header.Get("X-Ms-Documentdb-Pre-Trigger-Include"),
+		PostTrigger:  r.Header.Get("X-Ms-Documentdb-Post-Trigger-Include"),
 	}
 	req.ID = pathVar(r, "id") // "" on the feed routes
 	switch r.Method {
@@ -50,10 +50,10 @@ func (h *handler) writeItem(w http.ResponseWriter, r *http.Request, status int, 
 		body = res.Item.JSON(res.Container)
 	}
 	hd := w.Header()
-	hd.Set("x-ms-request-charge", charge(write, len(body)))
-	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
-	hd.Set("x-ms-alt-content-path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID)
-	hd.Set("x-ms-content-path", res.Container.RID)
+	hd.Set("X-Ms-Request-Charge", charge(write, len(body)))
+	hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", "0")
+	hd.Set("X-Ms-Alt-Content-Path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID)
+	hd.Set("X-Ms-Content-Path", res.Container.RID)
 	setSession(w, res.Item.LSN)
 	if write && wantsMinimal(r) {
 		body = nil
@@ -65,10 +65,10 @@ func (h *handler) writeItem(w http.ResponseWriter, r *http.Request, status int, 
 // create.
 func (h *handler) postDocs(w http.ResponseWriter, r *http.Request) {
 	switch {
-	case isTrue(r.Header.Get("x-ms-cosmos-is-batch-request")):
+	case isTrue(r.Header.Get("X-Ms-Cosmos-Is-Batch-Request")):
 		h.batch(w, r)
 		return
-	case isTrue(r.Header.Get("x-ms-cosmos-is-query-plan-request")):
+	case isTrue(r.Header.Get("X-Ms-Cosmos-Is-Query-Plan-Request")):
 		h.queryPlan(w, r)
 		return
 	case isQuery(r):
@@ -80,7 +80,7 @@ func (h *handler) postDocs(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	if isTrue(r.Header.Get("x-ms-documentdb-is-upsert")) {
+	if isTrue(r.Header.Get("X-Ms-Documentdb-Is-Upsert")) {
 		res, err := h.svc.UpsertItem(r.Context(), req)
 		if err != nil {
 			h.writeError(w, r, err)
@@ -113,7 +113,7 @@ func (h *handler) readItem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if res.NotModified {
-		w.Header().Set("etag", res.Item.ETag)
+		w.Header().Set("Etag", res.Item.ETag)
 		setSession(w, res.Item.LSN)
 		writeBody(w, http.StatusNotModified, nil)
 		return
@@ -156,7 +156,7 @@ func (h *handler) deleteItem(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("x-ms-request-charge", charge(true, 0))
+	w.Header().Set("X-Ms-Request-Charge", charge(true, 0))
 	setSession(w, res.Item.LSN)
 	writeBody(w, http.StatusNoContent, nil)
 }
@@ -164,11 +164,11 @@ func (h *handler) deleteItem(w http.ResponseWriter, r *http.Request) {
 // readFeed serves GET .../docs: the items of a container (or of one logical
 // partition with the partition key header) in creation order, paged.
 func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("A-IM") != "" {
+	if r.Header.Get("A-Im") != "" {
 		h.changeFeed(w, r) // wire/changefeed.go
 		return
 	}
-	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("X-Ms-Documentdb-Partitionkey"))
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -203,7 +203,7 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("X-Ms-Documentdb-Partitionkey"))
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -213,13 +213,13 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	cross := r.Header.Get("x-ms-documentdb-query-enablecrosspartition")
+	cross := r.Header.Get("X-Ms-Documentdb-Query-Enablecrosspartition")
 	if cross == "" {
-		cross = r.Header.Get("x-ms-query-enable-crosspartition")
+		cross = r.Header.Get("X-Ms-Query-Enable-Crosspartition")
 	}
 	res, err := h.svc.QueryItems(r.Context(), emulator.QueryRequest{
 		Database: pathVar(r, "db"), Container: pathVar(r, "coll"), Query: q, PartitionKey: pk,
-		RangeID: r.Header.Get("x-ms-documentdb-partitionkeyrangeid"), EnableCrossPartition: isTrue(cross), Page: p,
+		RangeID: r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"), EnableCrossPartition: isTrue(cross), Page: p,
 	})
 	hd := w.Header()
 	if err != nil {
@@ -233,12 +233,12 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 	for _, d := range res.Docs {
 		size += len(d)
 	}
-	hd.Set("x-ms-documentdb-query-metrics", fmt.Sprintf("totalExecutionTimeInMs=%.2f;outputDocumentCount=%d;outputDocumentSize=%d",
+	hd.Set("X-Ms-Documentdb-Query-Metrics", fmt.Sprintf("totalExecutionTimeInMs=%.2f;outputDocumentCount=%d;outputDocumentSize=%d",
 		float64(time.Since(start).Microseconds())/1000, len(res.Docs), size))
-	if isTrue(r.Header.Get("x-ms-cosmos-populateindexmetrics")) {
-		hd.Set("x-ms-cosmos-index-utilization", base64.StdEncoding.EncodeToString([]byte(`{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}`)))
+	if isTrue(r.Header.Get("X-Ms-Cosmos-Populateindexmetrics")) {
+		hd.Set("X-Ms-Cosmos-Index-Utilization", base64.StdEncoding.EncodeToString([]byte(`{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}`)))
 	}
-	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
+	hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", "0")
 	writeFeed(w, res.Container.RID, "Documents", res.Docs, res.Continuation)
 }
 

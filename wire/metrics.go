@@ -101,7 +101,7 @@ func (h *handler) observe(next http.Handler) http.Handler {
 		// What the path and headers say, read before the handler (which
 		// may rewrite the URL while normalising it).
 		op, rt := classify(r)
-		aim := r.Header.Get("A-IM")
+		aim := r.Header.Get("A-Im")
 		triggers := scriptKinds(op, r.Header)
 		path := r.URL.EscapedPath()
 		defer func() {
@@ -111,9 +111,9 @@ func (h *handler) observe(next http.Handler) http.Handler {
 			}
 			elapsed := time.Since(start)
 			hd := w.Header()
-			charge := hd.Get("x-ms-request-charge")
+			charge := hd.Get("X-Ms-Request-Charge")
 			if h.metrics != nil {
-				h.metrics.record(op, rt, aim, status, elapsed, charge, hd.Get("x-ms-item-count"))
+				h.metrics.record(op, rt, aim, status, elapsed, charge, hd.Get("X-Ms-Item-Count"))
 				h.metrics.recordScripts(triggers, status)
 			}
 			level := slog.LevelDebug
@@ -122,7 +122,7 @@ func (h *handler) observe(next http.Handler) http.Handler {
 			}
 			if h.log.Enabled(context.Background(), level) {
 				h.log.Log(context.Background(), level, "request", "method", r.Method, "path", path, "status", status,
-					"duration", elapsed, "activity_id", hd.Get("x-ms-activity-id"), "request_charge", charge)
+					"duration", elapsed, "activity_id", hd.Get("X-Ms-Activity-Id"), "request_charge", charge)
 			}
 		}()
 		next.ServeHTTP(rec, r)
@@ -164,10 +164,10 @@ func scriptKinds(op string, h http.Header) []string {
 		return []string{"stored_procedure"}
 	}
 	var kinds []string
-	if h.Get("x-ms-documentdb-pre-trigger-include") != "" {
+	if h.Get("X-Ms-Documentdb-Pre-Trigger-Include") != "" {
 		kinds = append(kinds, "pre_trigger")
 	}
-	if h.Get("x-ms-documentdb-post-trigger-include") != "" {
+	if h.Get("X-Ms-Documentdb-Post-Trigger-Include") != "" {
 		kinds = append(kinds, "post_trigger")
 	}
 	return kinds
@@ -229,19 +229,19 @@ func classify(r *http.Request) (operation, resourceType string) {
 		rt = "other"
 	}
 	switch {
-	case feed && r.Method == http.MethodGet && r.Header.Get("A-IM") != "":
+	case feed && r.Method == http.MethodGet && r.Header.Get("A-Im") != "":
 		return "ChangeFeed", rt
 	case feed && r.Method == http.MethodGet:
 		return "ReadFeed", rt
 	case feed && r.Method == http.MethodPost:
 		switch {
-		case isTrue(r.Header.Get("x-ms-cosmos-is-batch-request")):
+		case isTrue(r.Header.Get("X-Ms-Cosmos-Is-Batch-Request")):
 			return "Batch", rt
-		case isTrue(r.Header.Get("x-ms-cosmos-is-query-plan-request")):
+		case isTrue(r.Header.Get("X-Ms-Cosmos-Is-Query-Plan-Request")):
 			return "QueryPlan", rt
 		case isQuery(r):
 			return "Query", rt
-		case isTrue(r.Header.Get("x-ms-documentdb-is-upsert")):
+		case isTrue(r.Header.Get("X-Ms-Documentdb-Is-Upsert")):
 			return "Upsert", rt
 		}
 		return "Create", rt

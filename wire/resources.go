@@ -37,11 +37,11 @@ func (h *handler) getAccount(w http.ResponseWriter, r *http.Request) {
 		`"readPolicy":{"primaryReadCoefficient":1,"secondaryReadCoefficient":1},` +
 		`"queryEngineConfiguration":"{\"allowNewKeywords\":true,\"maxJoinsPerSqlQuery\":10,\"maxQueryRequestTimeoutFraction\":0.9,\"maxSqlQueryInputLength\":524288,\"maxUdfRefPerSqlQuery\":10,\"queryMaxInMemorySortDocumentCount\":-1000,\"spatialMaxGeometryPointCount\":256,\"sqlAllowNonFiniteNumbers\":false,\"sqlDisableOptimizationFlags\":0,\"enableSpatialIndexing\":true,\"maxInExpressionItemsCount\":2147483647,\"maxLogicalAndPerSqlQuery\":2147483647,\"maxLogicalOrPerSqlQuery\":2147483647,\"maxSpatialQueryCells\":2147483647,\"sqlAllowAggregateFunctions\":true,\"sqlAllowGroupByClause\":true,\"sqlAllowLike\":true,\"sqlAllowSubQuery\":true,\"sqlAllowScalarSubQuery\":true,\"sqlAllowTop\":true}"}`
 	hd := w.Header()
-	hd.Set("x-ms-max-media-storage-usage-mb", "10240")
-	hd.Set("x-ms-media-storage-usage-mb", "0")
-	hd.Set("x-ms-databaseaccount-consumed-mb", "0")
-	hd.Set("x-ms-databaseaccount-reserved-mb", "0")
-	hd.Set("x-ms-databaseaccount-provisioned-mb", "0")
+	hd.Set("X-Ms-Max-Media-Storage-Usage-Mb", "10240")
+	hd.Set("X-Ms-Media-Storage-Usage-Mb", "0")
+	hd.Set("X-Ms-Databaseaccount-Consumed-Mb", "0")
+	hd.Set("X-Ms-Databaseaccount-Reserved-Mb", "0")
+	hd.Set("X-Ms-Databaseaccount-Provisioned-Mb", "0")
 	writeBody(w, http.StatusOK, []byte(body))
 }
 
@@ -117,7 +117,7 @@ func (h *handler) postDatabases(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("x-ms-request-charge", "5")
+	w.Header().Set("X-Ms-Request-Charge", "5")
 	writeResource(w, http.StatusCreated, d.JSON(), d.ETag)
 }
 
@@ -128,7 +128,7 @@ func (h *handler) getDatabase(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if inm := r.Header.Get("If-None-Match"); inm != "" && inm == d.ETag {
-		w.Header().Set("etag", d.ETag)
+		w.Header().Set("Etag", d.ETag)
 		writeBody(w, http.StatusNotModified, nil)
 		return
 	}
@@ -140,7 +140,7 @@ func (h *handler) deleteDatabase(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("x-ms-request-charge", "5")
+	w.Header().Set("X-Ms-Request-Charge", "5")
 	writeBody(w, http.StatusNoContent, nil)
 }
 
@@ -190,7 +190,7 @@ func (h *handler) postContainers(w http.ResponseWriter, r *http.Request) {
 // versions under which a container may be created without a partition
 // key (the hosted service refuses that at 2018-12-31; reference §1.5.3).
 func legacyAPIVersion(r *http.Request) bool {
-	v := strings.TrimSpace(r.Header.Get("x-ms-version"))
+	v := strings.TrimSpace(r.Header.Get("X-Ms-Version"))
 	return v != "" && v < "2018-12-31"
 }
 
@@ -228,10 +228,10 @@ func withLegacyPartitionKey(r *http.Request, body []byte, def emulator.Partition
 
 func (h *handler) containerHeaders(w http.ResponseWriter, c emulator.Container) {
 	hd := w.Header()
-	hd.Set("x-ms-alt-content-path", "dbs/"+c.DatabaseID)
-	hd.Set("x-ms-content-path", c.DatabaseRID)
-	hd.Set("x-ms-documentdb-partitionkeyrangeid", "0")
-	hd.Set("x-ms-resource-quota", "documentSize=10240;documentsSize=10485760;documentsCount=-1;collectionSize=10485760;")
+	hd.Set("X-Ms-Alt-Content-Path", "dbs/"+c.DatabaseID)
+	hd.Set("X-Ms-Content-Path", c.DatabaseRID)
+	hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", "0")
+	hd.Set("X-Ms-Resource-Quota", "documentSize=10240;documentsSize=10485760;documentsCount=-1;collectionSize=10485760;")
 }
 
 func (h *handler) getContainer(w http.ResponseWriter, r *http.Request) {
@@ -241,17 +241,17 @@ func (h *handler) getContainer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.containerHeaders(w, c)
-	if isTrue(r.Header.Get("x-ms-documentdb-populatequotainfo")) {
+	if isTrue(r.Header.Get("X-Ms-Documentdb-Populatequotainfo")) {
 		st, err := h.svc.CountItems(r.Context(), c)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
 		}
 		kb := strconv.FormatInt((st.LiveBytes+1023)/1024, 10)
-		w.Header().Set("x-ms-resource-usage", "documentSize="+kb+";documentsSize="+kb+";documentsCount="+strconv.FormatInt(st.LiveItems, 10)+";collectionSize="+kb+";")
+		w.Header().Set("X-Ms-Resource-Usage", "documentSize="+kb+";documentsSize="+kb+";documentsCount="+strconv.FormatInt(st.LiveItems, 10)+";collectionSize="+kb+";")
 	}
 	if inm := r.Header.Get("If-None-Match"); inm != "" && inm == c.ETag {
-		w.Header().Set("etag", c.ETag)
+		w.Header().Set("Etag", c.ETag)
 		writeBody(w, http.StatusNotModified, nil)
 		return
 	}
@@ -286,7 +286,7 @@ func (h *handler) deleteContainer(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("x-ms-request-charge", "5")
+	w.Header().Set("X-Ms-Request-Charge", "5")
 	writeBody(w, http.StatusNoContent, nil)
 }
 
@@ -299,7 +299,7 @@ func (h *handler) partitionKeyRanges(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	etag := c.ETag
-	w.Header().Set("etag", etag)
+	w.Header().Set("Etag", etag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "*") {
 		writeBody(w, http.StatusNotModified, nil)
 		return
@@ -352,6 +352,6 @@ func (h *handler) replaceOffer(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("x-ms-offer-replace-pending", "false")
+	w.Header().Set("X-Ms-Offer-Replace-Pending", "false")
 	writeResource(w, http.StatusOK, o.JSON(), o.ETag)
 }

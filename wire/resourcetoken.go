@@ -125,7 +125,7 @@ func (h *handler) verifyResourceToken(sig string) (resourceToken, error) {
 // tokenLifetime reads x-ms-documentdb-expiry-seconds: DefaultTokenExpiry
 // when absent, else an integer in MinTokenExpiry..MaxTokenExpiry.
 func tokenLifetime(r *http.Request) (int64, error) {
-	v := strings.TrimSpace(r.Header.Get("x-ms-documentdb-expiry-seconds"))
+	v := strings.TrimSpace(r.Header.Get("X-Ms-Documentdb-Expiry-Seconds"))
 	if v == "" {
 		return DefaultTokenExpiry, nil
 	}
@@ -197,13 +197,13 @@ func (h *handler) authorizeResourceToken(r *http.Request, t resourceToken) error
 	if !scopeCovers(scope, target, names) {
 		return errInsufficient
 	}
-	feedRead := len(segs) == 5 && r.Method == http.MethodPost && !isTrue(r.Header.Get("x-ms-cosmos-is-batch-request")) &&
-		(isTrue(r.Header.Get("x-ms-cosmos-is-query-plan-request")) || isQuery(r))
+	feedRead := len(segs) == 5 && r.Method == http.MethodPost && !isTrue(r.Header.Get("X-Ms-Cosmos-Is-Batch-Request")) &&
+		(isTrue(r.Header.Get("X-Ms-Cosmos-Is-Query-Plan-Request")) || isQuery(r))
 	if !read && !feedRead && !t.Write {
 		return errInsufficient
 	}
-	if t.PK != nil && !isTrue(r.Header.Get("x-ms-cosmos-is-query-plan-request")) {
-		pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	if t.PK != nil && !isTrue(r.Header.Get("X-Ms-Cosmos-Is-Query-Plan-Request")) {
+		pk, err := ParsePartitionKeyHeader(r.Header.Get("X-Ms-Documentdb-Partitionkey"))
 		if err != nil || pk == nil || pk.Canonical() != *t.PK {
 			return errInsufficient
 		}

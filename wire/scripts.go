@@ -75,9 +75,9 @@ func (h *handler) postScripts(w http.ResponseWriter, r *http.Request) {
 func (h *handler) writeScript(w http.ResponseWriter, status int, c emulator.Container, sc emulator.Script) {
 	body := sc.JSON(c)
 	hd := w.Header()
-	hd.Set("x-ms-request-charge", charge(status != http.StatusOK, len(body)))
-	hd.Set("x-ms-alt-content-path", "dbs/"+c.DatabaseID+"/colls/"+c.ID)
-	hd.Set("x-ms-content-path", c.RID)
+	hd.Set("X-Ms-Request-Charge", charge(status != http.StatusOK, len(body)))
+	hd.Set("X-Ms-Alt-Content-Path", "dbs/"+c.DatabaseID+"/colls/"+c.ID)
+	hd.Set("X-Ms-Content-Path", c.RID)
 	writeResource(w, status, body, sc.ETag)
 }
 
@@ -88,7 +88,7 @@ func (h *handler) getScript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == sc.ETag || inm == "*") {
-		w.Header().Set("etag", sc.ETag)
+		w.Header().Set("Etag", sc.ETag)
 		writeBody(w, http.StatusNotModified, nil)
 		return
 	}
@@ -114,7 +114,7 @@ func (h *handler) deleteScript(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("x-ms-request-charge", charge(true, 0))
+	w.Header().Set("X-Ms-Request-Charge", charge(true, 0))
 	writeBody(w, http.StatusNoContent, nil)
 }
 
@@ -133,11 +133,11 @@ func (h *handler) postScript(w http.ResponseWriter, r *http.Request) {
 // header names the logical partition the procedure runs in, and the
 // response is 200 with the JSON of the script's response body.
 func (h *handler) executeSproc(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("x-ms-documentdb-pre-trigger-include") != "" || r.Header.Get("x-ms-documentdb-post-trigger-include") != "" {
+	if r.Header.Get("X-Ms-Documentdb-Pre-Trigger-Include") != "" || r.Header.Get("X-Ms-Documentdb-Post-Trigger-Include") != "" {
 		h.writeError(w, r, emulator.BadRequest("One of the specified inputs is invalid: triggers cannot be included in a stored procedure execution."))
 		return
 	}
-	pk, err := ParsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+	pk, err := ParsePartitionKeyHeader(r.Header.Get("X-Ms-Documentdb-Partitionkey"))
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -150,7 +150,7 @@ func (h *handler) executeSproc(w http.ResponseWriter, r *http.Request) {
 	if len(body) == 0 {
 		body = nil
 	}
-	logging := isTrue(r.Header.Get("x-ms-documentdb-script-enable-logging"))
+	logging := isTrue(r.Header.Get("X-Ms-Documentdb-Script-Enable-Logging"))
 	res, err := h.svc.ExecuteSproc(r.Context(), emulator.SprocRequest{
 		Database: pathVar(r, "db"), Container: pathVar(r, "coll"), ID: pathVar(r, "id"),
 		PartitionKey: pk, Body: body, Logging: logging,
@@ -161,11 +161,11 @@ func (h *handler) executeSproc(w http.ResponseWriter, r *http.Request) {
 	}
 	hd := w.Header()
 	if logging {
-		hd.Set("x-ms-documentdb-script-log-results", encodeURIComponent(res.Log))
+		hd.Set("X-Ms-Documentdb-Script-Log-Results", encodeURIComponent(res.Log))
 	}
-	hd.Set("x-ms-request-charge", charge(res.LSN != 0, len(res.Body)))
-	hd.Set("x-ms-alt-content-path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID)
-	hd.Set("x-ms-content-path", res.Container.RID)
+	hd.Set("X-Ms-Request-Charge", charge(res.LSN != 0, len(res.Body)))
+	hd.Set("X-Ms-Alt-Content-Path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID)
+	hd.Set("X-Ms-Content-Path", res.Container.RID)
 	setSession(w, res.LSN)
 	writeBody(w, http.StatusOK, res.Body)
 }

@@ -62,7 +62,7 @@ func (h *handler) postUsers(w http.ResponseWriter, r *http.Request) {
 	}
 	var u emulator.User
 	created := true
-	if isTrue(r.Header.Get("x-ms-documentdb-is-upsert")) {
+	if isTrue(r.Header.Get("X-Ms-Documentdb-Is-Upsert")) {
 		u, created, err = h.svc.UpsertUser(r.Context(), pathVar(r, "db"), body)
 	} else {
 		u, err = h.svc.CreateUser(r.Context(), pathVar(r, "db"), body)
@@ -84,7 +84,7 @@ func createdStatus(created bool) int {
 }
 
 func writeUser(w http.ResponseWriter, status int, u emulator.User) {
-	w.Header().Set("x-ms-content-path", u.DatabaseRID)
+	w.Header().Set("X-Ms-Content-Path", u.DatabaseRID)
 	writeResource(w, status, u.JSON(), u.ETag)
 }
 
@@ -151,7 +151,7 @@ func (h *handler) postPermissions(w http.ResponseWriter, r *http.Request) {
 	}
 	h.writePermissionOp(w, r, func(body []byte) (emulator.Permission, bool, error) {
 		db, user := pathVar(r, "db"), pathVar(r, "user")
-		if isTrue(r.Header.Get("x-ms-documentdb-is-upsert")) {
+		if isTrue(r.Header.Get("X-Ms-Documentdb-Is-Upsert")) {
 			return h.svc.UpsertPermission(r.Context(), db, user, body)
 		}
 		p, err := h.svc.CreatePermission(r.Context(), db, user, body)
@@ -189,7 +189,7 @@ func (h *handler) writePermissionOp(w http.ResponseWriter, r *http.Request, op f
 }
 
 func (h *handler) writePermission(w http.ResponseWriter, status int, p emulator.Permission, life int64) {
-	w.Header().Set("x-ms-content-path", p.UserRID)
+	w.Header().Set("X-Ms-Content-Path", p.UserRID)
 	writeResource(w, status, p.JSON(h.mintToken(p, life)), p.ETag)
 }
 

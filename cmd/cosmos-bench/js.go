@@ -87,27 +87,29 @@ type jsMix struct {
 	Query       latencyStats `json:"query"`
 }
 
-// phaseCPU is the CPU time of the emulator process and of PostgreSQL's
-// processes during one phase, in milliseconds, and the wall time.
+// phaseCPU is the CPU time of the emulator process, of PostgreSQL's
+// processes and of the replaying proxy's process during one phase, in
+// milliseconds, and the wall time.
 type phaseCPU struct {
 	EmulatorMS float64 `json:"emulator_ms"`
 	PostgresMS float64 `json:"postgres_ms"` // -1: not measured (external PostgreSQL)
+	ReplayMS   float64 `json:"replay_ms"`
 	Seconds    float64 `json:"seconds"`
 }
 
-// procCPU is a CPU snapshot of the emulator and its PostgreSQL in clock
-// ticks.
+// procCPU is a CPU snapshot of the emulator, its PostgreSQL and the
+// replaying proxy in clock ticks.
 type procCPU struct {
-	at             time.Time
-	emulator, pgTk int64
+	at                     time.Time
+	emulator, pgTk, replay int64
 }
 
-// sampleProcCPU reads the CPU ticks of the emulator process emuPID and of
+// sampleProcCPU reads the CPU ticks of the emulator process emuPID, of
 // the PostgreSQL postmasters pms (pgPostmaster): each server's own time,
 // that of its live children and that of the children it has reaped
-// (backends that exited).
-func sampleProcCPU(emuPID int, pms []int) procCPU {
-	s := procCPU{at: time.Now(), emulator: procTicks(emuPID)}
+// (backends that exited), and of the replaying proxy's process replayPID.
+func sampleProcCPU(emuPID int, pms []int, replayPID int) procCPU {
+	s := procCPU{at: time.Now(), emulator: procTicks(emuPID), replay: procTicks(replayPID)}
 	for _, pm := range pms {
 		s.pgTk += procTicks(pm) + procChildTicks(pm)
 		for _, pid := range descendantsOf(pm) {
@@ -136,7 +138,8 @@ func firstField(s string) string {
 // since returns the CPU spent from a to s.
 func (s procCPU) since(a procCPU, externalPG bool) phaseCPU {
 	tick := 1000.0 / clockTicks
-	p := phaseCPU{EmulatorMS: float64(s.emulator-a.emulator) * tick, PostgresMS: float64(s.pgTk-a.pgTk) * tick, Seconds: s.at.Sub(a.at).Seconds()}
+	p := phaseCPU{EmulatorMS: float64(s.emulator-a.emulator) * tick, PostgresMS: float64(s.pgTk-a.pgTk) * tick,
+		ReplayMS: float64(s.replay-a.replay) * tick, Seconds: s.at.Sub(a.at).Seconds()}
 	if externalPG {
 		p.PostgresMS = -1
 	}
@@ -226,7 +229,7 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 			continue
 		}
 		name, what, _ := strings.Cut(phase, " ")
-		sample := sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), stats))
+		sample := sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), stats), replay.Pid())
 		switch what {
 		case "BEGIN":
 			begun[name] = sample
@@ -454,6 +457,14 @@ func writeJSReport(w io.Writer, r *jsResult) {
 		fmt.Fprintf(tw, "%s\t%5d\t%6.2f\t%.3f\t%s\t%.3f\t\n", p, ops, c.Seconds, c.EmulatorMS/float64(ops), pg, total)
 	}
 	tw.Flush()
+	if c, ok := r.CPU["replay"]; ok && r.N > 0 {
+		// The CPU floor: the same interleave of point reads and health
+		// requests, answered from memory by the replaying proxy, a Go
+		// net/http server over TLS on as many CPUs as the emulator's default.
+		floor, emu := c.ReplayMS/float64(2*r.N), r.CPU["floor"].EmulatorMS/float64(2*r.N)
+		fmt.Fprintf(w, "CPU floor: the replaying proxy (Go net/http over TLS, answering from memory) spent %.3f ms per request over the same\n"+
+			"interleave of point reads and health requests; the emulator's floor phase %.3f ms per request = %.2fx that floor\n", floor, emu, ratio(emu, floor))
+	}
 	for _, p := range r.Profiles {
 		fmt.Fprintf(w, "profile: %s (go tool pprof -top %s)\n", p, p)
 	}

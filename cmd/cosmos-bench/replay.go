@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -255,6 +256,7 @@ func startReplayProcess(ctx context.Context, target string) (*replayProcess, err
 	}
 	cmd := exec.CommandContext(ctx, exe, replayProxyArg, target)
 	cmd.Stderr = os.Stderr
+	cmd.Env = replayEnv(os.Environ(), runtime.NumCPU())
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -278,6 +280,23 @@ func startReplayProcess(ctx context.Context, target string) (*replayProcess, err
 
 // URL is the proxy's endpoint, ending in '/'.
 func (r *replayProcess) URL() string { return r.url }
+
+// Pid is the proxy process's id.
+func (r *replayProcess) Pid() int { return r.cmd.Process.Pid }
+
+// replayEnv returns the proxy process's environment: env, with GOMAXPROCS
+// set as the emulator sets its own by default (half the CPUs, at least
+// one; see cmd/cosmos-emulator's goMaxProcs) unless env sets it, so that
+// the proxy's latency and CPU per request are a floor for the emulator as
+// it runs.
+func replayEnv(env []string, cpus int) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOMAXPROCS=") {
+			return env
+		}
+	}
+	return append(env[:len(env):len(env)], fmt.Sprintf("GOMAXPROCS=%d", max(1, cpus/2)))
+}
 
 // Close stops the proxy process.
 func (r *replayProcess) Close() {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -75,6 +76,32 @@ func TestReplayProxy(t *testing.T) {
 		}
 		if h, _ := lastHost.Load().(string); h != proxyHost {
 			t.Errorf("%s %s: Host %q at the target, want the proxy's %q", c.method, c.path, h, proxyHost)
+		}
+	}
+}
+
+// TestReplayEnv: the replaying proxy runs on as many CPUs as the emulator
+// does by default (half, at least one), unless GOMAXPROCS is already set.
+func TestReplayEnv(t *testing.T) {
+	for _, tc := range []struct {
+		env  []string
+		cpus int
+		want string
+	}{
+		{[]string{"A=1"}, 2, "GOMAXPROCS=1"},
+		{[]string{"A=1"}, 1, "GOMAXPROCS=1"},
+		{[]string{"A=1"}, 8, "GOMAXPROCS=4"},
+		{[]string{"GOMAXPROCS=3", "A=1"}, 8, "GOMAXPROCS=3"},
+	} {
+		got := replayEnv(tc.env, tc.cpus)
+		var gm []string
+		for _, kv := range got {
+			if strings.HasPrefix(kv, "GOMAXPROCS=") {
+				gm = append(gm, kv)
+			}
+		}
+		if len(gm) != 1 || gm[0] != tc.want || !slices.Contains(got, "A=1") {
+			t.Errorf("replayEnv(%v, %d) = %v, want one %s and A=1", tc.env, tc.cpus, got, tc.want)
 		}
 	}
 }

@@ -34,7 +34,10 @@
 //                                the floor phase, BENCH_N reads and health
 //                                requests through it, interleaved, then
 //                                BENCH_N/4 creates and replaces, measure
-//                                the SDK's own floor (unannounced phase)
+//                                the SDK's own floor (phase "replay", around
+//                                the interleaved reads only, so that the
+//                                driver can take the proxy's CPU time per
+//                                request: the CPU floor of a Go HTTPS server)
 //
 // Without a driver (stdin a terminal or closed) it does not wait. Exit
 // status 0 when every operation succeeded.
@@ -226,7 +229,9 @@ async function replayFloor() {
   for (let i = 0; i < K; i++) await c.item(seeded(i).id, seeded(i).pk).read();
   for (let i = 0; i < 50; i++) await health(REPLAY, via);
   const t0 = now();
+  await boundary("replay", "BEGIN");
   const floor = await interleavedReads(c, (i) => seeded(i % K), () => health(REPLAY, via));
+  await boundary("replay", "END");
   const fs = (now() - t0) / 1000;
   // Creates and replaces answered from memory (the proxy records the first
   // of each), N/4 of each.
