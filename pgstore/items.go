@@ -31,8 +31,17 @@ type itemOps struct {
 	tx *batchTx
 }
 
-// lsnEach draws a new LSN for every write.
-const lsnEach = `nextval('cosmos.lsn_seq')`
+// lsnEach draws a new LSN for every write, after making sure that the
+// transaction has its transaction ID (pg_current_xact_id assigns one if it
+// has none yet; CASE evaluates it first). The latest-version change feed
+// (ReadChanges) stops at the first row whose transaction may have run
+// beside one still in progress, judged by transaction IDs: a writer that
+// drew its LSN before it had an ID (PostgreSQL assigns one only when the
+// row is written, a moment later) was invisible to that rule, so a reader
+// could move its continuation past a later writer's LSN while this lower
+// one was still to commit, and never return it
+// (TestWritesHaveTransactionIDBeforeLSN).
+const lsnEach = `CASE WHEN pg_current_xact_id() IS NOT NULL THEN nextval('cosmos.lsn_seq') END`
 
 // lsnShared is the LSN of the current transaction, drawn at its first
 // write (cosmos.txn_lsn, migration 0012): every write of a transactional
