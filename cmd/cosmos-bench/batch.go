@@ -185,7 +185,7 @@ func createBatch(ctx context.Context, c *azcosmos.ContainerClient, body func(str
 // and HTTP, and the SDK's parsing of the 100 results, without any server
 // work.
 func batchSDKFloor(ctx context.Context, endpoint, dbID string, n int, http1 bool, body func(string) []byte) (latencyStats, error) {
-	sb, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
+	sb, _, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
 	if err != nil {
 		return latencyStats{}, err
 	}

@@ -522,10 +522,12 @@ func (b *bench) runPoint(ctx context.Context, res *results) (err error) {
 		if err != nil {
 			return err
 		}
+		cpu0 := sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), nil), 0)
 		es, eh, err := w.run(ctx, op.sdk)
 		if err != nil {
 			return fmt.Errorf("%s through the SDK: %w", op.name, err)
 		}
+		cpu := w.perOp(sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), nil), 0).since(cpu0, cfg.pg != ""))
 		after, err := docsHandlerTotals(ctx, sdk.http, emu.url, metricsOp)
 		if err != nil {
 			return err
@@ -535,17 +537,19 @@ func (b *bench) runPoint(ctx context.Context, res *results) (err error) {
 		if err != nil {
 			return fmt.Errorf("raw %s: %w", op.name, err)
 		}
-		res.Ops = append(res.Ops, opResult{Op: op.name, RawSQL: op.rawSQL, Emulator: es, EmulatorHTTP: eh, HandlerMeanMs: after.meanMs(before), Raw: rs, P50Ratio: ratio(es.P50, rs.P50)})
+		res.Ops = append(res.Ops, opResult{Op: op.name, RawSQL: op.rawSQL, Emulator: es, EmulatorHTTP: eh, HandlerMeanMs: after.meanMs(before), Raw: rs, P50Ratio: ratio(es.P50, rs.P50), CPU: cpu})
 	}
 	if res.Memory.AfterBenchMB, err = rssMB(emu.pid()); err != nil {
 		return err
 	}
 	logf("HTTP floor: GET /_emulator/health")
+	cpu0 := sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), nil), 0)
 	if res.HTTPFloor, _, err = w.run(ctx, sdk.health()); err != nil {
 		return fmt.Errorf("health requests: %w", err)
 	}
+	res.HTTPFloorCPU = w.perOp(sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), nil), 0).since(cpu0, cfg.pg != ""))
 	logf("SDK floor: point reads and health through a replaying proxy")
-	if res.SDKFloorHealth, res.SDKFloorRead, err = sdkFloor(ctx, emu.url, sdk.db.ID(), items, cfg.n, cfg.http1); err != nil {
+	if res.SDKFloorHealth, res.SDKFloorRead, res.SDKFloorCPUms, err = sdkFloor(ctx, emu.url, sdk.db.ID(), items, cfg.n, cfg.http1); err != nil {
 		return err
 	}
 	res.Config.Protocol = sdk.protocol()

@@ -66,3 +66,21 @@ func TestStatSum(t *testing.T) {
 	}
 	_ = x
 }
+
+// TestWorkloadPerOp: a phase's CPU is divided by every operation the
+// workload runs, warm-up included, and an unmeasured PostgreSQL stays -1.
+func TestWorkloadPerOp(t *testing.T) {
+	for _, tc := range []struct {
+		w    workload
+		c    phaseCPU
+		want perOpCPU
+	}{
+		{workload{warmup: 200, n: 800}, phaseCPU{EmulatorMS: 100, PostgresMS: 50}, perOpCPU{Emulator: 0.1, Postgres: 0.05}},
+		{workload{n: 10}, phaseCPU{EmulatorMS: 5, PostgresMS: -1}, perOpCPU{Emulator: 0.5, Postgres: -1}},
+		{workload{}, phaseCPU{EmulatorMS: 3, PostgresMS: 0}, perOpCPU{Emulator: 3, Postgres: 0}},
+	} {
+		if got := tc.w.perOp(tc.c); got != tc.want {
+			t.Errorf("%+v.perOp(%+v) = %+v, want %+v", tc.w, tc.c, got, tc.want)
+		}
+	}
+}

@@ -157,53 +157,54 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 // the emulator at endpoint: n point reads of the first 50 items of items
 // (read once first, so that the proxy has recorded them) interleaved with
 // n health requests, on a client of its own. It returns the health and
-// read latencies.
-func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int, http1 bool) (health, read latencyStats, err error) {
-	sb, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
+// read latencies, and the proxy's CPU time per request over them in ms.
+func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int, http1 bool) (health, read latencyStats, cpuMs float64, err error) {
+	sb, proxy, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
 	if err != nil {
-		return health, read, err
+		return health, read, 0, err
 	}
 	defer done()
 	rd, hl := sb.read(items), sb.health()
 	const k = 50
 	for i := 0; i < k; i++ {
 		if _, err := rd(ctx, i); err != nil {
-			return health, read, fmt.Errorf("SDK floor: %w", err)
+			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
 		}
 		if _, err := hl(ctx, i); err != nil {
-			return health, read, fmt.Errorf("SDK floor: %w", err)
+			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
 		}
 	}
 	hs, rs := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
-	t0 := time.Now()
+	t0, ticks := time.Now(), procTicks(proxy.Pid())
 	for i := 0; i < n; i++ {
 		s := time.Now()
 		if _, err := hl(ctx, i); err != nil {
-			return health, read, fmt.Errorf("SDK floor: %w", err)
+			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
 		}
 		hs = append(hs, time.Since(s))
 		s = time.Now()
 		if _, err := rd(ctx, i%k); err != nil {
-			return health, read, fmt.Errorf("SDK floor: %w", err)
+			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
 		}
 		rs = append(rs, time.Since(s))
 	}
-	el := time.Since(t0)
-	return newLatencyStats(hs, el), newLatencyStats(rs, el), nil
+	el, ticks := time.Since(t0), procTicks(proxy.Pid())-ticks
+	return newLatencyStats(hs, el), newLatencyStats(rs, el), float64(ticks) * 1000 / clockTicks / float64(2*n), nil
 }
 
 // startReplaySDK starts a replaying proxy of the emulator at endpoint in a
 // process of its own and returns an SDK bench on it for the benchmark
-// database dbID's container "items", and a function that closes both.
-func startReplaySDK(ctx context.Context, endpoint, dbID string, http1 bool) (*sdkBench, func(), error) {
+// database dbID's container "items", the proxy, and a function that closes
+// both.
+func startReplaySDK(ctx context.Context, endpoint, dbID string, http1 bool) (*sdkBench, *replayProcess, func(), error) {
 	p, err := startReplayProcess(ctx, endpoint)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	client, httpClient, err := newSDKClient(p.URL(), 1, http1)
 	if err != nil {
 		p.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	done := func() {
 		httpClient.CloseIdleConnections()
@@ -215,9 +216,9 @@ func startReplaySDK(ctx context.Context, endpoint, dbID string, http1 bool) (*sd
 	}
 	if err != nil {
 		done()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return sb, done, nil
+	return sb, p, done, nil
 }
 
 // replayProxyArg, as cosmos-bench's first argument followed by the

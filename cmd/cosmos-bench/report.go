@@ -33,6 +33,12 @@ type results struct {
 	// (replay.go): the SDK's floor, with no server work.
 	SDKFloorHealth latencyStats `json:"sdk_floor_health,omitzero"`
 	SDKFloorRead   latencyStats `json:"sdk_floor_read,omitzero"`
+	// HTTPFloorCPU is the CPU per health request (HTTPFloor).
+	HTTPFloorCPU perOpCPU `json:"http_floor_cpu_ms_per_op,omitzero"`
+	// SDKFloorCPUms is the replaying proxy's CPU time per request over the
+	// interleaved reads and health requests of the SDK floor: what a Go
+	// net/http server over TLS spends on a request with no work of its own.
+	SDKFloorCPUms float64 `json:"sdk_floor_proxy_cpu_ms_per_request,omitempty"`
 	// JS is the js scenario's results, if it ran.
 	JS *jsResult `json:"js,omitempty"`
 	// Containers is the containers scenario's results, if it ran.
@@ -117,6 +123,17 @@ type opResult struct {
 	Raw           latencyStats `json:"raw_pgx"`
 	// P50Ratio is Emulator.P50 / Raw.P50.
 	P50Ratio float64 `json:"p50_ratio"`
+	// CPU is the CPU time of the emulator and of its PostgreSQL during the
+	// SDK operations (warm-up included, as the per-op divisor is).
+	CPU perOpCPU `json:"cpu_ms_per_op"`
+}
+
+// perOpCPU is CPU time per operation in milliseconds, from /proc: the
+// emulator process and PostgreSQL (postmaster, children, reaped children;
+// -1 when not measured).
+type perOpCPU struct {
+	Emulator float64 `json:"emulator"`
+	Postgres float64 `json:"postgres"`
 }
 
 // printReport writes r as readable tables.
@@ -296,6 +313,34 @@ func writePointReport(w io.Writer, r *results) {
 				}
 			}
 		}
+		writePointCPU(w, r)
+	}
+}
+
+// writePointCPU writes the point scenario's CPU per request: each
+// operation's and the health request's, the emulator's and PostgreSQL's,
+// and the replaying proxy's as the floor of a Go HTTPS server.
+func writePointCPU(w io.Writer, r *results) {
+	if r.HTTPFloorCPU.Emulator <= 0 {
+		return
+	}
+	fmt.Fprintln(w, "CPU per request (from /proc, warm-up included), ms:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  request	emulator	PostgreSQL	emulator above health	")
+	line := func(name string, c perOpCPU) {
+		pg := "n/a"
+		if c.Postgres >= 0 {
+			pg = fmt.Sprintf("%.3f", c.Postgres)
+		}
+		fmt.Fprintf(tw, "  %s	%.3f	%s	%+.3f	\n", name, c.Emulator, pg, c.Emulator-r.HTTPFloorCPU.Emulator)
+	}
+	for _, o := range r.Ops {
+		line(o.Op, o.CPU)
+	}
+	line("health", r.HTTPFloorCPU)
+	tw.Flush()
+	if r.SDKFloorCPUms > 0 {
+		fmt.Fprintf(w, "  the replaying proxy (a Go net/http server over TLS answering from memory): %.3f ms per request, reads and health interleaved\n", r.SDKFloorCPUms)
 	}
 }
 

@@ -176,3 +176,14 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
 	return sorted[min(max(rank, 1), len(sorted))-1]
 }
+
+// perOp divides a phase's CPU time by the operations w runs (warm-up
+// included).
+func (w workload) perOp(c phaseCPU) perOpCPU {
+	n := float64(max(w.warmup+w.n, 1))
+	p := perOpCPU{Emulator: c.EmulatorMS / n, Postgres: c.PostgresMS / n}
+	if c.PostgresMS < 0 {
+		p.Postgres = -1
+	}
+	return p
+}
