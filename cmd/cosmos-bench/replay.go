@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cosmos-emulator/cosmos-emulator/internal/sysmon"
 )
 
 // replayProxy stands between an SDK and the emulator and answers a repeated
@@ -287,10 +289,12 @@ func (r *replayProcess) Pid() int { return r.cmd.Process.Pid }
 
 // replayEnv returns the proxy process's environment: env, with GOMAXPROCS
 // set as the emulator sets its own by default (half the CPUs, at least
-// one; see cmd/cosmos-emulator's goMaxProcs) unless env sets it, so that
-// the proxy's latency and CPU per request are a floor for the emulator as
-// it runs.
+// one; see cmd/cosmos-emulator's goMaxProcs) unless env sets it, and with
+// the emulator's GODEBUG setting (package sysmon) unless env sets
+// schedtrace, so that the proxy's latency and CPU per request are a floor
+// for the emulator as it runs.
 func replayEnv(env []string, cpus int) []string {
+	env, _ = sysmon.Env(env)
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "GOMAXPROCS=") {
 			return env

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/cosmos-emulator/cosmos-emulator/internal/sysmon"
 )
 
 // TestReplayProxy: the proxy, in a process of its own, answers a repeated
@@ -81,7 +83,8 @@ func TestReplayProxy(t *testing.T) {
 }
 
 // TestReplayEnv: the replaying proxy runs on as many CPUs as the emulator
-// does by default (half, at least one), unless GOMAXPROCS is already set.
+// does by default (half, at least one), unless GOMAXPROCS is already set,
+// and with the emulator's GODEBUG setting.
 func TestReplayEnv(t *testing.T) {
 	for _, tc := range []struct {
 		env  []string
@@ -100,8 +103,8 @@ func TestReplayEnv(t *testing.T) {
 				gm = append(gm, kv)
 			}
 		}
-		if len(gm) != 1 || gm[0] != tc.want || !slices.Contains(got, "A=1") {
-			t.Errorf("replayEnv(%v, %d) = %v, want one %s and A=1", tc.env, tc.cpus, got, tc.want)
+		if len(gm) != 1 || gm[0] != tc.want || !slices.Contains(got, "A=1") || !slices.Contains(got, "GODEBUG="+sysmon.Setting) {
+			t.Errorf("replayEnv(%v, %d) = %v, want one %s, A=1 and GODEBUG=%s", tc.env, tc.cpus, got, tc.want, sysmon.Setting)
 		}
 	}
 }

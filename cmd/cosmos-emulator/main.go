@@ -24,11 +24,13 @@ import (
 	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/jsengine"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/sysmon"
 	"github.com/cosmos-emulator/cosmos-emulator/server"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
 )
 
 func main() {
+	sysmon.KeepAwake() // first: it may re-execute the command (see package sysmon)
 	cfg, err := ParseFlags(os.Args[1:], os.Getenv, os.Stdout)
 	if errors.Is(err, flag.ErrHelp) || errors.Is(err, ErrVersion) {
 		os.Exit(0)
