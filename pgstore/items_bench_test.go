@@ -126,8 +126,11 @@ func BenchmarkCreateWithPathIndexes(b *testing.B) {
 				}
 			}
 		}
+		next := 0 // b.Run calls the function more than once: ids go on
 		b.Run(tt.name, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
+			for range b.N {
+				i := next
+				next++
 				id, pk := "x"+strconv.Itoa(i), "p"+strconv.Itoa(i%100)
 				key := emulator.ItemKey{Container: c, PK: `["` + pk + `"]`, ID: id}
 				body := []byte(`{"id":"` + id + `","pk":"` + pk + `","n":` + strconv.Itoa(i/100) + `,"payload":"` + strings.Repeat("x", 900) + `"}`)
