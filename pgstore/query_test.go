@@ -267,7 +267,7 @@ func explainAnalyze(t *testing.T, s *Store, st *sqlgen.Statement) string {
 
 // TestReplacedCompositeIndexIsAnalyzed: composite indexes that a container
 // replace adds to a filled container get statistics at once, as a path
-// index made by a query does (TestNewPathIndexIsAnalyzed).
+// index made by a query does (TestSinglePartitionFilterUsesPartitionFirstIndex).
 func TestReplacedCompositeIndexIsAnalyzed(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
