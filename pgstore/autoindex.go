@@ -22,9 +22,15 @@ import (
 // path gets its index (see sqlgen/index.go: btree on the type rank and value
 // of the path) the first time a query filters or sorts on it, unless the
 // container's indexing policy excludes it or its indexing mode is none.
+// A query across partitions makes the global index (type rank, value); a
+// query confined to one logical partition makes the partition-first one
+// (pk, type rank, value; partial, sqlgen.KeyedIndexPredicate), which
+// reads only that partition's entries where the global one would read
+// every partition's: its cost does not grow with the container. A path
+// queried both ways has both.
 // Creating it takes a moment on a large container, once; every later query
 // on that path is served by the index. The number of such indexes per
-// container is bounded so that writes stay cheap.
+// container (both kinds) is bounded so that writes stay cheap.
 
 // maxAutoIndexes bounds the path indexes of one container.
 const maxAutoIndexes = 32
@@ -42,6 +48,14 @@ func indexName(num int64, path []string) string {
 		h.Write([]byte{0})
 	}
 	return fmt.Sprintf("items_%d_p_%016x", num, h.Sum64())
+}
+
+// keyedIndexName is the name of the partition-first index of a path
+// (indexName's hash, "_k_" for "_p_").
+func keyedIndexName(num int64, path []string) string {
+	n := indexName(num, path)
+	i := strings.LastIndex(n, "_p_")
+	return n[:i] + "_k_" + n[i+3:]
 }
 
 // policy is the part of an indexing policy that decides which indexes
@@ -137,11 +151,12 @@ func queryProperties(c emulator.Container) (policy, map[string]string) {
 	return props.IndexingPolicy, fns
 }
 
-// ensureIndexes creates the missing path indexes a query can use. The
+// ensureIndexes creates the missing path indexes a query can use: with
+// keyed the partition-first ones, else the global ones. The
 // per-container set of known index names is only touched under the lock;
 // the DDL runs outside it (concurrent creators of one index are fine:
 // IF NOT EXISTS, and a lost race is a duplicate-name error we ignore).
-func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol policy, paths [][]string) error {
+func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol policy, paths [][]string, keyed bool) error {
 	if len(paths) == 0 {
 		return nil
 	}
@@ -149,7 +164,7 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 	_, ok := s.autoIdx.known[c.Num]
 	s.autoIdx.mu.Unlock()
 	if !ok {
-		rows, err := s.pool.Query(ctx, `SELECT indexname FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = $1 AND indexname LIKE '%\_p\_%'`, "items_"+strconv.FormatInt(c.Num, 10))
+		rows, err := s.pool.Query(ctx, `SELECT indexname FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = $1 AND (indexname LIKE '%\_p\_%' OR indexname LIKE '%\_k\_%')`, "items_"+strconv.FormatInt(c.Num, 10))
 		if err != nil {
 			return err
 		}
@@ -177,6 +192,9 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 	known := s.autoIdx.known[c.Num]
 	for _, p := range paths {
 		name := indexName(c.Num, p)
+		if keyed {
+			name = keyedIndexName(c.Num, p)
+		}
 		if known[name] || len(known) >= maxAutoIndexes || !pol.indexed(p) || !validIndexPath(p) {
 			continue
 		}
@@ -186,7 +204,11 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 	s.autoIdx.mu.Unlock()
 	for i, t := range create {
 		rank, value := sqlgen.IndexKey("doc", t.path)
-		_, err := s.pool.Exec(ctx, `CREATE INDEX IF NOT EXISTS `+t.name+` ON `+itemsTable(c.Num)+` ((`+rank+`), (`+value+`))`)
+		ddl := `CREATE INDEX IF NOT EXISTS ` + t.name + ` ON ` + itemsTable(c.Num) + ` ((` + rank + `), (` + value + `))`
+		if keyed {
+			ddl = `CREATE INDEX IF NOT EXISTS ` + t.name + ` ON ` + itemsTable(c.Num) + ` (` + sqlgen.KeyedIndexKey("doc", t.path) + `) WHERE ` + sqlgen.KeyedIndexPredicate("pk")
+		}
+		_, err := s.pool.Exec(ctx, ddl)
 		var pe *pgconn.PgError
 		if err != nil && !(errors.As(err, &pe) && (pe.Code == "42P07" || pe.Code == "23505")) {
 			// not created: forget the reservations still pending

@@ -91,3 +91,53 @@ func seedBenchItems(b *testing.B, s *Store, c emulator.Container, n int) {
 		}
 	}
 }
+
+// BenchmarkCreateWithPathIndexes measures a point create (about 1 KB, 100
+// partitions) into containers with no path index, the global path index
+// on /n (what a query across partitions makes), the partition-first one
+// (what a single-partition query makes), and both: the write cost of each
+// index a query adds.
+//
+//	go test -run '^$' -bench BenchmarkCreateWithPathIndexes -benchtime 5000x ./pgstore/
+func BenchmarkCreateWithPathIndexes(b *testing.B) {
+	s := openStore(b)
+	ctx := context.Background()
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
+		b.Fatal(err)
+	}
+	path := [][]string{{"n"}}
+	var all policy
+	if err := json.Unmarshal([]byte(`{"includedPaths":[{"path":"/*"}]}`), &all); err != nil {
+		b.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name          string
+		global, keyed bool
+	}{{"none", false, false}, {"global", true, false}, {"keyed", false, true}, {"both", true, true}} {
+		c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: tt.name, Properties: []byte(`{"id":"` + tt.name + `"}`),
+			PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, keyed := range []bool{false, true} {
+			if (keyed && tt.keyed) || (!keyed && tt.global) {
+				if err := s.ensureIndexes(ctx, c, all, path, keyed); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		next := 0 // b.Run calls the function more than once: ids go on
+		b.Run(tt.name, func(b *testing.B) {
+			for range b.N {
+				i := next
+				next++
+				id, pk := "x"+strconv.Itoa(i), "p"+strconv.Itoa(i%100)
+				key := emulator.ItemKey{Container: c, PK: `["` + pk + `"]`, ID: id}
+				body := []byte(`{"id":"` + id + `","pk":"` + pk + `","n":` + strconv.Itoa(i/100) + `,"payload":"` + strings.Repeat("x", 900) + `"}`)
+				if _, err := s.CreateItem(ctx, emulator.WriteItemParams{ItemKey: key, Body: body, TS: 1, ETag: `"e"`}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

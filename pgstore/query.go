@@ -329,9 +329,11 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 	collRID, _ := emulator.DecodeRID(p.Container.RID)
 	pol, vectorFns := queryProperties(p.Container) // parsed once per page
 	sqlgen.ApplyVectorEmbeddingPolicy(p.Query, vectorFns)
+	pkPath, pkJSON := partitionKeyValue(p)
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
-		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx,
+		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, PKPath: pkPath, PKJSON: pkJSON,
+		Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
 		NowTicks: nowTicks(p.Now), UDF: udf,
 	})
@@ -339,6 +341,30 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 		return nil, translationError(err)
 	}
 	return st, nil
+}
+
+// partitionKeyValue returns, for a query confined to one logical partition
+// of a container whose partition key has one path, that path and the JSON
+// of the key's value (sqlgen.Input.PKPath, PKJSON); nil otherwise (several
+// paths, a prefix, no key, or the undefined partition, {}).
+func partitionKeyValue(p emulator.QueryItemsParams) ([]string, []byte) {
+	if p.PK == nil || p.PKPrefix || len(p.Container.PartitionKey.Paths) != 1 {
+		return nil, nil
+	}
+	var comps []any
+	if json.Unmarshal([]byte(*p.PK), &comps) != nil || len(comps) != 1 {
+		return nil, nil
+	}
+	switch comps[0].(type) {
+	case nil, bool, float64, string:
+	default:
+		return nil, nil
+	}
+	raw, err := json.Marshal(comps[0])
+	if err != nil {
+		return nil, nil
+	}
+	return emulator.SplitPath(p.Container.PartitionKey.Paths[0]), raw
 }
 
 // ensureQueryIndexes makes sure the path indexes a translated query can
@@ -361,7 +387,10 @@ func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsPar
 		return nil // nothing to index: the properties need no parsing
 	}
 	pol, _ := queryProperties(p.Container)
-	return classify("index", s.ensureIndexes(ctx, p.Container, pol, paths))
+	// one partition (with a key short enough): the partition-first
+	// indexes, which read only its entries; else the global ones
+	keyed := p.PK != nil && !p.PKPrefix && len(*p.PK) <= sqlgen.KeyedPKMax
+	return classify("index", s.ensureIndexes(ctx, p.Container, pol, paths, keyed))
 }
 
 // classifyQuery maps errors of a translated query: runtime errors of the

@@ -167,13 +167,17 @@ FROM generate_series(1, 100000) g`)
 	}
 }
 
-// TestNewPathIndexIsAnalyzed: the path index a query creates on a large
-// container gets its statistics at once, so that the planner does not take
-// a range on the path for a few rows. Without them, on 400,000 items in
+// TestSinglePartitionFilterUsesPartitionFirstIndex: on 400,000 items in
 // 4,000 partitions, SELECT * FROM c WHERE c.pk = @pk AND c.n >= @x with the
-// partition key ANDed the path index (40,000 entries read for 10 results)
-// into the primary key's 100 rows.
-func TestNewPathIndexIsAnalyzed(t *testing.T) {
+// partition key makes the partition-first index on /n (pk, type rank,
+// value), analyzed at once, and is served by it alone: the index condition
+// holds the partition and the range, 10 entries are read for 10 results,
+// and no row is filtered on the document (the predicate is exact).
+// Before, the primary key read the partition's 100 rows and tested each
+// document, and without statistics on the new global path index the
+// planner ANDed it in (40,000 entries read for 10 results). A query across
+// partitions makes and uses the global index, also analyzed at once.
+func TestSinglePartitionFilterUsesPartitionFirstIndex(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	c := newContainer(t, s, nil)
@@ -190,30 +194,60 @@ FROM generate_series(0, $1 - 1) g`, n, partitions)
 	if _, err := s.pool.Exec(ctx, `VACUUM ANALYZE `+itemsTable(c.Num)); err != nil {
 		t.Fatal(err)
 	}
+	statsOf := func(idx string) (exists bool, stats int) {
+		t.Helper()
+		if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_indexes WHERE schemaname = 'cosmos' AND indexname = $1),
+(SELECT count(*) FROM pg_stats WHERE schemaname = 'cosmos' AND tablename = $1)`, idx).Scan(&exists, &stats); err != nil {
+			t.Fatal(err)
+		}
+		return exists, stats
+	}
+	run := func(query string, pk *string, want int) *sqlgen.Statement {
+		t.Helper()
+		q, err := emulator.ParseQuery(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := emulator.QueryItemsParams{Container: c, Expiry: emulator.Expiry{Now: 2000}, Query: q, Text: query, PK: pk,
+			Params: map[string]json.RawMessage{"@pk": json.RawMessage(`"p42"`), "@x": json.RawMessage(`90`)}, Page: emulator.PageRequest{MaxItems: 100}}
+		page, err := s.QueryItems(ctx, p) // creates the index
+		if err != nil || len(page.Docs) != want {
+			t.Fatalf("%s: %d results, want %d: %v", query, len(page.Docs), want, err)
+		}
+		st, err := s.translateQuery(ctx, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	keyed, global := keyedIndexName(c.Num, []string{"n"}), indexName(c.Num, []string{"n"})
 	pk := `["p42"]`
-	q, err := emulator.ParseQuery(`SELECT * FROM c WHERE c.pk = @pk AND c.n >= @x`)
-	if err != nil {
-		t.Fatal(err)
+	single := run(`SELECT * FROM c WHERE c.pk = @pk AND c.n >= @x`, &pk, 10)
+	if exists, stats := statsOf(keyed); !exists || stats == 0 {
+		t.Fatalf("partition-first index %s: exists %v, %d statistics rows (want some)", keyed, exists, stats)
 	}
-	p := emulator.QueryItemsParams{Container: c, Expiry: emulator.Expiry{Now: 2000}, Query: q, Text: "filter", PK: &pk,
-		Params: map[string]json.RawMessage{"@pk": json.RawMessage(`"p42"`), "@x": json.RawMessage(`90`)}, Page: emulator.PageRequest{MaxItems: 100}}
-	page, err := s.QueryItems(ctx, p) // creates the index on /n
-	if err != nil || len(page.Docs) != 10 {
-		t.Fatalf("%d results, want 10: %v", len(page.Docs), err)
+	if exists, _ := statsOf(global); exists {
+		t.Fatalf("a single-partition query made the global index %s", global)
 	}
-	idx := indexName(c.Num, []string{"n"})
-	var stats int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stats WHERE schemaname = 'cosmos' AND tablename = $1`, idx).Scan(&stats); err != nil {
-		t.Fatal(err)
+	checkSingle := func() {
+		t.Helper()
+		plan := explainAnalyze(t, s, single)
+		if !strings.Contains(plan, "Index Scan using "+keyed) || !regexp.MustCompile(`Index Cond: \(\(pk = .*\) AND .*'n'::text\) >= `).MatchString(plan) ||
+			!strings.Contains(plan, "rows=10 loops=1") || strings.Contains(plan, "Filter") {
+			t.Fatalf("the single-partition filter is not served by %s alone, 10 entries:\n%s", keyed, plan)
+		}
+		t.Logf("\n%s", plan)
 	}
-	st, err := s.translateQuery(ctx, p, nil)
-	if err != nil {
-		t.Fatal(err)
+	checkSingle()
+
+	cross := run(`SELECT * FROM c WHERE c.n >= 99 AND c.id = "id399999"`, nil, 1)
+	if exists, stats := statsOf(global); !exists || stats == 0 {
+		t.Fatalf("global index %s: exists %v, %d statistics rows (want some)", global, exists, stats)
 	}
-	plan := explainAnalyze(t, s, st)
-	if stats == 0 || strings.Contains(plan, idx) {
-		t.Fatalf("path index %s: %d statistics rows (want some); the plan reads it (want the primary key alone):\n%s", idx, stats, plan)
+	if plan := explainAnalyze(t, s, cross); !strings.Contains(plan, global) && !strings.Contains(plan, indexName(c.Num, []string{"id"})) {
+		t.Fatalf("the cross-partition query reads no global path index:\n%s", plan)
 	}
+	checkSingle() // still the partition-first index with both
 }
 
 // explainAnalyze runs st under EXPLAIN (ANALYZE) and returns the plan with
@@ -233,7 +267,7 @@ func explainAnalyze(t *testing.T, s *Store, st *sqlgen.Statement) string {
 
 // TestReplacedCompositeIndexIsAnalyzed: composite indexes that a container
 // replace adds to a filled container get statistics at once, as a path
-// index made by a query does (TestNewPathIndexIsAnalyzed).
+// index made by a query does (TestSinglePartitionFilterUsesPartitionFirstIndex).
 func TestReplacedCompositeIndexIsAnalyzed(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()

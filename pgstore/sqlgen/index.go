@@ -2,6 +2,8 @@ package sqlgen
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -33,6 +35,32 @@ func PathExpr(col string, path []string) string {
 func IndexKey(col string, path []string) (rank, value string) {
 	p := PathExpr(col, path)
 	return "cosmos.type_rank(" + p + ")", p
+}
+
+// KeyedPKMax is the longest canonical partition key (bytes) whose rows a
+// partition-first path index holds. Such an index (KeyedIndexKey) leads
+// with the pk column, and a btree entry must fit in a third of a page
+// (2,704 bytes): bounding the key leaves the path's value the room it has
+// in the global path index, so that no write fails on the index a query
+// made. The indexes are partial (KeyedIndexPredicate), and a
+// single-partition query with a key this short carries the same predicate,
+// which is what lets PostgreSQL use them.
+const KeyedPKMax = 256
+
+// KeyedIndexPredicate is the predicate of the partition-first path
+// indexes over the pk column col ("pk" in the DDL, "r.pk" in queries).
+func KeyedIndexPredicate(col string) string {
+	return "octet_length(" + col + ") <= " + strconv.Itoa(KeyedPKMax)
+}
+
+// KeyedIndexKey is the key of the partition-first index of a path: the pk
+// column, then the path's IndexKey. Within one logical partition it serves
+// what IndexKey serves across the container, reading only that
+// partition's entries (the global index reads every partition's, and the
+// primary key the whole partition, documents included).
+func KeyedIndexKey(col string, path []string) string {
+	rank, value := IndexKey(col, path)
+	return "pk, (" + rank + "), (" + value + ")"
 }
 
 // rootPath returns the property names of a path on the container's root
@@ -118,18 +146,41 @@ const maxSargable = 16
 
 // sargable returns the index-servable conjuncts implied by the top-level
 // AND terms of where (at most maxSargable, each once), and records the
-// paths involved.
-func (t *translator) sargable(where cosmosql.Expr) []string {
-	var out []string
+// paths involved. exact reports that the conjuncts, with the partition
+// and id column terms of the statement, are equivalent to where: every
+// top-level term is `path op constant` (or BETWEEN two constants) with a
+// servable constant, whose conjunct `type_rank(path) = R AND path op
+// constant` holds exactly when the Cosmos comparison is true (same type,
+// compared as cosmos.cmp compares: numbers as numeric, strings by code
+// point under CodePointCollation, booleans and null alike), or a term
+// that the pk or id column term already fixes (impliedByColumn). The
+// caller then leaves the Cosmos predicate out: evaluating it reads the
+// whole document (detoasting it once per reference) on every row the
+// index conditions already decided.
+func (t *translator) sargable(where cosmosql.Expr) (out []string, exact bool) {
+	exact = true
 	seen := map[string]bool{}
-	term := func(path []string, op string, c cosmosql.Expr) (string, bool) {
+	// term adds the conjunct of `path op c`, if any; it reports whether
+	// the comparison is represented exactly (added now or before, or
+	// implied by a column term).
+	term := func(path []string, op string, c cosmosql.Expr) bool {
 		raw, rank, ok := t.constJSON(c)
+		if !ok || !t.servable(rank, op) {
+			return false
+		}
+		if op == "=" && t.impliedByColumn(path, raw, rank) {
+			return true
+		}
 		key := strings.Join(path, "\x00") + "\x00" + op + "\x00" + string(raw)
-		if !ok || !t.servable(rank, op) || seen[key] || len(out) >= maxSargable {
-			return "", false
+		if seen[key] {
+			return true
+		}
+		if len(out) >= maxSargable {
+			return false
 		}
 		seen[key] = true
-		return t.pathTerm(path, op, raw, rank), true
+		out = append(out, t.pathTerm(path, op, raw, rank))
+		return true
 	}
 	constServable := func(c cosmosql.Expr, op string) bool {
 		_, rank, ok := t.constJSON(c)
@@ -137,9 +188,6 @@ func (t *translator) sargable(where cosmosql.Expr) []string {
 	}
 	var visit func(e cosmosql.Expr)
 	visit = func(e cosmosql.Expr) {
-		if len(out) >= maxSargable {
-			return
-		}
 		switch x := e.(type) {
 		case *cosmosql.Binary:
 			op := strings.ToUpper(x.Op)
@@ -149,38 +197,57 @@ func (t *translator) sargable(where cosmosql.Expr) []string {
 				return
 			}
 			if _, ok := flipOp[op]; !ok {
+				exact = false
 				return
 			}
 			path, ok := t.rootPath(x.L)
 			c := x.R
 			if !ok {
 				if path, ok = t.rootPath(x.R); !ok {
+					exact = false
 					return
 				}
 				c, op = x.L, flipOp[op]
 			}
-			if s, ok := term(path, op, c); ok {
-				out = append(out, s)
+			if !term(path, op, c) {
+				exact = false
 			}
 		case *cosmosql.Between:
-			if x.Not {
-				return
-			}
 			// both bounds or neither (a bound translated is bound
 			// arguments, which must all appear in the statement)
-			if path, ok := t.rootPath(x.X); ok && len(out)+2 <= maxSargable && constServable(x.Lo, ">=") && constServable(x.Hi, "<=") {
-				lo, okLo := term(path, ">=", x.Lo)
-				hi, okHi := term(path, "<=", x.Hi)
-				if okLo && okHi {
-					out = append(out, lo, hi)
-				} else if okLo || okHi {
-					out = append(out, lo+hi)
-				}
+			path, ok := t.rootPath(x.X)
+			if x.Not || !ok || len(out)+2 > maxSargable || !constServable(x.Lo, ">=") || !constServable(x.Hi, "<=") {
+				exact = false
+				return
 			}
+			if !term(path, ">=", x.Lo) || !term(path, "<=", x.Hi) {
+				exact = false
+			}
+		default:
+			exact = false
 		}
 	}
 	visit(where)
-	return out
+	return out, exact
+}
+
+// impliedByColumn reports whether `path = raw` (a constant of type rank)
+// holds for every row the statement's column terms keep: the partition
+// key path equal to the partition the query reads (Input.PKPath), or, in
+// one partition, the id equal to the id column term's (idkey.go; across
+// partitions the term stays, for the id path's index).
+func (t *translator) impliedByColumn(path []string, raw []byte, rank int) bool {
+	if t.in.PK == nil || t.in.PKPrefix {
+		return false
+	}
+	if t.in.PKJSON != nil && slices.Equal(path, t.in.PKPath) && string(raw) == string(t.in.PKJSON) {
+		return true
+	}
+	if t.idColumn && rank == 4 && len(path) == 1 && path[0] == "id" {
+		var id string
+		return json.Unmarshal(raw, &id) == nil && id == t.idValue
+	}
+	return false
 }
 
 // servable reports whether a constant of type rank (constJSON) can be

@@ -62,6 +62,14 @@ type Input struct {
 	// (emulator.PartitionKey.CanonicalPrefix): the query reads the
 	// partitions whose keys start with it.
 	PKPrefix bool
+	// PKPath and PKJSON, set with PK (not a prefix) when the container's
+	// partition key has one path, are that path and the key's value as
+	// JSON (encoding/json's encoding of the decoded component, as
+	// constants are encoded here): a top-level WHERE term `path = constant`
+	// whose constant encodes the same holds for every row of the
+	// partition, so the pk column term stands for it (see sargable).
+	PKPath []string
+	PKJSON []byte
 	// Params are the query parameters by name (with '@'); an absent name
 	// or a nil value is undefined.
 	Params map[string]json.RawMessage
@@ -165,7 +173,8 @@ type translator struct {
 	args       []any
 	binds      map[string]binding
 	indexPaths [][]string
-	idColumn   bool // see Statement.IDColumn
+	idColumn   bool   // see Statement.IDColumn
+	idValue    string // the id the id column term fixes (idColumn)
 	// idWhere is a WHERE clause that is exactly c.id = 'x', which the id
 	// column term alone evaluates (see idkey.go); nil otherwise.
 	idWhere   cosmosql.Expr
@@ -244,6 +253,10 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 		sc.where = append(sc.where, "starts_with(r.pk, "+t.bind(*t.in.PK)+"::text)")
 	case t.in.PK != nil:
 		sc.where = append(sc.where, "r.pk = "+t.bind(*t.in.PK))
+		if len(*t.in.PK) <= KeyedPKMax {
+			// lets the partition-first path indexes serve the query
+			sc.where = append(sc.where, KeyedIndexPredicate("r.pk"))
+		}
 	}
 	rootDoc := "r.doc"
 	// The first source: the container itself (c, root r), a path inside it
@@ -276,7 +289,7 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 		// c.id = 'x' also filters on the id column (see idkey.go)
 		if id, ok := t.idEquality(q.Where); ok {
 			sc.where = append(sc.where, "r.id = "+t.bind(id)+"::text")
-			t.idColumn = true
+			t.idColumn, t.idValue = true, id
 			if b := q.Where.(*cosmosql.Binary); !strings.EqualFold(b.Op, "AND") {
 				// the whole WHERE is c.id = 'x': the id column term is exact
 				t.idWhere = q.Where
@@ -333,12 +346,15 @@ func (t *translator) joinsAndWhere(q *cosmosql.Query, sc *scope) (*scope, error)
 		return sc, err
 	}
 	if q.Where != nil && q.Where != t.idWhere {
-		w, err := t.val(q.Where)
-		if err != nil {
-			return nil, err
+		terms, exact := t.sargable(q.Where)
+		if !exact {
+			w, err := t.val(q.Where)
+			if err != nil {
+				return nil, err
+			}
+			sc.where = append(sc.where, "("+w+") = 'true'::jsonb")
 		}
-		sc.where = append(sc.where, "("+w+") = 'true'::jsonb")
-		sc.where = append(sc.where, t.sargable(q.Where)...)
+		sc.where = append(sc.where, terms...)
 	}
 	return sc, nil
 }

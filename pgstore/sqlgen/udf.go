@@ -190,7 +190,8 @@ func (t *translator) udfWhere(where cosmosql.Expr, out []string) ([]string, erro
 		}
 		out = append(out, "("+w+") = 'true'::jsonb")
 		if t.udfScan {
-			out = append(out, t.sargable(c)...)
+			terms, _ := t.sargable(c) // the predicate stays: exact or not
+			out = append(out, terms...)
 		}
 	}
 	return out, nil
