@@ -68,7 +68,7 @@ type Config struct {
 	TTLSweepInterval time.Duration
 	// TTLSweepBatch is the number of rows a sweep batch deletes while no
 	// client request is being served (default 1000); under load batches
-	// are a tenth of it (package ttl).
+	// are a quarter of it (package ttl).
 	TTLSweepBatch int
 	// Consistency is the account's default consistency level (Strong,
 	// BoundedStaleness, Session, ConsistentPrefix or Eventual; default

@@ -125,7 +125,7 @@ var (
 )
 
 // TestPacingDecisions: full batches back to back when idle; under load
-// (a request in flight or one that just ended) a tenth of the batch, a
+// (a request in flight or one that just ended) a quarter of the batch, a
 // rest of busyRestFactor times the batch's duration, then a bounded wait
 // for no request in flight.
 func TestPacingDecisions(t *testing.T) {
@@ -142,15 +142,15 @@ func TestPacingDecisions(t *testing.T) {
 	}{
 		{"idle: full batch, no rest", idle, 1000, 1000, 0, 0},
 		{"never a request", Activity{Idle: time.Hour}, 1000, 1000, 0, 0},
-		{"in flight: a tenth, rest first", inFlight, 1000, 100, 0, rest},
-		{"in flight: rest partly done", inFlight, 1000, 100, took, rest - took},
-		{"in flight after the rest: yield a poll", inFlight, 1000, 100, rest, yieldPoll},
-		{"in flight near the bound: up to the bound", inFlight, 1000, 100, limit - yieldPoll/2, yieldPoll / 2},
-		{"in flight at the bound: go on (minimum duty)", inFlight, 1000, 100, limit, 0},
-		{"just ended: still load, rest", justEnded, 1000, 100, 0, rest},
-		{"just ended after the rest: no request in flight, go on", justEnded, 1000, 100, rest, 0},
+		{"in flight: a quarter, rest first", inFlight, 1000, 250, 0, rest},
+		{"in flight: rest partly done", inFlight, 1000, 250, took, rest - took},
+		{"in flight after the rest: yield a poll", inFlight, 1000, 250, rest, yieldPoll},
+		{"in flight near the bound: up to the bound", inFlight, 1000, 250, limit - yieldPoll/2, yieldPoll / 2},
+		{"in flight at the bound: go on (minimum duty)", inFlight, 1000, 250, limit, 0},
+		{"just ended: still load, rest", justEnded, 1000, 250, 0, rest},
+		{"just ended after the rest: no request in flight, go on", justEnded, 1000, 250, rest, 0},
 		{"load ended during the rest: go on", Activity{Idle: busyWindow}, 1000, 1000, took, 0},
-		{"small batch under load: at least 1 row", inFlight, 5, 1, 0, rest},
+		{"small batch under load: at least 1 row", inFlight, 3, 1, 0, rest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestPacingDecisions(t *testing.T) {
 }
 
 // TestSweepOncePacing: with no foreground load (or no Foreground) every
-// batch is the full one; under constant load the batches are a tenth and
+// batch is the full one; under constant load the batches are a quarter and
 // the backlog is still drained.
 func TestSweepOncePacing(t *testing.T) {
 	tests := []struct {
@@ -177,7 +177,7 @@ func TestSweepOncePacing(t *testing.T) {
 	}{
 		{"no foreground signal", nil, 100, false, 6},
 		{"idle", load(idle), 100, false, 6},
-		{"constant load", load(inFlight), 10, true, 51},
+		{"constant load", load(inFlight), 25, true, 21},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
