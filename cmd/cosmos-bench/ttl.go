@@ -27,7 +27,9 @@ import (
 //     background sweeper interferes) until every expired row is deleted;
 //     once for each --ttl-sweep-batch of -ttl-batches;
 //   - SDK point reads of random live items while nothing else runs, then
-//     while a goroutine sweeps an identical backlog;
+//     while a goroutine sweeps an identical backlog (with -ttl-window, the
+//     default, in alternating windows with and without sweep calls:
+//     ttlwindows.go);
 //   - reads of many items on the big container before any sweep, and on a
 //     second container that holds only the live items (the same documents):
 //     the read feed of one partition and of the whole container, and two
