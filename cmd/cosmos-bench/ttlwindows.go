@@ -109,14 +109,7 @@ func (s *ttlStore) sweepInWindows(ctx context.Context, c *controlClient, want in
 	r.WALMB = s.walMB(ctx, wal0, s.walLSN(ctx))
 	r.Autovacuums = s.autovacuums(ctx) - av0
 	var with, without []time.Duration
-	for i := 0; i+1 < len(wins); i += 2 {
-		off, on := inWindow(reads, wins[i]), inWindow(reads, wins[i+1])
-		r.Seconds += (wins[i+1].end - wins[i+1].start).Seconds()
-		with, without = append(with, on...), append(without, off...)
-		if len(off) >= windowMinReads && len(on) >= windowMinReads {
-			rw.Ratios = append(rw.Ratios, ratio(p99ms(on), p99ms(off)))
-		}
-	}
+	rw.Ratios, with, without, r.Seconds = pairWindows(reads, wins)
 	r.RowsPerSec = float64(r.Deleted) / r.Seconds
 	rw.With = newLatencyStats(slices.Clone(with), time.Duration(r.Seconds*float64(time.Second)))
 	rw.Without = newLatencyStats(without, time.Duration(float64(len(wins)/2)*w.Seconds()*float64(time.Second)))
@@ -147,6 +140,22 @@ func sweepFor(ctx context.Context, c *controlClient, d time.Duration) (calls int
 			return calls, true, nil
 		}
 	}
+}
+
+// pairWindows pairs each window without a sweep with the window with it
+// that follows and returns the pairs' p99 ratios (pairs whose windows both
+// hold at least windowMinReads reads), the latencies of all the windows
+// with and without the sweep, and the seconds of the windows with it.
+func pairWindows(reads []timedRead, wins []window) (ratios []float64, with, without []time.Duration, seconds float64) {
+	for i := 0; i+1 < len(wins); i += 2 {
+		off, on := inWindow(reads, wins[i]), inWindow(reads, wins[i+1])
+		seconds += (wins[i+1].end - wins[i+1].start).Seconds()
+		with, without = append(with, on...), append(without, off...)
+		if len(off) >= windowMinReads && len(on) >= windowMinReads {
+			ratios = append(ratios, ratio(p99ms(on), p99ms(off)))
+		}
+	}
+	return ratios, with, without, seconds
 }
 
 // inWindow returns the latencies of the reads that started and ended in w.
