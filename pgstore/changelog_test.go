@@ -687,3 +687,57 @@ func TestChangeLogWritersCommitTogether(t *testing.T) {
 		t.Fatalf("entries %v, want [first second]", ids)
 	}
 }
+
+// TestSweepTrimsOncePerSecond: the sweep's change-log trim runs once per
+// second of emulator time while it finds nothing to delete (a sweep's many
+// batches in that second would each read the oldest entries again), and
+// again at the next second or after a trim that deleted something.
+func TestSweepTrimsOncePerSecond(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := newContainer(t, s, nil)
+	write := func(id string, ts int64) {
+		t.Helper()
+		p := emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: id}, Body: []byte(`{}`), TS: ts, ETag: `"e"`}
+		if _, err := s.CreateItem(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries := func() int {
+		_, chs := readSummaries(t, s, c, 0)
+		return len(chs)
+	}
+	retention := int64(emulator.DefaultChangeFeedRetention.Seconds())
+	now := 1000 + retention
+	sweep := func(now int64) {
+		t.Helper()
+		if _, err := s.DeleteExpired(ctx, now, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("recent", now)
+	sweep(now) // trims nothing
+	// An entry already older than the retention when written (the
+	// change log's crts is the writer's time).
+	write("old", 999)
+	tests := []struct {
+		step string
+		now  int64
+		want int
+	}{
+		{"same second after an empty trim: skipped", now, 2},
+		{"next second: trimmed", now + 1, 1},
+	}
+	for _, tt := range tests {
+		sweep(tt.now)
+		if got := entries(); got != tt.want {
+			t.Fatalf("%s: %d entries, want %d", tt.step, got, tt.want)
+		}
+	}
+	// A trim that deleted something does not suppress the next one.
+	write("old2", 999)
+	sweep(now + 1)
+	if got := entries(); got != 1 {
+		t.Fatalf("same second after a trim that deleted: %d entries, want 1", got)
+	}
+}

@@ -71,6 +71,31 @@ type vacuumState struct {
 	wg      sync.WaitGroup
 }
 
+// trimState remembers the latest change-log trim of DeleteExpired.
+type trimState struct {
+	mu sync.Mutex
+	// now is the unix time of the latest trim; empty says it deleted
+	// nothing (and did not fail).
+	now   int64
+	empty bool
+}
+
+// due reports whether a trim as of now is worth running: not when the
+// latest one ran as of the same second and found nothing (its cutoffs are
+// the same, and entries written since are younger than them).
+func (t *trimState) due(now int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !(t.empty && t.now == now)
+}
+
+// done records a trim as of now that deleted n rows (err: failed).
+func (t *trimState) done(now int64, n int, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.now, t.empty = now, n == 0 && err == nil
+}
+
 // ttlContainers lists the containers whose TTL is on.
 func (s *Store) ttlContainers(ctx context.Context) ([]emulator.Container, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+containerCols+` FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num WHERE c.default_ttl IS NOT NULL ORDER BY c.num`)
@@ -94,7 +119,11 @@ const sweepLockTimeout = "200ms"
 // survives. A container deleted meanwhile is skipped. It returns how many
 // rows it deleted; errors of individual containers are joined. Each call
 // also trims the change log (trimChangeLog, up to limit rows per
-// container), which the count leaves out.
+// container), which the count leaves out, except when the previous call's
+// trim was as of the same second now and deleted nothing: a sweep's many
+// batches in one second then trim once, not once per batch (with the
+// change log's oldest entries inside the retention window, each trim read
+// limit of them per container for nothing).
 func (s *Store) DeleteExpired(ctx context.Context, now int64, limit int) (int, error) {
 	cs, err := s.ttlContainers(ctx)
 	if err != nil {
@@ -112,8 +141,10 @@ func (s *Store) DeleteExpired(ctx context.Context, now int64, limit int) (int, e
 			errs = append(errs, fmt.Errorf("pgstore: sweep %s/%s: %w", c.DatabaseID, c.ID, err))
 		}
 	}
-	if ctx.Err() == nil {
-		if _, err := s.trimChangeLog(ctx, now, limit); err != nil {
+	if ctx.Err() == nil && s.trim.due(now) {
+		n, err := s.trimChangeLog(ctx, now, limit)
+		s.trim.done(now, n, err)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("pgstore: trim change log: %w", err))
 		}
 	}

@@ -35,6 +35,7 @@ type Store struct {
 	cache   *containerCache
 	autoIdx autoIndexes
 	vacuum  vacuumState
+	trim    trimState
 	tables  tableWork
 	// codePointCollation: the database orders text by code point (C).
 	codePointCollation bool

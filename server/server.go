@@ -66,7 +66,9 @@ type Config struct {
 	// negative value disables the background sweeper (sweeps then run only
 	// through POST /_emulator/ttl/sweep or Server.Sweep).
 	TTLSweepInterval time.Duration
-	// TTLSweepBatch is the number of rows a sweep batch deletes (default 1000).
+	// TTLSweepBatch is the number of rows a sweep batch deletes while no
+	// client request is being served (default 1000); under load batches
+	// are a quarter of it (package ttl).
 	TTLSweepBatch int
 	// Consistency is the account's default consistency level (Strong,
 	// BoundedStaleness, Session, ConsistentPrefix or Eventual; default
@@ -274,7 +276,8 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	s.svc = emulator.New(s.store, cfg.Clock)
 	s.svc.ConfigureScripts(jsengine.Config{Timeout: cfg.ScriptTimeout, MaxMemory: cfg.ScriptMaxMemory})
-	s.sweeper = &ttl.Sweeper{Expirer: s.store, Clock: cfg.Clock, Interval: cfg.TTLSweepInterval, BatchSize: cfg.TTLSweepBatch, Logger: s.log}
+	fg := newForeground()
+	s.sweeper = &ttl.Sweeper{Expirer: s.store, Clock: cfg.Clock, Interval: cfg.TTLSweepInterval, BatchSize: cfg.TTLSweepBatch, Logger: s.log, Foreground: fg}
 
 	var certPEM []byte
 	var tlsCert tls.Certificate
@@ -318,6 +321,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	handler = fg.wrap(handler) // the sweeper's pacing sees the client requests
 	s.http = &http.Server{Handler: handler, ReadHeaderTimeout: min(readHeaderTimeout, cfg.ReadTimeout),
 		ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}

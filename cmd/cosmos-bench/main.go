@@ -195,6 +195,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.ttl.reads, "ttl-reads", 3000, "ttl: measured SDK point reads per phase (after -warmup unmeasured ones)")
 	fs.IntVar(&cfg.ttl.feedRuns, "ttl-feed-runs", 5, "ttl: runs of the full read feed (the median is reported; single-partition feeds and queries run 10 times as often)")
 	fs.BoolVar(&cfg.ttl.interleave, "ttl-interleave", false, "ttl: spread the live items evenly over the creation order instead of making them the newest")
+	fs.DurationVar(&cfg.ttl.window, "ttl-window", time.Second, "ttl: sweep under reads in alternating windows of this length, with and without a sweep, and report the median of the pairs' p99 ratios (0: one sweep, reads throughout)")
 	fs.BoolVar(&cfg.ttl.longTx, "ttl-long-tx", false, "ttl: also sweep the backlog (first batch size) while another connection holds a transaction's snapshot open")
 	fs.BoolVar(&cfg.ttl.explain, "ttl-explain", false, "ttl: print EXPLAIN (ANALYZE, BUFFERS) of the sweep batch, point read and read-feed statements to stderr")
 	fs.IntVar(&cfg.query.small, "query-small", 1000, "query: items in the small container (a multiple of 1000)")

@@ -27,7 +27,9 @@ import (
 //     background sweeper interferes) until every expired row is deleted;
 //     once for each --ttl-sweep-batch of -ttl-batches;
 //   - SDK point reads of random live items while nothing else runs, then
-//     while a goroutine sweeps an identical backlog;
+//     while a goroutine sweeps an identical backlog (with -ttl-window, the
+//     default, in alternating windows with and without sweep calls:
+//     ttlwindows.go);
 //   - reads of many items on the big container before any sweep, and on a
 //     second container that holds only the live items (the same documents):
 //     the read feed of one partition and of the whole container, and two
@@ -50,6 +52,7 @@ type ttlConfig struct {
 	batches                       []int
 	reads, feedRuns               int
 	interleave, explain, longTx   bool
+	window                        time.Duration
 }
 
 // Settings of the ttl scenario.
@@ -112,6 +115,10 @@ func (t *ttlResult) check() {
 		t.Checks = append(t.Checks,
 			targetCheck{fmt.Sprintf("sweeper rows/s, batch %d", s.Batch), s.Alone.RowsPerSec, ">= " + thousands(int(targetSweepRowsPerSec)), s.Alone.RowsPerSec >= targetSweepRowsPerSec},
 			targetCheck{fmt.Sprintf("point-read p99 during/without sweep, batch %d", s.Batch), s.P99Ratio, fmt.Sprintf("<= %.1f", targetReadP99Ratio), s.P99Ratio <= targetReadP99Ratio})
+		if w := s.Windows; w != nil {
+			t.Checks = append(t.Checks, targetCheck{fmt.Sprintf("point-read p99 with/without sweep, median of %d window pairs, batch %d", len(w.Ratios), s.Batch),
+				w.MedianP99Ratio, fmt.Sprintf("<= %.1f", targetReadP99Ratio), w.MedianP99Ratio <= targetReadP99Ratio})
+		}
 	}
 	for _, f := range t.Feeds {
 		t.Checks = append(t.Checks, targetCheck{f.Name + ", with expired/live-only", f.Ratio, fmt.Sprintf("<= %.1f", targetFeedRatio), f.Ratio <= targetFeedRatio})
@@ -170,6 +177,9 @@ type sweepResult struct {
 	ReadsDuring latencyStats `json:"point_reads_during_sweep"`
 	P50Ratio    float64      `json:"p50_ratio"`
 	P99Ratio    float64      `json:"p99_ratio"`
+	// Windows, with -ttl-window, compares the reads of the windows with
+	// the sweep to those of the windows without, in the same phase.
+	Windows *readWindows `json:"windows,omitempty"`
 }
 
 // longTxSweep is a sweep of the whole backlog while another connection
@@ -506,7 +516,14 @@ func (b *bench) runTTL(ctx context.Context, res *ttlResult) (err error) {
 		sr.ReadsIdleOtherCPU = c0.othersCores(sampleCPU(env.proc.pid()))
 		logf("ttl: SDK point reads while sweeping %d rows, batch %d", expired, batch)
 		var lat []time.Duration
-		sr.WithReads, lat, err = st.sweepWithReads(ctx, env.ctl, expired, read, cfg.concurrency, cfg.warmup+tc.reads)
+		if tc.window > 0 {
+			var rw readWindows
+			sr.WithReads, lat, rw, err = st.sweepInWindows(ctx, env.ctl, expired, read, cfg.concurrency, cfg.warmup+tc.reads, tc.window)
+			sr.Windows = &rw
+			logf("ttl: %d window pairs of %v: median p99 ratio %.2fx (pooled %.2fx)", len(rw.Ratios), tc.window, rw.MedianP99Ratio, rw.PooledP99Ratio)
+		} else {
+			sr.WithReads, lat, err = st.sweepWithReads(ctx, env.ctl, expired, read, cfg.concurrency, cfg.warmup+tc.reads)
+		}
 		if err != nil {
 			return err
 		}
@@ -958,9 +975,29 @@ func (s *ttlStore) sweepWithReads(ctx context.Context, c *controlClient, want in
 		sr, sweepErr = s.sweepAll(ctx, c, want, started, done)
 	}()
 	<-started
+	reads, readErr := readUntil(ctx, cancel, done, read, concurrency, warmup, time.Now())
+	wg.Wait()
+	if readErr != nil {
+		return sr, nil, fmt.Errorf("point reads during the sweep: %w", readErr)
+	}
+	lat := make([]time.Duration, len(reads))
+	for i, r := range reads {
+		lat[i] = r.lat
+	}
+	return sr, lat, sweepErr
+}
+
+// timedRead is one read: when it started (since the phase's start) and
+// how long it took.
+type timedRead struct{ start, lat time.Duration }
+
+// readUntil runs concurrency goroutines that call read (from item first
+// on) until done closes, and returns every read that finished before,
+// timed from t0. A failed read cancels the phase (cancel) and is returned.
+func readUntil(ctx context.Context, cancel context.CancelFunc, done <-chan struct{}, read opFunc, concurrency, first int, t0 time.Time) ([]timedRead, error) {
 	var next atomic.Int64
-	next.Store(int64(warmup))
-	lats := make([][]time.Duration, concurrency)
+	next.Store(int64(first))
+	reads := make([][]timedRead, concurrency)
 	var readErr error
 	var once sync.Once
 	var rwg sync.WaitGroup
@@ -975,12 +1012,12 @@ func (s *ttlStore) sweepWithReads(ctx context.Context, c *controlClient, want in
 				default:
 				}
 				i := int(next.Add(1) - 1)
-				t0 := time.Now()
+				start := time.Since(t0)
 				_, err := read(ctx, i)
-				d := time.Since(t0)
+				d := time.Since(t0) - start
 				select {
 				case <-done:
-					// Finished after the sweep: not counted.
+					// Finished after the phase: not counted.
 					return
 				default:
 				}
@@ -989,14 +1026,10 @@ func (s *ttlStore) sweepWithReads(ctx context.Context, c *controlClient, want in
 					cancel()
 					return
 				}
-				lats[g] = append(lats[g], d)
+				reads[g] = append(reads[g], timedRead{start, d})
 			}
 		}()
 	}
 	rwg.Wait()
-	wg.Wait()
-	if readErr != nil {
-		return sr, nil, fmt.Errorf("point reads during the sweep: %w", readErr)
-	}
-	return sr, slices.Concat(lats...), sweepErr
+	return slices.Concat(reads...), readErr
 }

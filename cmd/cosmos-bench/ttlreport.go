@@ -87,6 +87,20 @@ func writeTTLReport(w io.Writer, c runConfig, t *ttlResult) {
 		fmt.Fprintf(w, "(\"during the sweep\": every read that started and ended while the sweep ran, after %s;\n"+
 			" \"no sweep running\": the same number of warm-up and measured reads right before, on the same freshly seeded table.)\n",
 			"the same warm-up")
+		for _, s := range t.Sweeps {
+			rw := s.Windows
+			if rw == nil {
+				continue
+			}
+			fmt.Fprintf(w, "Batch %d, in alternating windows of %.1f s without and with sweep calls, half a window after each window with them not\n"+
+				" counted (-ttl-window; the sweep's seconds above are those of the windows with it): %d pairs; p99 %.3f ms with, %.3f ms without (pooled ratio %.2fx); median of the pairs' p99 ratios %.2fx  target <= %.0fx  %s\n",
+				s.Batch, rw.Window, len(rw.Ratios), rw.With.P99, rw.Without.P99, rw.PooledP99Ratio, rw.MedianP99Ratio, targetReadP99Ratio, verdict(rw.MedianP99Ratio <= targetReadP99Ratio))
+			fmt.Fprintf(w, " pairs' ratios:")
+			for _, r := range rw.Ratios {
+				fmt.Fprintf(w, " %.2f", r)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 
 	if len(t.Feeds) > 0 {

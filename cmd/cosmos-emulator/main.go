@@ -94,7 +94,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.Var(&tlsHosts, "tls-host", "extra host name or IP for the generated certificate (repeatable, comma-separated)")
 	fs.Var(&choice{&logLevel, logLevels}, "log-level", "quiet, error, warn, info, debug or trace (debug and trace log every request)")
 	fs.DurationVar(&cfg.TTLSweepInterval, "ttl-sweep-interval", time.Second, "pause between TTL sweeps that delete expired items (negative: no background sweeper)")
-	fs.IntVar(&cfg.TTLSweepBatch, "ttl-sweep-batch", 1000, "rows deleted per TTL sweep batch (each batch is one short transaction)")
+	fs.IntVar(&cfg.TTLSweepBatch, "ttl-sweep-batch", 1000, "rows deleted per TTL sweep batch while no client request is being served, a quarter of it under load (each batch is one short transaction)")
 	fs.StringVar(&cfg.Consistency, "consistency", "Session", "the account's default consistency level: "+strings.Join(wire.ConsistencyLevels, ", "))
 	fs.StringVar(&cfg.PGBin, "pg-bin", "", "directory of the PostgreSQL programs for the managed cluster (default: PATH, then /usr/lib/postgresql/*/bin)")
 	fs.BoolVar(&cfg.FastUnsafeCommit, "fast-unsafe-commit", false, "managed PostgreSQL with synchronous_commit=off: faster writes, but a crash may lose the last ~0.6 s of acknowledged writes")
