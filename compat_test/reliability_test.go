@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -192,7 +193,22 @@ func startProcess(t *testing.T, bin, dataDir string) *emulatorProcess {
 		t.Fatal(err)
 	}
 	p := &emulatorProcess{cmd: cmd}
-	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() }) //nolint:errcheck
+	t.Cleanup(func() {
+		// A clean stop, so that the managed PostgreSQL has stopped (and
+		// written its last files) before the test's data directory is
+		// removed: after a SIGKILL its postmaster could still be exiting
+		// ("pg_wal: directory not empty"). A process the test killed is
+		// already gone.
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { p.cmd.Wait(); close(done) }() //nolint:errcheck
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-done
+		}
+	})
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		cmd.Wait() //nolint:errcheck
