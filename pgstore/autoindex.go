@@ -39,6 +39,9 @@ const maxAutoIndexes = 32
 type autoIndexes struct {
 	mu    sync.Mutex
 	known map[int64]map[string]bool // container num -> index names
+	// blocked holds, per container num, the path indexes a long value
+	// refused (oversize.go): they are not made again.
+	blocked map[int64]map[string]bool
 }
 
 func indexName(num int64, path []string) string {
@@ -156,6 +159,8 @@ func queryProperties(c emulator.Container) (policy, map[string]string) {
 // per-container set of known index names is only touched under the lock;
 // the DDL runs outside it (concurrent creators of one index are fine:
 // IF NOT EXISTS, and a lost race is a duplicate-name error we ignore).
+// An index that a stored value is too long for is not made, and not
+// tried again (blockIndex); the query goes on without it.
 func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol policy, paths [][]string, keyed bool) error {
 	if len(paths) == 0 {
 		return nil
@@ -195,7 +200,7 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 		if keyed {
 			name = keyedIndexName(c.Num, p)
 		}
-		if known[name] || len(known) >= maxAutoIndexes || !pol.indexed(p) || !validIndexPath(p) {
+		if known[name] || s.autoIdx.blocked[c.Num][name] || len(known) >= maxAutoIndexes || !pol.indexed(p) || !validIndexPath(p) {
 			continue
 		}
 		known[name] = true
@@ -209,6 +214,12 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 			ddl = `CREATE INDEX IF NOT EXISTS ` + t.name + ` ON ` + itemsTable(c.Num) + ` (` + sqlgen.KeyedIndexKey("doc", t.path) + `) WHERE ` + sqlgen.KeyedIndexPredicate("pk")
 		}
 		_, err := s.pool.Exec(ctx, ddl)
+		if _, long := isOversize(err); long {
+			// a stored value too long for the index: the path goes
+			// without (oversize.go); the query scans
+			s.blockIndex(c.Num, t.name)
+			continue
+		}
 		var pe *pgconn.PgError
 		if err != nil && !(errors.As(err, &pe) && (pe.Code == "42P07" || pe.Code == "23505")) {
 			// not created: forget the reservations still pending
