@@ -220,6 +220,11 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 			s.blockIndex(c.Num, t.name)
 			continue
 		}
+		if err == nil && s.indexBlocked(c.Num, t.name) {
+			// a write dropped it while it was being made: drop it again
+			_, _ = s.pool.Exec(ctx, `DROP INDEX IF EXISTS cosmos.`+t.name)
+			continue
+		}
 		var pe *pgconn.PgError
 		if err != nil && !(errors.As(err, &pe) && (pe.Code == "42P07" || pe.Code == "23505")) {
 			// not created: forget the reservations still pending
@@ -249,6 +254,14 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 // failure (the client gone) only leaves that to autovacuum.
 func (s *Store) analyzeNewIndexes(ctx context.Context, num int64) {
 	_, _ = s.pool.Exec(ctx, `ANALYZE `+itemsTable(num))
+}
+
+// indexBlocked reports whether container num's path index name is not
+// to be made (blockIndex).
+func (s *Store) indexBlocked(num int64, name string) bool {
+	s.autoIdx.mu.Lock()
+	defer s.autoIdx.mu.Unlock()
+	return s.autoIdx.blocked[num][name]
 }
 
 // validIndexPath reports whether every segment of a path can be written

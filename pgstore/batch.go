@@ -35,7 +35,7 @@ func (s *Store) InItemTx(ctx context.Context, opts emulator.TxOptions, fn func(e
 		return classify("begin batch", err)
 	}
 	defer conn.Release() // the pool drops a connection still in a transaction
-	return s.retryOversize(ctx, func(over *oversize) error {
+	return s.retryOversize(ctx, conn, func(over *oversize) error {
 		t := &batchTx{}
 		o := itemOps{q: conn, tx: t, over: over}
 		if opts.SharedLSN {

@@ -172,7 +172,7 @@ func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emu
 // dropping a path index that refused its document (retryOversize).
 func (s *Store) runSingle(ctx context.Context, st itemStmt) emulator.ItemOpResult {
 	var r emulator.ItemOpResult
-	_ = s.retryOversize(ctx, func(o *oversize) error {
+	_ = s.retryOversize(ctx, s.pool, func(o *oversize) error {
 		r = itemOps{q: s.pool, over: o}.run(ctx, st)
 		return r.Err
 	})

@@ -95,19 +95,19 @@ func (o *oversize) hit() bool {
 	return len(o.names) > 0 || len(o.unnamed) > 0
 }
 
-// dropOversized drops the path indexes that refused the write o collected
-// and marks them not to be made again, and reports whether it dropped
-// any (when not, running the write again would fail the same way). It
-// must run outside any transaction on the items table: DROP INDEX takes
-// the table's exclusive lock.
-func (s *Store) dropOversized(ctx context.Context, o *oversize) (bool, error) {
+// dropOversized drops, on q, the path indexes that refused the write o
+// collected and marks them not to be made again, and reports whether it
+// dropped any (when not, running the write again would fail the same
+// way). q must not be in a transaction: DROP INDEX takes the table's
+// exclusive lock.
+func (s *Store) dropOversized(ctx context.Context, q querier, o *oversize) (bool, error) {
 	o.mu.Lock()
 	names := append([]string(nil), o.names...)
 	unnamed := o.unnamed
 	o.mu.Unlock()
 	for _, u := range unnamed {
 		var found []string
-		if err := s.pool.QueryRow(ctx, `SELECT cosmos.oversized_path_indexes($1::regclass, $2)`, itemsTable(u.num), u.bodies).Scan(&found); err != nil {
+		if err := q.QueryRow(ctx, `SELECT cosmos.oversized_path_indexes($1::regclass, $2)`, itemsTable(u.num), u.bodies).Scan(&found); err != nil {
 			return false, err
 		}
 		names = append(names, found...)
@@ -123,7 +123,7 @@ func (s *Store) dropOversized(ctx context.Context, o *oversize) (bool, error) {
 			continue
 		}
 		s.blockIndex(num, name)
-		if _, err := s.pool.Exec(ctx, `DROP INDEX IF EXISTS cosmos.`+name); err != nil {
+		if _, err := q.Exec(ctx, `DROP INDEX IF EXISTS cosmos.`+name); err != nil {
 			return dropped, err
 		}
 		dropped = true
@@ -146,17 +146,20 @@ func (s *Store) blockIndex(num int64, name string) {
 }
 
 // retryOversize runs a write (run, given the collector its statements
-// report to) and, while a path index refused it, drops that index and
-// runs it again, at most maxOversizeRetries times. run must start afresh
-// each time (a transaction rolled back before it returns).
-func (s *Store) retryOversize(ctx context.Context, run func(o *oversize) error) error {
+// report to) and, while a path index refused it, drops that index on q
+// and runs it again, at most maxOversizeRetries times. run must start
+// afresh each time, and leave q out of any transaction when it returns
+// (a transaction rolled back). A transaction passes its own connection as
+// q: waiting for a second one from a pool its peers may hold could wait
+// forever.
+func (s *Store) retryOversize(ctx context.Context, q querier, run func(o *oversize) error) error {
 	for attempt := 0; ; attempt++ {
 		o := &oversize{}
 		err := run(o)
 		if !o.hit() || attempt == maxOversizeRetries {
 			return err
 		}
-		dropped, derr := s.dropOversized(ctx, o)
+		dropped, derr := s.dropOversized(ctx, q, o)
 		if derr != nil {
 			return errors.Join(err, classify("drop index", derr))
 		}

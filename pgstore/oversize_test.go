@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
 )
 
 // randomText returns n incompressible characters (hex of random bytes):
@@ -314,22 +316,31 @@ func TestQueryOnLongStoredValues(t *testing.T) {
 }
 
 // TestConcurrentLongValueWrites: writers that hit the same path index at
-// once all succeed (the second drop finds the index gone).
+// once all succeed (the second drop finds the index gone), also when the
+// transactions hold every connection of the pool (each drops on its own
+// connection).
 func TestConcurrentLongValueWrites(t *testing.T) {
-	s := openStore(t)
-	ctx := context.Background()
+	s, err := Open(context.Background(), pgtest.NewDatabase(t), Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	c := indexedContainer(t, s, "conc")
 	makePathIndexes(t, s, c)
 	const writers = 8
 	var wg sync.WaitGroup
 	errs := make([]error, writers)
+	start := make(chan struct{})
 	for i := range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			d := longDoc(fmt.Sprint("w", i), randomText(3200))
 			d.Container = c
-			if i%2 == 0 {
+			<-start
+			if i%4 == 0 {
 				_, errs[i] = s.CreateItem(ctx, d)
 			} else {
 				errs[i] = s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemStore) error {
@@ -339,6 +350,7 @@ func TestConcurrentLongValueWrites(t *testing.T) {
 			}
 		}()
 	}
+	close(start)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)

@@ -131,7 +131,7 @@ func (t scriptTx) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (
 // attempt), the index dropped and fn run again from the start, a bounded
 // number of times.
 func (s *Store) InScriptTx(ctx context.Context, fn func(emulator.ScriptTx) error) error {
-	return s.retryOversize(ctx, func(over *oversize) error {
+	return s.retryOversize(ctx, s.pool, func(over *oversize) error {
 		tx, err := s.pool.Begin(ctx)
 		if err != nil {
 			return classify("begin script", err)
