@@ -302,7 +302,8 @@ const maxCompositePaths = 16
 // replace, first drops the ones the table has (a new table has none: ""
 // when its policy has no composite index). A composite index this store
 // cannot build (too many paths, a path that is not valid UTF-8 or holds
-// NUL) is the request's fault (400), checked before any DDL.
+// NUL) is the request's fault (400), checked before any DDL. An index that
+// a stored value is too long for is left out (tolerateLongValues).
 func compositeIndexesDDL(num int64, props []byte, replace bool) (string, error) {
 	var pp struct {
 		IndexingPolicy policy `json:"indexingPolicy"`
@@ -327,9 +328,24 @@ func compositeIndexesDDL(num int64, props []byte, replace bool) (string, error) 
 	for _, ci := range composites {
 		h := fnv.New64a()
 		h.Write([]byte(sqlgen.CompositeIndexKey("doc", ci)))
-		fmt.Fprintf(&b, "\nCREATE INDEX items_%d_c_%016x ON %s (%s);", num, h.Sum64(), itemsTable(num), sqlgen.CompositeIndexKey("doc", ci))
+		b.WriteString("\n" + tolerateLongValues(fmt.Sprintf("CREATE INDEX items_%d_c_%016x ON %s (%s);", num, h.Sum64(), itemsTable(num), sqlgen.CompositeIndexKey("doc", ci))))
 	}
 	return b.String(), nil
+}
+
+// tolerateLongValues wraps a CREATE INDEX of an items table in a block
+// that leaves the index out when a stored value is too long for a btree
+// entry (program_limit_exceeded): the container's queries keep their
+// results without it (oversize.go), where failing would refuse the
+// container replace that declared it. The block's dollar-quote tag is one
+// the statement does not contain (the statement holds quoted path
+// names).
+func tolerateLongValues(ddl string) string {
+	tag := "$ci$"
+	for n := 0; strings.Contains(ddl, tag); n++ {
+		tag = "$ci" + strconv.Itoa(n) + "$"
+	}
+	return "DO " + tag + " BEGIN " + ddl + " EXCEPTION WHEN program_limit_exceeded THEN NULL; END " + tag + ";"
 }
 
 // sameComposites reports whether two container bodies declare the same

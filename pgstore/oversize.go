@@ -11,21 +11,25 @@ import (
 )
 
 // Long values on indexed paths. A btree entry must fit in a third of a
-// page (2,704 bytes), so a query-made path index (autoindex.go) refuses a
-// document whose value at its path is longer than that (PostgreSQL error
-// 54000). Cosmos has no such limit, and these indexes are an optimisation
-// the emulator makes on its own: a write they refuse drops them (DROP
-// INDEX IF EXISTS, so concurrent writers that hit the same index all
-// succeed), the path is remembered as not indexable for the container
-// (autoIndexes.blocked: ensureIndexes does not make it again, and treats
-// its own CREATE INDEX refused for the same reason alike), and the write
-// runs again: a single operation its statement, a transaction
-// (InItemTx, InScriptTx) the whole of it, rolled back first. Queries on
-// that path then scan; their results never depended on the index.
+// page (2,704 bytes), so a path index (a query-made one, autoindex.go, or
+// one of a composite index of the policy) refuses a document whose value
+// at its path is longer than that (PostgreSQL error 54000). Cosmos has no
+// such limit, and these indexes only make queries faster (the query
+// results and the composite-index checks of ORDER BY come from the
+// documents and the policy, never from the PostgreSQL index): a write
+// they refuse drops them (DROP INDEX IF EXISTS, so concurrent writers
+// that hit the same index all succeed), a query-made one is remembered as
+// not to be made again for the container (autoIndexes.blocked:
+// ensureIndexes does not make it again, and treats its own CREATE INDEX
+// refused for the same reason alike), and the write runs again: a single
+// operation its statement, a transaction (InItemTx, InScriptTx) the whole
+// of it, rolled back first. Queries on that path then scan (or sort);
+// their results never depended on the index.
 
 // pathIndexName matches the names of the query-made path indexes (global
-// and partition-first), and only them: the characters are safe in SQL text.
-var pathIndexName = regexp.MustCompile(`^items_([0-9]+)_[pk]_[0-9a-f]{16}$`)
+// "_p_" and partition-first "_k_") and of the composite indexes ("_c_"),
+// and only them: the characters are safe in SQL text.
+var pathIndexName = regexp.MustCompile(`^items_([0-9]+)_[pkc]_[0-9a-f]{16}$`)
 
 // maxOversizeRetries bounds how many times one write runs again after
 // dropping indexes: each retry drops at least one of the container's at

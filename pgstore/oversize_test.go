@@ -366,12 +366,94 @@ func TestOversizeNamesOnlyPathIndexes(t *testing.T) {
 	for name, want := range map[string]bool{
 		"items_12_p_0123456789abcdef":               true,
 		"items_12_k_0123456789abcdef":               true,
-		"items_12_c_0123456789abcdef":               false,
+		"items_12_c_0123456789abcdef":               true,
+		"items_12_lsn":                              false,
 		"items_12_pkey":                             false,
 		"items_12_p_0123456789abcdef; DROP TABLE x": false,
 	} {
 		if got := pathIndexName.MatchString(name); got != want {
 			t.Errorf("%q: %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestLongValueOnCompositeIndex: a composite index of the policy that
+// refuses a long value is dropped and the write succeeds (the
+// composite-index check of ORDER BY comes from the policy, so the query
+// keeps working and its order stays exact); a value too long even for a
+// page (no index named in the error) likewise.
+func TestLongValueOnCompositeIndex(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: "comp",
+		Properties:   []byte(`{"id":"comp","indexingPolicy":{"includedPaths":[{"path":"/*"}],"compositeIndexes":[[{"path":"/v"},{"path":"/w"}]]}}`),
+		PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]any{"a": "a", "l": randomText(3200), "m": randomText(20000), "z": "zz"}
+	for _, k := range slices.Sorted(mapKeys(values)) {
+		d := longDoc(k, values[k])
+		d.Container = c
+		d.Body = append(d.Body[:len(d.Body)-1], `,"w":1}`...)
+		if _, err := s.CreateItem(ctx, d); err != nil {
+			t.Fatalf("create %s: %v", k, err)
+		}
+	}
+	if got := pathIndexes(t, s, c); len(got) != 0 {
+		t.Errorf("indexes %v, want none", got)
+	}
+	got, _ := drainQuery(t, s, emulator.QueryItemsParams{Container: c, Text: `SELECT VALUE c.id FROM c ORDER BY c.v, c.w`, Page: emulator.PageRequest{MaxItems: 2}})
+	var want []string
+	for _, k := range sortedStrings(values) {
+		want = append(want, `"`+k+`"`)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ORDER BY c.v, c.w: %v, want %v", got, want)
+	}
+}
+
+// TestCompositeIndexOnLongStoredValues: replacing a container's policy
+// with a composite index that a stored value is too long for succeeds
+// (the index is left out), and its ORDER BY gives the exact order; a path
+// name holding the block's dollar-quote tag changes nothing.
+func TestCompositeIndexOnLongStoredValues(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	c := indexedContainer(t, s, "rc")
+	values := map[string]any{"a": "a", "l": randomText(3200), "z": "zz"}
+	for _, k := range slices.Sorted(mapKeys(values)) {
+		d := longDoc(k, values[k])
+		d.Container = c
+		d.Body = append(d.Body[:len(d.Body)-1], `,"w$ci$":1}`...)
+		if _, err := s.CreateItem(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	props := `{"id":"rc","indexingPolicy":{"includedPaths":[{"path":"/*"}],"compositeIndexes":[[{"path":"/v"},{"path":"/w$ci$"}],[{"path":"/w$ci$"},{"path":"/id"}]]}}`
+	if _, err := s.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: "rc", Properties: []byte(props), TS: 2, ETag: `"f"`}); err != nil {
+		t.Fatalf("replace container: %v", err)
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = $1 AND indexname LIKE '%\_c\_%'`, "items_"+itoa(c.Num)).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("%d composite indexes, want 1 (the one without the long value)", n)
+	}
+	c, err := s.GetContainer(ctx, "db", "rc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := drainQuery(t, s, emulator.QueryItemsParams{Container: c, Text: `SELECT VALUE c.id FROM c ORDER BY c.v, c["w$ci$"]`, Page: emulator.PageRequest{MaxItems: 2}})
+	var want []string
+	for _, k := range sortedStrings(values) {
+		want = append(want, `"`+k+`"`)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ORDER BY c.v, c.w: %v, want %v", got, want)
 	}
 }
