@@ -171,8 +171,16 @@ func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emu
 // runSingle runs a single operation's statement on the pool, again after
 // dropping a path index that refused its document (retryOversize).
 func (s *Store) runSingle(ctx context.Context, st itemStmt) emulator.ItemOpResult {
-	var r emulator.ItemOpResult
+	r := itemOps{q: s.pool}.run(ctx, st)
+	if _, long := isOversize(r.Err); !long {
+		return r // the usual case: nothing to collect
+	}
+	first := true
 	_ = s.retryOversize(ctx, s.pool, func(o *oversize) error {
+		if first { // the run above
+			first = false
+			return o.note(r.Err, st.num, st.body)
+		}
 		r = itemOps{q: s.pool, over: o}.run(ctx, st)
 		return r.Err
 	})
