@@ -21,7 +21,7 @@ var _ emulator.TxStore = (*Store)(nil)
 // operations run one by one, except that it commits once and, with
 // opts.SharedLSN, that its writes share one LSN (lsnShared).
 //
-// When a query-made path index refuses a long value (oversize.go), the
+// When a path index refuses a long value (oversize.go), the
 // transaction is rolled back, the index dropped and fn run again from the
 // start, a bounded number of times.
 //
@@ -43,8 +43,8 @@ func (s *Store) InItemTx(ctx context.Context, opts emulator.TxOptions, fn func(e
 		}
 		err := fn(o)
 		if err != nil || over.hit() {
-			// a path index refused a long value: roll back, and
-			// retryOversize drops it and runs fn again
+			// roll back; when a path index refused a long value,
+			// retryOversize then drops it and runs fn again
 			if t.begun {
 				_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 			}
@@ -211,9 +211,9 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 				err = scanCreated(rows, ops[u.from:u.to], out[u.from:u.to])
 			}
 			if err != nil {
-				bodies := make([]string, 0, u.to-u.from)
+				bodies := make([][]byte, 0, u.to-u.from)
 				for _, op := range ops[u.from:u.to] {
-					bodies = append(bodies, string(op.Params.Body))
+					bodies = append(bodies, op.Params.Body)
 				}
 				out[u.from].Err = classify("create items", o.over.note(err, ops[u.from].Params.Container.Num, bodies...))
 			} else if u.logRun {

@@ -80,12 +80,12 @@ type itemStmt struct {
 	// num and body are the container and the document a create, upsert
 	// or replace writes (oversize.note).
 	num  int64
-	body string
+	body []byte
 }
 
 // writing returns st with the container and document it writes.
 func (st itemStmt) writing(p emulator.WriteItemParams) itemStmt {
-	st.num, st.body = p.Container.Num, string(p.Body)
+	st.num, st.body = p.Container.Num, p.Body
 	return st
 }
 

@@ -33,8 +33,10 @@ var pathIndexName = regexp.MustCompile(`^items_([0-9]+)_[pkc]_[0-9a-f]{16}$`)
 
 // maxOversizeRetries bounds how many times one write runs again after
 // dropping indexes: each retry drops at least one of the container's at
-// most maxAutoIndexes path indexes (one recreated meanwhile by a
-// concurrent query that had already reserved it can cost one more).
+// most maxAutoIndexes query-made path indexes (one recreated meanwhile by
+// a concurrent query that had already reserved it can cost one more) or
+// of its composite indexes. A write past the bound fails as before (500),
+// which takes a document too long for more indexes than that.
 const maxOversizeRetries = 2*maxAutoIndexes + 2
 
 // oversize collects, for one write (a statement or a transaction), the
@@ -69,7 +71,7 @@ func isOversize(err error) (string, bool) {
 
 // note records err when it is a refused index entry of a write to
 // container num of the documents bodies, and returns err.
-func (o *oversize) note(err error, num int64, bodies ...string) error {
+func (o *oversize) note(err error, num int64, bodies ...[]byte) error {
 	if o == nil {
 		return err
 	}
@@ -85,7 +87,11 @@ func (o *oversize) note(err error, num int64, bodies ...string) error {
 		}
 		return err
 	}
-	o.unnamed = append(o.unnamed, unnamedOversize{num: num, bodies: bodies})
+	u := unnamedOversize{num: num}
+	for _, b := range bodies {
+		u.bodies = append(u.bodies, string(b))
+	}
+	o.unnamed = append(o.unnamed, u)
 	return err
 }
 

@@ -126,7 +126,7 @@ func (t scriptTx) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (
 // InScriptTx implements emulator.ScriptTxStore: one READ COMMITTED
 // transaction whose writes share one LSN, as a transactional batch's do
 // (InItemTx), so TTL, _lsn and the change log treat them like any other
-// write. When a query-made path index refuses a long value (oversize.go),
+// write. When a path index refuses a long value (oversize.go),
 // the transaction is rolled back (the deferred Rollback, before the next
 // attempt), the index dropped and fn run again from the start, a bounded
 // number of times.
