@@ -42,6 +42,9 @@ type TxStore interface {
 	// transaction. It commits when fn returns nil, and rolls back and
 	// returns fn's error otherwise. A failed operation (ErrConflict,
 	// ErrItemNotFound, ErrPrecondition) leaves the transaction usable.
+	// The store may roll the transaction back and run fn again (after
+	// removing an obstacle of its own, such as an index that refused a
+	// long value): fn must start afresh on every call.
 	InItemTx(ctx context.Context, opts TxOptions, fn func(ItemStore) error) error
 }
 
@@ -155,6 +158,8 @@ func (s *Service) ExecuteBatch(ctx context.Context, r BatchRequest) (BatchResult
 	res := BatchResult{Container: c, Ops: make([]BatchOpResult, len(ops))}
 	stopOnError := r.Atomic || !r.ContinueOnError
 	err = txs.InItemTx(ctx, TxOptions{SharedLSN: r.Atomic}, func(st ItemStore) error {
+		clear(res.Ops) // a run again starts afresh
+		res.Failed = false
 		pl, pipe := st.(ItemPipeliner)
 		pipe = pipe && (r.Atomic || r.ContinueOnError)
 		for i := 0; i < len(ops); {

@@ -41,7 +41,9 @@ type ScriptTx interface {
 type ScriptTxStore interface {
 	// InScriptTx runs fn with a ScriptTx whose operations all run in one
 	// transaction, their writes sharing one LSN. It commits when fn
-	// returns nil, and rolls back and returns fn's error otherwise.
+	// returns nil, and rolls back and returns fn's error otherwise. As
+	// with TxStore.InItemTx, the store may roll back and run fn again:
+	// fn must start afresh on every call.
 	InScriptTx(ctx context.Context, fn func(ScriptTx) error) error
 }
 

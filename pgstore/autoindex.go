@@ -39,6 +39,9 @@ const maxAutoIndexes = 32
 type autoIndexes struct {
 	mu    sync.Mutex
 	known map[int64]map[string]bool // container num -> index names
+	// blocked holds, per container num, the path indexes a long value
+	// refused (oversize.go): they are not made again.
+	blocked map[int64]map[string]bool
 }
 
 func indexName(num int64, path []string) string {
@@ -156,6 +159,8 @@ func queryProperties(c emulator.Container) (policy, map[string]string) {
 // per-container set of known index names is only touched under the lock;
 // the DDL runs outside it (concurrent creators of one index are fine:
 // IF NOT EXISTS, and a lost race is a duplicate-name error we ignore).
+// An index that a stored value is too long for is not made, and not
+// tried again (blockIndex); the query goes on without it.
 func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol policy, paths [][]string, keyed bool) error {
 	if len(paths) == 0 {
 		return nil
@@ -195,7 +200,7 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 		if keyed {
 			name = keyedIndexName(c.Num, p)
 		}
-		if known[name] || len(known) >= maxAutoIndexes || !pol.indexed(p) || !validIndexPath(p) {
+		if known[name] || s.autoIdx.blocked[c.Num][name] || len(known) >= maxAutoIndexes || !pol.indexed(p) || !validIndexPath(p) {
 			continue
 		}
 		known[name] = true
@@ -209,6 +214,17 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 			ddl = `CREATE INDEX IF NOT EXISTS ` + t.name + ` ON ` + itemsTable(c.Num) + ` (` + sqlgen.KeyedIndexKey("doc", t.path) + `) WHERE ` + sqlgen.KeyedIndexPredicate("pk")
 		}
 		_, err := s.pool.Exec(ctx, ddl)
+		if _, long := isOversize(err); long {
+			// a stored value too long for the index: the path goes
+			// without (oversize.go); the query scans
+			s.blockIndex(c.Num, t.name)
+			continue
+		}
+		if err == nil && s.indexBlocked(c.Num, t.name) {
+			// a write dropped it while it was being made: drop it again
+			_, _ = s.pool.Exec(ctx, `DROP INDEX IF EXISTS cosmos.`+t.name)
+			continue
+		}
 		var pe *pgconn.PgError
 		if err != nil && !(errors.As(err, &pe) && (pe.Code == "42P07" || pe.Code == "23505")) {
 			// not created: forget the reservations still pending
@@ -238,6 +254,14 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 // failure (the client gone) only leaves that to autovacuum.
 func (s *Store) analyzeNewIndexes(ctx context.Context, num int64) {
 	_, _ = s.pool.Exec(ctx, `ANALYZE `+itemsTable(num))
+}
+
+// indexBlocked reports whether container num's path index name is not
+// to be made (blockIndex).
+func (s *Store) indexBlocked(num int64, name string) bool {
+	s.autoIdx.mu.Lock()
+	defer s.autoIdx.mu.Unlock()
+	return s.autoIdx.blocked[num][name]
 }
 
 // validIndexPath reports whether every segment of a path can be written
@@ -278,7 +302,8 @@ const maxCompositePaths = 16
 // replace, first drops the ones the table has (a new table has none: ""
 // when its policy has no composite index). A composite index this store
 // cannot build (too many paths, a path that is not valid UTF-8 or holds
-// NUL) is the request's fault (400), checked before any DDL.
+// NUL) is the request's fault (400), checked before any DDL. An index that
+// a stored value is too long for is left out (tolerateLongValues).
 func compositeIndexesDDL(num int64, props []byte, replace bool) (string, error) {
 	var pp struct {
 		IndexingPolicy policy `json:"indexingPolicy"`
@@ -303,9 +328,24 @@ func compositeIndexesDDL(num int64, props []byte, replace bool) (string, error) 
 	for _, ci := range composites {
 		h := fnv.New64a()
 		h.Write([]byte(sqlgen.CompositeIndexKey("doc", ci)))
-		fmt.Fprintf(&b, "\nCREATE INDEX items_%d_c_%016x ON %s (%s);", num, h.Sum64(), itemsTable(num), sqlgen.CompositeIndexKey("doc", ci))
+		b.WriteString("\n" + tolerateLongValues(fmt.Sprintf("CREATE INDEX items_%d_c_%016x ON %s (%s);", num, h.Sum64(), itemsTable(num), sqlgen.CompositeIndexKey("doc", ci))))
 	}
 	return b.String(), nil
+}
+
+// tolerateLongValues wraps a CREATE INDEX of an items table in a block
+// that leaves the index out when a stored value is too long for a btree
+// entry (program_limit_exceeded): the container's queries keep their
+// results without it (oversize.go), where failing would refuse the
+// container replace that declared it. The block's dollar-quote tag is one
+// the statement does not contain (the statement holds quoted path
+// names).
+func tolerateLongValues(ddl string) string {
+	tag := "$ci$"
+	for n := 0; strings.Contains(ddl, tag); n++ {
+		tag = "$ci" + strconv.Itoa(n) + "$"
+	}
+	return "DO " + tag + " BEGIN " + ddl + " EXCEPTION WHEN program_limit_exceeded THEN NULL; END " + tag + ";"
 }
 
 // sameComposites reports whether two container bodies declare the same

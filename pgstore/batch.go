@@ -21,6 +21,10 @@ var _ emulator.TxStore = (*Store)(nil)
 // operations run one by one, except that it commits once and, with
 // opts.SharedLSN, that its writes share one LSN (lsnShared).
 //
+// When a path index refuses a long value (oversize.go), the
+// transaction is rolled back, the index dropped and fn run again from the
+// start, a bounded number of times.
+//
 // The transaction costs no round trip of its own: its BEGIN travels with
 // its first statement and its COMMIT with whatever it sends last
 // (batchTx), and a transaction that sent nothing (every operation refused
@@ -31,19 +35,31 @@ func (s *Store) InItemTx(ctx context.Context, opts emulator.TxOptions, fn func(e
 		return classify("begin batch", err)
 	}
 	defer conn.Release() // the pool drops a connection still in a transaction
-	t := &batchTx{}
-	o := itemOps{q: conn, tx: t}
-	if opts.SharedLSN {
-		o.lsn = lsnShared
-	}
-	if err := fn(o); err != nil {
-		if t.begun {
-			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	return s.retryOversize(ctx, conn, func(over *oversize) error {
+		t := &batchTx{}
+		o := itemOps{q: conn, tx: t, over: over}
+		if opts.SharedLSN {
+			o.lsn = lsnShared
 		}
-		return err
-	}
-	return classify("commit batch", t.commit(ctx, conn))
+		err := fn(o)
+		if err != nil || over.hit() {
+			// roll back; when a path index refused a long value,
+			// retryOversize then drops it and runs fn again
+			if t.begun {
+				_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+			}
+			if err == nil {
+				err = errOversize
+			}
+			return err
+		}
+		return classify("commit batch", t.commit(ctx, conn))
+	})
 }
+
+// errOversize fails a transaction whose function ignored a write refused
+// by a path index, when the retries are exhausted (retryOversize).
+var errOversize = classify("write item", errors.New("an index refused a long value"))
 
 // batchTx is the state of a batch's transaction (InItemTx): whether its
 // BEGIN was sent, how many write statements it sent, and the rows of its
@@ -188,13 +204,18 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 	for _, u := range units {
 		if u.one.sql != "" {
 			out[u.from] = u.one.scan(br.QueryRow())
+			out[u.from].Err = o.over.note(out[u.from].Err, u.one.num, u.one.body)
 		} else {
 			rows, err := br.Query()
 			if err == nil {
 				err = scanCreated(rows, ops[u.from:u.to], out[u.from:u.to])
 			}
 			if err != nil {
-				out[u.from].Err = classify("create items", err)
+				bodies := make([][]byte, 0, u.to-u.from)
+				for _, op := range ops[u.from:u.to] {
+					bodies = append(bodies, op.Params.Body)
+				}
+				out[u.from].Err = classify("create items", o.over.note(err, ops[u.from].Params.Container.Num, bodies...))
 			} else if u.logRun {
 				o.tx.coll = ops[u.from].Params.Container.Num
 				for _, r := range out[u.from:u.to] {

@@ -60,7 +60,9 @@
 // as one multi-row INSERT; its BEGIN travels with its first statement and
 // its COMMIT with its last, so the transaction adds no round trip. Deleting a logical partition
 // (DeletePartitionItems) removes at most a bounded number of rows per
-// statement.
+// statement. A write that a path or composite index refuses because a
+// value is too long for a btree entry drops that index and runs again, a
+// transaction from its start (oversize.go): Cosmos has no such limit.
 //
 // What reaches SQL text. Values from clients (ids, partition keys,
 // bodies, query literals and parameters, continuation positions) travel
@@ -78,7 +80,10 @@
 // results depends on (see sessionSettings), and a connection that reports
 // otherwise is refused. Paths with invalid UTF-8 or NUL get no automatic
 // index, and a composite index holding one (or more paths than a
-// PostgreSQL index can hold) is refused with a 400.
+// PostgreSQL index can hold) is refused with a 400. The one other name
+// in statement text, the index a long value was refused by (DROP INDEX),
+// comes from PostgreSQL and must match the pattern of the emulator's own
+// path and composite index names (pathIndexName).
 //
 // Paging. A query page runs one statement that fetches at most one row
 // beyond the page (so a last page carries no continuation, except where

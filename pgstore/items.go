@@ -29,6 +29,9 @@ type itemOps struct {
 	// tx is the state of a batch's transaction (nil for a single
 	// operation), see batchTx.
 	tx *batchTx
+	// over collects the path indexes that refused a long value (nil:
+	// none collected), see oversize.go.
+	over *oversize
 }
 
 // lsnEach draws a new LSN for every write, after making sure that the
@@ -74,11 +77,28 @@ type itemStmt struct {
 	sql  string
 	args []any
 	scan func(row pgx.Row) emulator.ItemOpResult
+	// num and body are the container and the document a create, upsert
+	// or replace writes (oversize.note).
+	num  int64
+	body []byte
+}
+
+// writing returns st with the container and document it writes.
+func (st itemStmt) writing(p emulator.WriteItemParams) itemStmt {
+	st.num, st.body = p.Container.Num, p.Body
+	return st
 }
 
 // run executes st on o's querier (in a batch's transaction, with its BEGIN
 // when st is the first statement).
 func (o itemOps) run(ctx context.Context, st itemStmt) emulator.ItemOpResult {
+	r := o.exec(ctx, st)
+	r.Err = o.over.note(r.Err, st.num, st.body)
+	return r
+}
+
+// exec is run without noting refused index entries.
+func (o itemOps) exec(ctx context.Context, st itemStmt) emulator.ItemOpResult {
 	if st.op != opRead {
 		o.tx.wrote()
 	}
@@ -144,7 +164,27 @@ const overwriteItem = `UPDATE SET body = EXCLUDED.body, ts = EXCLUDED.ts, ttl = 
 // is overwritten (as a new document with a new seq): an expired item is gone
 // for every purpose, including its id.
 func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
-	return itemOps{q: s.pool}.CreateItem(ctx, p)
+	r := s.runSingle(ctx, createStmt(p, lsnEach))
+	return r.Item, r.Err
+}
+
+// runSingle runs a single operation's statement on the pool, again after
+// dropping a path index that refused its document (retryOversize).
+func (s *Store) runSingle(ctx context.Context, st itemStmt) emulator.ItemOpResult {
+	r := itemOps{q: s.pool}.run(ctx, st)
+	if _, long := isOversize(r.Err); !long {
+		return r // the usual case: nothing to collect
+	}
+	first := true
+	_ = s.retryOversize(ctx, s.pool, func(o *oversize) error {
+		if first { // the run above
+			first = false
+			return o.note(r.Err, st.num, st.body)
+		}
+		r = itemOps{q: s.pool, over: o}.run(ctx, st)
+		return r.Err
+	})
+	return r
 }
 
 // CreateItem is Store.CreateItem on o's querier.
@@ -168,14 +208,15 @@ func createStmt(p emulator.WriteItemParams, lsn string) itemStmt {
 			return emulator.ItemOpResult{Item: it, Err: emulator.ErrConflict}
 		}
 		return emulator.ItemOpResult{Item: it, Err: classify("create item", err)}
-	}}
+	}}.writing(p)
 }
 
 // UpsertItem implements emulator.Store. A replaced live item keeps its seq
 // (and so its _rid); an expired one is replaced like a new document. With
 // IfMatch, a live item whose etag differs is not touched (412).
 func (s *Store) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, bool, error) {
-	return itemOps{q: s.pool}.UpsertItem(ctx, p)
+	r := s.runSingle(ctx, upsertStmt(p, lsnEach))
+	return r.Item, r.Created, r.Err
 }
 
 // UpsertItem is Store.UpsertItem on o's querier.
@@ -201,12 +242,13 @@ INSERT INTO ` + t + insertItem(lsn) + overwriteItem + `, seq = coalesce((SELECT 
 			return emulator.ItemOpResult{Item: it, Err: emulator.ErrPrecondition}
 		}
 		return emulator.ItemOpResult{Item: it, Created: !existed, Err: classify("upsert item", err)}
-	}}
+	}}.writing(p)
 }
 
 // ReplaceItem implements emulator.Store.
 func (s *Store) ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error) {
-	return itemOps{q: s.pool}.ReplaceItem(ctx, p)
+	r := s.runSingle(ctx, replaceStmt(p, lsnEach))
+	return r.Item, r.Err
 }
 
 // ReplaceItem is Store.ReplaceItem on o's querier.
@@ -232,7 +274,7 @@ WHERE pk = $1 AND id = $2 AND ` + livePredicate(p.Expiry, "", &a)
 			it.Seq, it.LSN = *seq, *lsn
 		}
 		return emulator.ItemOpResult{Item: it, Err: classify("replace item", itemNotFound(err))}
-	}}
+	}}.writing(p)
 }
 
 // conditional completes write (an UPDATE or DELETE of the live item k,

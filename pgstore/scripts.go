@@ -126,15 +126,27 @@ func (t scriptTx) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (
 // InScriptTx implements emulator.ScriptTxStore: one READ COMMITTED
 // transaction whose writes share one LSN, as a transactional batch's do
 // (InItemTx), so TTL, _lsn and the change log treat them like any other
-// write.
+// write. When a path index refuses a long value (oversize.go),
+// the transaction is rolled back (the deferred Rollback, before the next
+// attempt), the index dropped and fn run again from the start, a bounded
+// number of times.
 func (s *Store) InScriptTx(ctx context.Context, fn func(emulator.ScriptTx) error) error {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return classify("begin script", err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-	if err := fn(scriptTx{itemOps: itemOps{q: tx, lsn: lsnShared}, s: s, tx: tx}); err != nil {
-		return err
-	}
-	return classify("commit script", tx.Commit(ctx))
+	return s.retryOversize(ctx, s.pool, func(over *oversize) error {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			return classify("begin script", err)
+		}
+		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+		err = fn(scriptTx{itemOps: itemOps{q: tx, lsn: lsnShared, over: over}, s: s, tx: tx})
+		if err == nil && over.hit() {
+			// the script went on after a path index refused a long
+			// value: roll back, and retryOversize drops it and runs fn
+			// again
+			err = errOversize
+		}
+		if err != nil {
+			return err
+		}
+		return classify("commit script", tx.Commit(ctx))
+	})
 }

@@ -139,7 +139,7 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, opts Options) (*Store,
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Store{pool: pool, log: log, cache: newContainerCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}}}
+	s := &Store{pool: pool, log: log, cache: newContainerCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}, blocked: map[int64]map[string]bool{}}}
 	var collate string
 	if err := pool.QueryRow(ctx, `SELECT datcollate FROM pg_database WHERE datname = current_database()`).Scan(&collate); err != nil {
 		pool.Close()
