@@ -208,10 +208,12 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 	}
 	s.autoIdx.mu.Unlock()
 	for i, t := range create {
-		rank, value := sqlgen.IndexKey("doc", t.path)
-		ddl := `CREATE INDEX IF NOT EXISTS ` + t.name + ` ON ` + itemsTable(c.Num) + ` ((` + rank + `), (` + value + `))`
+		ddl := `CREATE INDEX IF NOT EXISTS ` + t.name + ` ON ` + itemsTable(c.Num)
 		if keyed {
-			ddl = `CREATE INDEX IF NOT EXISTS ` + t.name + ` ON ` + itemsTable(c.Num) + ` (` + sqlgen.KeyedIndexKey("doc", t.path) + `) WHERE ` + sqlgen.KeyedIndexPredicate("pk")
+			ddl += ` (` + sqlgen.KeyedIndexKey("doc", t.path) + `) WHERE ` + sqlgen.KeyedIndexPredicate("pk")
+		} else {
+			rank, value := sqlgen.IndexKey("doc", t.path)
+			ddl += ` ((` + rank + `), (` + value + `))`
 		}
 		_, err := s.pool.Exec(ctx, ddl)
 		if _, long := isOversize(err); long {

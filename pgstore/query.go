@@ -389,8 +389,7 @@ func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsPar
 	pol, _ := queryProperties(p.Container)
 	// one partition (with a key short enough): the partition-first
 	// indexes, which read only its entries; else the global ones
-	keyed := p.PK != nil && !p.PKPrefix && len(*p.PK) <= sqlgen.KeyedPKMax
-	return classify("index", s.ensureIndexes(ctx, p.Container, pol, paths, keyed))
+	return classify("index", s.ensureIndexes(ctx, p.Container, pol, paths, st.KeyedIndexes))
 }
 
 // classifyQuery maps errors of a translated query: runtime errors of the

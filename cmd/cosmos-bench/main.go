@@ -523,12 +523,12 @@ func (b *bench) runPoint(ctx context.Context, res *results) (err error) {
 		if err != nil {
 			return err
 		}
-		cpu0 := sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), nil), 0)
+		cpu0 := emu.cpu()
 		es, eh, err := w.run(ctx, op.sdk)
 		if err != nil {
 			return fmt.Errorf("%s through the SDK: %w", op.name, err)
 		}
-		cpu := w.perOp(sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), nil), 0).since(cpu0, cfg.pg != ""))
+		cpu := w.perOp(emu.cpu().since(cpu0, cfg.pg != ""))
 		after, err := docsHandlerTotals(ctx, sdk.http, emu.url, metricsOp)
 		if err != nil {
 			return err
@@ -544,11 +544,11 @@ func (b *bench) runPoint(ctx context.Context, res *results) (err error) {
 		return err
 	}
 	logf("HTTP floor: GET /_emulator/health")
-	cpu0 := sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), nil), 0)
+	cpu0 := emu.cpu()
 	if res.HTTPFloor, _, err = w.run(ctx, sdk.health()); err != nil {
 		return fmt.Errorf("health requests: %w", err)
 	}
-	res.HTTPFloorCPU = w.perOp(sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), nil), 0).since(cpu0, cfg.pg != ""))
+	res.HTTPFloorCPU = w.perOp(emu.cpu().since(cpu0, cfg.pg != ""))
 	logf("SDK floor: point reads and health through a replaying proxy")
 	if res.SDKFloorHealth, res.SDKFloorRead, res.SDKFloorCPUms, err = sdkFloor(ctx, emu.url, sdk.db.ID(), items, cfg.n, cfg.http1); err != nil {
 		return err

@@ -14,8 +14,9 @@ import (
 // string>`, and with the partition key known (r.pk = $n) the two make one
 // primary-key lookup instead of a scan of the whole partition filtered on
 // the jsonb document. Like the sargable conjuncts (index.go) the extra term
-// is implied by the exact Cosmos predicate, which stays, so it never
-// changes a result.
+// is implied by the Cosmos predicate, so it never changes a result; where
+// it decides the WHERE on its own (the whole WHERE is that term, or, in one
+// partition, impliedByColumn in index.go) the predicate is left out.
 
 // idEquality returns the string that a top-level AND term `root.id =
 // constant` (either side, a literal or a parameter) of where fixes the id

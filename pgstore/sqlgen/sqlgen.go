@@ -136,6 +136,12 @@ type Statement struct {
 	// column as well (a top-level c.id = 'x' term, see idkey.go): with the
 	// partition key known, the primary key serves it.
 	IDColumn bool
+	// KeyedIndexes is true when the statement reads one logical partition
+	// whose key is short enough for the partition-first path indexes
+	// (KeyedPKMax) and carries their predicate (KeyedIndexPredicate), so
+	// that they, rather than the global ones, are the indexes to make for
+	// IndexPaths.
+	KeyedIndexes bool
 	// UDFArgs is the number of arguments of each UDF call (UDFCalls
 	// order), UDFGuards says which of them are followed by a guard column
 	// (non-NULL when the query uses the call's value: a NULL guard skips
@@ -174,6 +180,7 @@ type translator struct {
 	binds      map[string]binding
 	indexPaths [][]string
 	idColumn   bool   // see Statement.IDColumn
+	keyed      bool   // see Statement.KeyedIndexes
 	idValue    string // the id the id column term fixes (idColumn)
 	// idWhere is a WHERE clause that is exactly c.id = 'x', which the id
 	// column term alone evaluates (see idkey.go); nil otherwise.
@@ -256,6 +263,7 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 		if len(*t.in.PK) <= KeyedPKMax {
 			// lets the partition-first path indexes serve the query
 			sc.where = append(sc.where, KeyedIndexPredicate("r.pk"))
+			t.keyed = true
 		}
 	}
 	rootDoc := "r.doc"
@@ -579,7 +587,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	if c == nil && offset > 0 {
 		sql += " OFFSET " + t.bind(offset)
 	}
-	st.SQL, st.Args, st.IndexPaths, st.IDColumn = sql, t.args, t.indexPaths, t.idColumn
+	st.SQL, st.Args, st.IndexPaths, st.IDColumn, st.KeyedIndexes = sql, t.args, t.indexPaths, t.idColumn, t.keyed
 	return st, nil
 }
 
