@@ -9,8 +9,10 @@ import (
 	"runtime/metrics"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/dlclark/regexp2/v2"
 	"github.com/dop251/goja"
 )
 
@@ -49,12 +51,86 @@ const (
 )
 
 // Engine compiles and runs scripts. It is safe for concurrent use.
+//
+// Every execution runs its JavaScript on a goroutine of its own while the
+// caller waits for the result, for the time bound, or for its context.
+// When the bound passes (or the context ends, or the memory guard trips)
+// and the goroutine has not stopped within AbandonGrace, the caller gets
+// the error at once and the goroutine is abandoned: its runtime stays
+// interrupted, its Host is closed (the calls it makes afterwards fail
+// without reaching the caller's transaction), and it is counted in Stats
+// until it ends. So a script stuck in native work (a catastrophic regular
+// expression, formatting a hostile exception, serialising a deep object)
+// never holds a request, a transaction or a connection past the bound.
 type Engine struct {
 	cfg   Config
 	mu    sync.Mutex
 	cache map[CacheKey]*list.Element
 	lru   *list.List
 	bytes int // source bytes of the cached scripts
+
+	abandoned atomic.Int64 // executions abandoned so far
+	lingering atomic.Int64 // abandoned executions whose goroutine still runs
+	// stopped ends every execution when the engine shuts down (Shutdown).
+	stopped  context.Context
+	shutdown context.CancelCauseFunc
+}
+
+// AbandonGrace is how long a caller waits, after the time bound (or its
+// context, or the memory guard) stopped an execution, for the interrupted
+// goroutine to return before abandoning it.
+const AbandonGrace = 50 * time.Millisecond
+
+// Stats are an engine's counters of abandoned executions.
+type Stats struct {
+	// Abandoned counts the executions whose goroutine had not stopped
+	// AbandonGrace after their bound: their callers were answered without
+	// waiting for them.
+	Abandoned int64 `json:"abandoned"`
+	// AbandonedRunning is how many of them are still running (each one
+	// is interrupted again and again until the native step it is in
+	// returns).
+	AbandonedRunning int64 `json:"abandonedRunning"`
+}
+
+// Stats returns the engine's counters; safe for concurrent use.
+func (e *Engine) Stats() Stats {
+	return Stats{Abandoned: e.abandoned.Load(), AbandonedRunning: e.lingering.Load()}
+}
+
+// Shutdown stops every running execution (it fails with ErrShutdown,
+// rolled back like a timed-out one, its goroutine abandoned after
+// AbandonGrace if it does not stop) and makes later executions fail with
+// ErrShutdown at once. It does not wait for anything: a process shutting
+// down must not wait for goroutines stuck in native work.
+func (e *Engine) Shutdown() { e.shutdown(ErrShutdown) }
+
+// The regular expressions goja cannot run on Go's linear-time regexp
+// (backreferences, lookaround) run on regexp2, a backtracking engine whose
+// matches only goja's interrupt cannot stop (the match is native code).
+// regexp2 copies its package-level DefaultMatchTimeout into every pattern
+// it compiles, and goja reports a timed-out match as no match. The match
+// timeout is never shorter than the longest engine time bound, so a match
+// that times out always belongs to an execution already past its bound
+// (interrupted, its answer sent): the timeout ends the abandoned goroutine
+// and can never turn a match into a silent "no match" within the bound.
+var (
+	regexpMu      sync.Mutex
+	regexpTimeout = DefaultTimeout
+)
+
+func init() { regexp2.DefaultMatchTimeout = regexpTimeout }
+
+// raiseRegexpTimeout makes the regular expression match timeout at least
+// d. A process normally has one engine, created before it runs any
+// script; the variable is written only when a longer bound is configured.
+func raiseRegexpTimeout(d time.Duration) {
+	regexpMu.Lock()
+	defer regexpMu.Unlock()
+	if d > regexpTimeout {
+		regexpTimeout = d
+		regexp2.DefaultMatchTimeout = d
+	}
 }
 
 // CacheKey identifies one version of a script: a replaced script has a new
@@ -93,7 +169,9 @@ func New(cfg Config) *Engine {
 	if cfg.MaxOperations <= 0 {
 		cfg.MaxOperations = 5000
 	}
-	return &Engine{cfg: cfg, cache: map[CacheKey]*list.Element{}, lru: list.New()}
+	raiseRegexpTimeout(cfg.Timeout)
+	stopped, shutdown := context.WithCancelCause(context.Background())
+	return &Engine{cfg: cfg, cache: map[CacheKey]*list.Element{}, lru: list.New(), stopped: stopped, shutdown: shutdown}
 }
 
 // Timeout returns the execution time bound.
@@ -103,7 +181,7 @@ func (e *Engine) Timeout() time.Duration { return e.cfg.Timeout }
 type Error struct {
 	// Status is the HTTP status: 400 for an exception (thrown, syntax
 	// error, bound exceeded), 408 for a timeout, 413 for a response or log
-	// that would be too large.
+	// that would be too large, 503 for an engine shutting down.
 	Status int
 	// Number is the numeric code of a thrown Cosmos Error (err.number),
 	// sent as x-ms-substatus; 0 when none.
@@ -118,9 +196,14 @@ func (e *Error) Error() string { return fmt.Sprintf("script failed (%d): %s", e.
 // MsgTimeout is the message of a timed-out execution.
 const MsgTimeout = "The script did not complete within the allotted execution time and was stopped; all of its writes were rolled back."
 
+// MsgShutdown is the message of an execution stopped by Engine.Shutdown.
+const MsgShutdown = "The emulator is shutting down: the script was stopped and all of its writes were rolled back."
+
 var (
 	// ErrTimeout reports an execution stopped at Config.Timeout.
 	ErrTimeout = &Error{Status: 408, Message: MsgTimeout}
+	// ErrShutdown reports an execution stopped by Engine.Shutdown (503).
+	ErrShutdown = &Error{Status: 503, Message: MsgShutdown}
 	// errCanceled stops an execution whose caller went away.
 	errCanceled = errors.New("jsengine: the request was canceled")
 )
@@ -201,46 +284,84 @@ func heapBytes() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// watchdogInterval is how often the watchdog samples the heap.
+// watchdogInterval is how often the watchdog samples the heap and, once
+// it has interrupted the runtime, interrupts it again.
 const watchdogInterval = 2 * time.Millisecond
 
-// guard interrupts rt when ctx ends (timeout or cancellation) or the heap
-// grows by more than limit; stop ends it and returns why it interrupted
-// (nil when it did not).
-func guard(ctx context.Context, rt *goja.Runtime, limit uint64) (stop func() error) {
-	done := make(chan struct{})
-	var why error
-	var wg sync.WaitGroup
-	wg.Add(1)
+// watchdog interrupts a runtime when its execution's context ends
+// (timeout, cancellation, shutdown) or the heap grows past the memory
+// bound, and keeps interrupting it until the goroutine running the
+// JavaScript ends: goja clears the interrupt flag whenever an interrupted
+// call returns (Runtime.leaveAbrupt), so a single Interrupt would leave
+// every later call into the runtime (error formatting, the next callback,
+// the code after a native step that ran past the limit) unarmed.
+type watchdog struct {
+	done    chan struct{} // closed by stop: the JavaScript goroutine ended
+	tripped chan struct{} // closed at the first interrupt, after why is set
+	fired   atomic.Bool   // tripped, readable without a channel operation
+	why     error
+	wg      sync.WaitGroup
+}
+
+// guard starts the watchdog of rt for an execution bounded by ctx and by
+// limit bytes of heap growth.
+func guard(ctx context.Context, rt *goja.Runtime, limit uint64) *watchdog {
+	w := &watchdog{done: make(chan struct{}), tripped: make(chan struct{})}
+	w.wg.Add(1)
 	base := heapBytes()
 	go func() {
-		defer wg.Done()
+		defer w.wg.Done()
 		t := time.NewTicker(watchdogInterval)
 		defer t.Stop()
+		trip := func(why error) {
+			w.why = why
+			w.fired.Store(true)
+			close(w.tripped)
+			rt.Interrupt(why)
+		}
+	sample:
 		for {
 			select {
-			case <-done:
+			case <-w.done:
 				return
 			case <-ctx.Done():
-				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-					why = ErrTimeout
-				} else {
-					why = errCanceled
+				switch {
+				case errors.Is(ctx.Err(), context.DeadlineExceeded):
+					trip(ErrTimeout)
+				case errors.Is(context.Cause(ctx), ErrShutdown):
+					trip(ErrShutdown)
+				default:
+					trip(errCanceled)
 				}
-				rt.Interrupt(why)
-				return
+				break sample
 			case <-t.C:
 				if h := heapBytes(); h > base && h-base > limit {
-					why = memoryError(limit)
-					rt.Interrupt(why)
-					return
+					trip(memoryError(limit))
+					break sample
 				}
 			}
 		}
+		for { // re-arm until the goroutine ends
+			select {
+			case <-w.done:
+				return
+			case <-t.C:
+				rt.Interrupt(w.why)
+			}
+		}
 	}()
-	return func() error {
-		close(done)
-		wg.Wait()
-		return why
-	}
+	return w
+}
+
+// expired reports whether the watchdog has interrupted the runtime: from
+// then on nothing may call into JavaScript to produce a result.
+func (w *watchdog) expired() bool { return w.fired.Load() }
+
+// stop ends the watchdog (the JavaScript goroutine calls it when it is
+// done with the runtime) and returns why it interrupted, nil when it did
+// not.
+func (w *watchdog) stop() error {
+	close(w.done)
+	w.wg.Wait()
+	return w.why
 }

@@ -102,6 +102,7 @@ func (x *execution) hostObject(s Script) (*goja.Object, error) {
 	set("maxElements", MaxElements)
 	set("maxChars", MaxChars)
 	set("maxMessageSize", MaxMessageSize)
+	x.setJSONGuard(h)
 	set("logging", s.Logging)
 	set("udf", false)
 	set("hasResponse", s.HasResponse)

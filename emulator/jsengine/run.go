@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -113,7 +114,9 @@ type execution struct {
 	log     strings.Builder
 	aborted *Error
 	fatal   error
-	d       *driver // the installed wrapper
+	d       *driver   // the installed wrapper
+	wd      *watchdog // set by supervise
+	state   atomic.Int32
 }
 
 // RunSproc executes a stored procedure: the function is applied to
@@ -133,30 +136,40 @@ func (e *Engine) Run(ctx context.Context, s Script) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if e.stopped.Err() != nil {
+		return Result{}, ErrShutdown
+	}
 	x, cancel := e.newExecution(ctx)
 	defer cancel()
-	stop := guard(x.ctx, x.rt, e.cfg.MaxMemory)
-	res, err := x.run(prog, s)
-	if why := stop(); why != nil {
-		return Result{}, x.stopped(why)
+	var fence *fencedHost
+	if s.Host != nil {
+		fence = &fencedHost{h: s.Host}
+		s.Host = fence
 	}
-	if x.fatal != nil {
-		return Result{}, x.fatal
-	}
-	return res, err
+	return x.supervise(func() (Result, error) { return x.run(prog, s) }, fence)
 }
 
 // newExecution returns an execution in a fresh runtime bounded by the
-// engine's time limit (cancel releases it) and call depth.
+// engine's time limit, its shutdown and ctx (cancel releases them) and by
+// the call depth.
 func (e *Engine) newExecution(ctx context.Context) (*execution, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	unhook := context.AfterFunc(e.stopped, func() { cancelCause(ErrShutdown) })
+	ctx, cancelTimeout := context.WithTimeout(ctx, e.cfg.Timeout)
 	x := &execution{e: e, ctx: ctx, rt: goja.New(), start: time.Now()}
 	x.rt.SetMaxCallStackSize(e.cfg.MaxCallStackSize)
-	return x, cancel
+	return x, func() {
+		cancelTimeout()
+		unhook()
+		cancelCause(context.Canceled)
+	}
 }
 
 // stopped maps why the watchdog interrupted to the execution's error.
 func (x *execution) stopped(why error) error {
+	if why == nil {
+		return ErrTimeout
+	}
 	if errors.Is(why, errCanceled) {
 		if err := context.Cause(x.ctx); err != nil {
 			return err
@@ -285,8 +298,14 @@ func (x *execution) run(prog *goja.Program, s Script) (Result, error) {
 	return res, nil
 }
 
-// fail converts a JavaScript failure into the execution's error.
+// fail converts a JavaScript failure into the execution's error. Once the
+// watchdog has stopped the execution it calls nothing in the runtime: the
+// failure is then the reason it stopped, whatever was thrown (a thrown
+// object's message getter or toString is the script's own code).
 func (x *execution) fail(d *driver, err error) error {
+	if x.wd != nil && x.wd.expired() {
+		return x.stopped(x.wd.why)
+	}
 	if x.aborted != nil {
 		return x.aborted
 	}
@@ -316,10 +335,19 @@ func (x *execution) fail(d *driver, err error) error {
 }
 
 // describe renders a thrown value with the wrapper's describe.
-func (x *execution) describe(d *driver, v goja.Value) *Error {
+func (x *execution) describe(d *driver, v goja.Value) error {
 	dv, err := d.describe(goja.Undefined(), v)
 	if err != nil {
-		return &Error{Status: 400, Message: "Encountered exception while executing function. Exception = " + v.String()}
+		// describe ran the script's code (getters, toString): it threw,
+		// or the watchdog stopped it
+		if x.wd != nil && x.wd.expired() {
+			return x.stopped(x.wd.why)
+		}
+		var ie *goja.InterruptedError
+		if errors.As(err, &ie) {
+			return x.fail(nil, err)
+		}
+		return &Error{Status: 400, Message: "Encountered exception while executing function. Exception = " + x.safeString(v)}
 	}
 	o := dv.ToObject(x.rt)
 	e := &Error{Status: 400, Number: int(o.Get("number").ToInteger()), Message: o.Get("text").String()}
@@ -327,4 +355,18 @@ func (x *execution) describe(d *driver, v goja.Value) *Error {
 		e.Status = 413
 	}
 	return e
+}
+
+// safeString renders v with its own String when that returns normally,
+// and as "[object]" when it throws (it is the script's code).
+func (x *execution) safeString(v goja.Value) (s string) {
+	if o, ok := v.(*goja.Object); !ok || o == nil {
+		return v.String()
+	}
+	defer func() {
+		if recover() != nil {
+			s = "[object]"
+		}
+	}()
+	return v.String()
 }

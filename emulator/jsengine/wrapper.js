@@ -10,6 +10,16 @@
   'use strict';
   var G = (function () { return this; })() || globalThis;
   var NativeError = G.Error;
+  // JSON.stringify through the host's guard (depth bound, time bound, the
+  // script's replacer applied by the guard): installed before anything
+  // captures it, the wrapper's own serialisations included.
+  (function () {
+    var nativeStringify = JSON.stringify, guard = host.jsonReplacer;
+    Object.defineProperty(JSON, 'stringify', {
+      value: function stringify(value, replacer, space) { return nativeStringify(value, guard(replacer), space); },
+      writable: true, configurable: true, enumerable: false
+    });
+  })();
   var stringify = JSON.stringify, parse = JSON.parse;
   var hasOwn = Object.prototype.hasOwnProperty;
 
