@@ -23,6 +23,16 @@ type scriptEngine struct {
 // without it the engine's defaults apply.
 func (s *Service) ConfigureScripts(cfg jsengine.Config) { s.js.cfg = cfg }
 
+// ScriptStats returns the counters of the service's JavaScript engine
+// (executions abandoned past their bound, and how many still run).
+func (s *Service) ScriptStats() jsengine.Stats { return s.ScriptEngine().Stats() }
+
+// StopScripts stops every running script (its request fails with 503 and
+// its writes are rolled back) and refuses new ones, without waiting for
+// any: the server calls it first when it shuts down, so that in-flight
+// requests running scripts end at once.
+func (s *Service) StopScripts() { s.ScriptEngine().Shutdown() }
+
 // ScriptEngine returns the service's JavaScript engine.
 func (s *Service) ScriptEngine() *jsengine.Engine {
 	s.js.once.Do(func() { s.js.e = jsengine.New(s.js.cfg) })
@@ -167,6 +177,8 @@ func scriptError(err error) error {
 		kind = KindTooLarge
 	case 403:
 		kind = KindForbidden
+	case 503:
+		kind = KindUnavailable
 	}
 	return &Error{Kind: kind, SubStatus: se.Number, Message: "Message: " + errorsJSON(se.Message)}
 }

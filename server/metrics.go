@@ -48,6 +48,14 @@ func (s *Server) newRegistry() *prometheus.Registry {
 			}
 			return 0
 		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "cosmos_emulator_scripts_abandoned_total",
+			Help: "Executions of stored procedures, triggers and UDF calls abandoned past their time bound: their requests were answered (408) and their transactions rolled back while the goroutine running the JavaScript had not yet stopped.",
+		}, func() float64 { return float64(s.svc.ScriptStats().Abandoned) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "cosmos_emulator_scripts_abandoned_running",
+			Help: "Abandoned script executions whose goroutine still runs (interrupted, inside a native step).",
+		}, func() float64 { return float64(s.svc.ScriptStats().AbandonedRunning) }),
 		&poolCollector{stats: s.store.PoolStats},
 		&sweeperCollector{stats: s.sweeper.Stats, backlog: s.svc.ContainerStats},
 	)

@@ -508,6 +508,12 @@ func (s *Server) Close(ctx context.Context) error {
 		return nil
 	}
 	s.ready.Store(false)
+	// scripts first: a request stuck in a script would hold Shutdown until
+	// its time bound, and a script goroutine stuck in native work is
+	// abandoned, never waited for
+	if s.svc != nil {
+		s.svc.StopScripts()
+	}
 	var errs []error
 	if s.http != nil {
 		if err := s.http.Shutdown(ctx); err != nil {

@@ -19,7 +19,11 @@ import (
 //	GET  /_emulator/clock      -> {"now": <unix s>, "offsetSeconds": n}
 //	POST /_emulator/clock      <- {"advanceSeconds": n} | {"offsetSeconds": n[, "reset": true]}
 //	POST /_emulator/ttl/sweep  -> {"deleted": n}
-//	GET  /_emulator/stats      -> {"containers":[...],"sweeper":{...}}
+//	GET  /_emulator/stats      -> {"containers":[...],"sweeper":{...},"scripts":{"abandoned":n,"abandonedRunning":n}}
+//
+// "scripts" counts the script executions abandoned past their time bound
+// (answered 408 while their JavaScript had not stopped) and how many of
+// them still run.
 
 // ClockResponse is the body of the clock endpoints.
 type ClockResponse struct {
@@ -108,7 +112,7 @@ func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
 	if cs == nil {
 		cs = []emulator.ContainerStats{}
 	}
-	out := map[string]any{"containers": cs, "clock": h.clockResponse()}
+	out := map[string]any{"containers": cs, "clock": h.clockResponse(), "scripts": h.svc.ScriptStats()}
 	if h.sweeperStats != nil {
 		out["sweeper"] = h.sweeperStats()
 	}

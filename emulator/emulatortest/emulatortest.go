@@ -18,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgserver"
@@ -196,4 +197,25 @@ func (e *Emulator) Client(t testing.TB) *azcosmos.Client {
 		t.Fatalf("emulatortest: client: %v", err)
 	}
 	return c
+}
+
+// IdleInTransaction returns how many PostgreSQL backends connected to the
+// emulator's database sit idle inside an open transaction (state "idle in
+// transaction" in pg_stat_activity): at rest there are none, and one that
+// stays is a request that left its transaction open and held its
+// connection. It fails the test when PostgreSQL cannot be asked.
+func (e *Emulator) IdleInTransaction(t testing.TB) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, e.PG)
+	if err != nil {
+		t.Fatalf("emulatortest: connect to PostgreSQL: %v", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
+		t.Fatalf("emulatortest: pg_stat_activity: %v", err)
+	}
+	return n
 }

@@ -88,7 +88,7 @@ type jsonGuard struct {
 	x          *execution
 	rangeError goja.Value    // the RangeError constructor
 	user       goja.Callable // the script's replacer function
-	list []string      // the script's property list (array replacer)
+	list       []string      // the script's property list (array replacer)
 	// chain holds the objects native stringify descends into (for a
 	// property list, the filtered copies), orig the script's objects they
 	// stand for, onChain counts these (a property list's copies hide

@@ -22,8 +22,8 @@ type UDFRunner struct {
 	d      *driver
 	cancel context.CancelFunc
 	fns    map[CacheKey]goja.Value
-	why    error // the caller's: set when a call was abandoned
-	spent  error // the runner goroutine's: set by an interrupt
+	why    error           // the caller's: set when a call was abandoned
+	spent  error           // the runner goroutine's: set by an interrupt
 	calls  chan udfCall    // to the runner's goroutine; closed by Close
 	out    chan udfOutcome // its answers (buffered: an abandoned call never blocks)
 	closed bool
