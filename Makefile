@@ -49,6 +49,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseAuthorization -fuzztime 30s ./wire/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./emulator/cosmosql/
 	$(GO) test -run '^$$' -fuzz FuzzTranslate -fuzztime 30s ./pgstore/sqlgen/
+	$(GO) test -run '^$$' -fuzz FuzzRunScript -fuzztime 30s ./emulator/jsengine/
 
 clean:
 	rm -rf bin .sdk-tests
