@@ -191,8 +191,12 @@ func TestFencedHost(t *testing.T) {
 		name string
 		call func(h Host, ctx context.Context) (Outcome, error)
 	}{
-		{"Write", func(h Host, ctx context.Context) (Outcome, error) { return h.Write(ctx, "createDocument", "l", []byte(`{}`), Options{}) }},
-		{"Point", func(h Host, ctx context.Context) (Outcome, error) { return h.Point(ctx, "readDocument", "l", Options{}) }},
+		{"Write", func(h Host, ctx context.Context) (Outcome, error) {
+			return h.Write(ctx, "createDocument", "l", []byte(`{}`), Options{})
+		}},
+		{"Point", func(h Host, ctx context.Context) (Outcome, error) {
+			return h.Point(ctx, "readDocument", "l", Options{})
+		}},
 		{"Query", func(h Host, ctx context.Context) (Outcome, error) { return h.Query(ctx, "l", []byte(`{}`), Options{}) }},
 	}
 	for _, op := range ops {
