@@ -19,7 +19,10 @@ import (
 // Config bounds the executions of an Engine; zero values take the
 // defaults.
 type Config struct {
-	// Timeout bounds one execution (default DefaultTimeout).
+	// Timeout bounds one execution (default DefaultTimeout). One regular
+	// expression match is bounded by the longest Timeout of the engines
+	// created before the process's first execution (at least
+	// DefaultTimeout): see the match timeout below.
 	Timeout time.Duration
 	// MaxMemory is how far the Go heap may grow during one execution
 	// before the script is interrupted (default DefaultMaxMemory).
@@ -110,27 +113,51 @@ func (e *Engine) Shutdown() { e.shutdown(ErrShutdown) }
 // matches only goja's interrupt cannot stop (the match is native code).
 // regexp2 copies its package-level DefaultMatchTimeout into every pattern
 // it compiles, and goja reports a timed-out match as no match. The match
-// timeout is never shorter than the longest engine time bound, so a match
-// that times out always belongs to an execution already past its bound
-// (interrupted, its answer sent): the timeout ends the abandoned goroutine
-// and can never turn a match into a silent "no match" within the bound.
+// timeout is never shorter than the engines' time bound, so a match that
+// times out belongs to an execution already past its bound (interrupted,
+// its answer sent): the timeout ends the abandoned goroutine and does not
+// turn a match into a silent "no match" within the bound.
+//
+// The variable is the process's, read without synchronisation by every
+// compile: it is set to DefaultTimeout at init and raised by New for a
+// longer Config.Timeout only until the first execution of the process
+// starts (executionsStarted), which orders the write before every read.
+// An engine created later with a longer bound keeps the shorter match
+// timeout (a single match then fails as no match past it).
 var (
-	regexpMu      sync.Mutex
-	regexpTimeout = DefaultTimeout
+	regexpMu          sync.Mutex
+	regexpTimeout     = DefaultTimeout
+	executionsStarted atomic.Bool
 )
 
 func init() { regexp2.DefaultMatchTimeout = regexpTimeout }
 
 // raiseRegexpTimeout makes the regular expression match timeout at least
-// d. A process normally has one engine, created before it runs any
-// script; the variable is written only when a longer bound is configured.
+// d, unless an execution has started.
 func raiseRegexpTimeout(d time.Duration) {
 	regexpMu.Lock()
 	defer regexpMu.Unlock()
-	if d > regexpTimeout {
+	if d > regexpTimeout && !executionsStarted.Load() {
 		regexpTimeout = d
 		regexp2.DefaultMatchTimeout = d
 	}
+}
+
+// startExecutions freezes the match timeout before an execution compiles
+// or runs anything.
+func startExecutions() {
+	if !executionsStarted.Load() {
+		regexpMu.Lock()
+		executionsStarted.Store(true)
+		regexpMu.Unlock()
+	}
+}
+
+// regexpMatchTimeout returns the regular expression match timeout.
+func regexpMatchTimeout() time.Duration {
+	regexpMu.Lock()
+	defer regexpMu.Unlock()
+	return regexpTimeout
 }
 
 // CacheKey identifies one version of a script: a replaced script has a new

@@ -132,6 +132,7 @@ func (e *Engine) RunSproc(ctx context.Context, s Script) (Result, error) {
 // Run executes a script (see RunSproc); triggers use it with their
 // request and response bodies.
 func (e *Engine) Run(ctx context.Context, s Script) (Result, error) {
+	startExecutions()
 	prog, err := e.compile(s.Key, s.Source)
 	if err != nil {
 		return Result{}, err

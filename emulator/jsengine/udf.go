@@ -48,6 +48,7 @@ func (e *Engine) NewUDFRunner(ctx context.Context) (*UDFRunner, error) {
 	if e.stopped.Err() != nil {
 		return nil, ErrShutdown
 	}
+	startExecutions()
 	x, cancel := e.newExecution(ctx)
 	h := x.rt.NewObject()
 	for k, val := range map[string]any{"maxElements": MaxElements, "maxChars": MaxChars, "maxMessageSize": MaxMessageSize, "udf": true} {
