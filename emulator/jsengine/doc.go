@@ -18,10 +18,23 @@
 // Config.CacheBytes).
 //
 // An execution is bounded by:
-//   - time: Config.Timeout (default 5 s, the service's), enforced with
-//     goja's Runtime.Interrupt, and the caller's context (a client that
-//     goes away stops the script); a timed-out execution fails with
-//     ErrTimeout.
+//   - time: Config.Timeout (default 5 s, the service's) and the caller's
+//     context (a client that goes away stops the script); a timed-out
+//     execution fails with ErrTimeout. The JavaScript runs on a goroutine
+//     of its own: at the bound the watchdog interrupts the runtime (and
+//     keeps interrupting it until the goroutine ends, since goja clears
+//     the flag when an interrupted call returns), and the caller waits at
+//     most AbandonGrace more before it answers and abandons a goroutine
+//     still inside native work. An abandoned execution's Host is closed
+//     (the call in flight finishes with its cancelled context, later
+//     calls fail without reaching it), so the caller can roll back and
+//     release its connection at once; Engine.Stats counts abandoned
+//     executions. Native work is bounded as well: nothing formats an
+//     error by calling into the script after the bound, a regular
+//     expression match (regexp2) times out (never before the bound), and
+//     JSON.stringify (the wrapper's own uses included) checks the bound
+//     and refuses nesting past MaxJSONDepth with RangeError.
+//     Engine.Shutdown stops every execution at once (ErrShutdown, 503).
 //   - recursion: Config.MaxCallStackSize JavaScript frames.
 //   - memory: goja has no heap cap, so a watchdog samples the Go heap
 //     (runtime/metrics, no stop-the-world) every few milliseconds and
