@@ -175,6 +175,10 @@ func wantRecovered(t *testing.T, f *fixture) {
 		t.Fatalf("stats %s: want scripts.abandoned > 0 and scripts.abandonedRunning", r.Body)
 	}
 	t.Logf("scripts: %d abandoned, %d still running", *stats.Scripts.Abandoned, *stats.Scripts.AbandonedRunning)
+	m := emulatortest.ScrapeMetrics(t, f.raw.hc, f.raw.endpoint+"/_emulator/metrics")
+	if m["cosmos_emulator_scripts_abandoned_total"] < 1 {
+		t.Fatalf("cosmos_emulator_scripts_abandoned_total = %v, want the abandoned executions", m["cosmos_emulator_scripts_abandoned_total"])
+	}
 }
 
 // TestHostileScriptsDefaultLimit: at the service's 5 s limit, a hostile

@@ -165,7 +165,8 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("sweeper: %v deleted, %v sweeps, %v errors", swept[`cosmos_emulator_ttl_deleted_rows_total`],
 			swept[`cosmos_emulator_ttl_sweeps_total`], swept[`cosmos_emulator_ttl_sweep_errors_total`])
 	}
-	for _, name := range []string{`cosmos_emulator_build_info{`, `go_goroutines`, `process_resident_memory_bytes`} {
+	for _, name := range []string{`cosmos_emulator_build_info{`, `go_goroutines`, `process_resident_memory_bytes`,
+		`cosmos_emulator_scripts_abandoned_total`, `cosmos_emulator_scripts_abandoned_running`} {
 		found := false
 		for k := range swept {
 			found = found || strings.HasPrefix(k, name)
