@@ -236,4 +236,3 @@ func TestSIGTERMWithHostileScripts(t *testing.T) {
 	}
 	wg.Wait()
 }
-
