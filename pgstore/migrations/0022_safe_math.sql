@@ -69,33 +69,47 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     ELSE cosmos.nf8(round(cosmos.fx(a), 1000) / cosmos.fx(b)) END
 $$;
 
--- exp8 is EXP: an infinity above 710, zero below -746 (beyond those the
--- double result is that, and numeric exp would be costly); between the
--- double bounds and those, the numeric result rounded (computed to 340
--- decimal places: enough digits for the smallest results of the band).
+-- exp8 is EXP: an infinity above 710, zero below -746, the double
+-- result elsewhere; between the bounds where exp cannot leave the normal
+-- range and those, the square of exp(d / 2) (which mul8 takes to an
+-- infinity or zero when it must; the numeric exp of the decimal d would
+-- miss by far more, its rounding error multiplied by d).
 CREATE FUNCTION cosmos.exp8(d double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN d BETWEEN -708 AND 709 THEN exp(d)
+    WHEN d = 'NaN'::double precision THEN d
     WHEN d > 710 THEN 'Infinity'::double precision WHEN d < -746 THEN 0::double precision
-    ELSE cosmos.nf8(exp(round(cosmos.fx(d), 340))) END
+    ELSE cosmos.mul8(exp(d / 2), exp(d / 2)) END
 $$;
 
 -- pow8 is POWER (C's pow): 0 to a negative power is an infinity, a
 -- negative number to a non-integer power NaN; a result beyond the double
 -- range an infinity (negative for a negative base to an odd power) or
 -- zero. |b * ln|a|| is the natural logarithm of the result's magnitude,
--- compared through a division (the product itself could overflow).
+-- compared through a division (the product itself could overflow). Near
+-- the ends of the range the result is the square of |a| ^ (b / 2), as in
+-- exp8.
 CREATE FUNCTION cosmos.pow8(a double precision, b double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN a < 0 AND b <> trunc(b) THEN 'NaN'::double precision
     WHEN a = 0 THEN CASE WHEN b < 0 THEN 'Infinity'::double precision ELSE a ^ b END
     WHEN b = 0 OR abs(a) = 1 OR abs(b) <= 700 / abs(ln(abs(a))) THEN a ^ b
-    WHEN (b > 0) = (abs(a) > 1) THEN
-      CASE WHEN abs(b) <= 710 / abs(ln(abs(a))) THEN cosmos.nf8(power(round(cosmos.fx(a), 340), cosmos.fx(b)))
-        WHEN a < 0 AND b - 2 * floor(b / 2) = 1 THEN '-Infinity'::double precision
-        ELSE 'Infinity'::double precision END
-    WHEN abs(b) <= 746 / abs(ln(abs(a))) THEN cosmos.nf8(power(round(cosmos.fx(a), 340), cosmos.fx(b)))
-    ELSE 0::double precision END
+    WHEN a <> a OR b <> b THEN 'NaN'::double precision
+    ELSE CASE WHEN a < 0 AND b - 2 * floor(b / 2) = 1 THEN -1 ELSE 1 END
+      * CASE WHEN abs(b) <= CASE WHEN (b > 0) = (abs(a) > 1) THEN 710 ELSE 746 END / abs(ln(abs(a)))
+          THEN cosmos.mul8(abs(a) ^ (b / 2), abs(a) ^ (b / 2))
+        WHEN (b > 0) = (abs(a) > 1) THEN 'Infinity'::double precision ELSE 0::double precision END END
+$$;
+
+-- mod8 is a % b (C's fmod): NaN for a zero divisor; a itself when |a| <
+-- |b|; where the quotient a / b could overflow, the remainder of the
+-- numerics (which never raises).
+CREATE OR REPLACE FUNCTION cosmos.mod8(a double precision, b double precision) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN b = 0 THEN 'NaN'::double precision
+    WHEN abs(a) < abs(b) THEN a
+    WHEN abs(a) <= 1e300 AND abs(b) >= 1e-7 THEN a - b * trunc(a / b)
+    ELSE cosmos.nf8(mod(cosmos.fx(a), cosmos.fx(b))) END
 $$;
 
 -- acos8 and asin8 are ACOS and ASIN: NaN outside [-1, 1].
@@ -133,4 +147,11 @@ $$;
 CREATE OR REPLACE FUNCTION cosmos.i32(v jsonb) RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT cosmos.i32f(cosmos.num(v))
+$$;
+
+-- number_bin is NUMBERBIN(n, size): n rounded down to a multiple of size
+-- (undefined for a zero size), with the operations above.
+CREATE OR REPLACE FUNCTION cosmos.number_bin(n double precision, s double precision) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT cosmos.mul8(floor(cosmos.div8(n, NULLIF(s, 0))), s)
 $$;

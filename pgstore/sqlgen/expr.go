@@ -345,14 +345,14 @@ func (t *translator) constText(e cosmosql.Expr) (*string, bool) {
 		default:
 			return nil, false
 		}
-		s := string(b)
+		s := string(jsonWithoutNUL(b))
 		return &s, true
 	case *cosmosql.Param:
 		raw, ok := t.in.Params[x.Name]
 		if !ok || len(raw) == 0 {
 			return nil, true
 		}
-		s := string(raw)
+		s := string(jsonWithoutNUL(raw))
 		return &s, true
 	}
 	return nil, false
