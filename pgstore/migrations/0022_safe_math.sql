@@ -12,25 +12,37 @@
 -- others take the exact numeric path (cosmos.fx, cosmos.nf8), which never
 -- raises either. No exception block runs per value.
 
--- fx is a double as a numeric: its shortest decimal text (which reads back
--- as the same double; a direct cast would keep only 15 digits). NaN and
--- the infinities become numeric NaN and infinities.
+-- fx is a double as a numeric, exactly: d = m * 2^-k with m an integer
+-- below 2^56 (k from an estimate of d's binary exponent, good to one; the
+-- two scalings by powers of two are exact), then m * 5^k * 10^-k. A cast
+-- (d::numeric) would keep 15 digits, and even the shortest decimal that
+-- reads back as d is not d: 1.7976931348623157e308 + 1e292 must overflow,
+-- 5e-324 / 2 must be 0. NaN and the infinities become numeric NaN and
+-- infinities (PostgreSQL's NaN equals itself: tested by name). Only the
+-- exact paths below call it (values near the ends of
+-- the double range), so its cost is not per row.
 CREATE FUNCTION cosmos.fx(d double precision) RETURNS numeric
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT d::text::numeric
+  SELECT CASE WHEN NOT e.finite THEN d::text::numeric
+    WHEN e.k <= 0 THEN e.m * 2::numeric ^ (-e.k)
+    ELSE ((e.m * 5::numeric ^ e.k)::text || 'e-' || e.k)::numeric END
+  FROM (SELECT f.finite, f.k, CASE WHEN f.finite
+          THEN (d * 2::double precision ^ (f.k / 2) * 2::double precision ^ (f.k - f.k / 2))::bigint::numeric END AS m
+        FROM (SELECT g.finite, CASE WHEN g.finite THEN 53 - floor(ln(abs(d)) / ln(2))::integer END AS k
+              FROM (SELECT d <> 0 AND d <> 'NaN'::double precision AND abs(d) <> 'Infinity'::double precision AS finite) AS g) AS f) AS e
 $$;
 
 -- nf8 is a numeric rounded to the nearest double as IEEE arithmetic rounds
 -- it: an infinity from 2^1024 - 2^970 up (the first value that rounds
 -- past the largest double), zero at or below 2^-1075 (half the smallest
--- subnormal), NaN for NaN. The bounds are exact, so the cast in the last
--- branch never raises.
+-- subnormal; negative zero for a negative numeric), NaN for NaN. The
+-- bounds are exact, so the cast in the last branch never raises.
 CREATE FUNCTION cosmos.nf8(n numeric) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN n = 'NaN'::numeric THEN 'NaN'::double precision
     WHEN n >= 179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792 THEN 'Infinity'::double precision
     WHEN n <= -179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792 THEN '-Infinity'::double precision
-    WHEN abs(n) * 404804506614621236704990693437834614099113299528284236713802716054860679135990693783920767402874248990374155728633623822779617474771586953734026799881477019843034848553132722728933815484186432682479535356945490137124014966849385397236206711298319112681620113024717539104666829230461005064372655017292012526615415482186989568 <= 1 THEN 0::double precision
+    WHEN abs(n) * 404804506614621236704990693437834614099113299528284236713802716054860679135990693783920767402874248990374155728633623822779617474771586953734026799881477019843034848553132722728933815484186432682479535356945490137124014966849385397236206711298319112681620113024717539104666829230461005064372655017292012526615415482186989568 <= 1 THEN CASE WHEN n < 0 THEN '-0'::double precision ELSE 0::double precision END
     ELSE n::double precision END
 $$;
 
@@ -55,18 +67,33 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     ELSE cosmos.nf8(cosmos.fx(a) * cosmos.fx(b)) END
 $$;
 
+-- div_exact is the double nearest n / b for n the dividend scaled by
+-- 10^1100 (see div8).
+CREATE FUNCTION cosmos.div_exact(n numeric, b numeric) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT cosmos.nf8((q.q::text || CASE WHEN q.q * b = n THEN '' ELSE '5' END
+    || 'e-' || CASE WHEN q.q * b = n THEN 1100 ELSE 1101 END)::numeric)
+  FROM (SELECT div(n, b) AS q) AS q
+$$;
+
 -- div8 is a / b with IEEE results: division by zero gives an infinity or
 -- NaN (as before), an overflowing or underflowing quotient an infinity or
--- zero. The numeric quotient keeps 1000 decimal places (round(..., 1000)
--- sets the dividend's scale, which the quotient's follows): every quotient
--- not below the double range has hundreds of significant digits.
+-- zero. Out of the bounds of the double path, the exact quotient is
+-- truncated to 1100 decimal places (every double, and every midpoint
+-- between two, has at most 1075), with a 5 appended when a remainder is
+-- left, so that the rounding to a double (nf8) goes the same way as from
+-- the exact quotient.
 CREATE OR REPLACE FUNCTION cosmos.div8(a double precision, b double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN b = 0 THEN
       CASE WHEN a > 0 THEN 'Infinity'::double precision WHEN a < 0 THEN '-Infinity'::double precision
         WHEN a = 0 OR a = 'NaN' THEN 'NaN'::double precision END
     WHEN (abs(a) BETWEEN 1e-150 AND 1e150 OR a = 0) AND abs(b) BETWEEN 1e-150 AND 1e150 THEN a / b
-    ELSE cosmos.nf8(round(cosmos.fx(a), 1000) / cosmos.fx(b)) END
+    WHEN a = 'NaN'::double precision OR b = 'NaN'::double precision THEN 'NaN'::double precision
+    WHEN abs(b) = 'Infinity'::double precision THEN
+      CASE WHEN abs(a) = 'Infinity'::double precision THEN 'NaN'::double precision ELSE 0::double precision END
+    WHEN abs(a) = 'Infinity'::double precision THEN a * sign(b)
+    ELSE cosmos.div_exact(cosmos.fx(a) * (10::numeric ^ 1100), cosmos.fx(b)) END
 $$;
 
 -- exp8 is EXP: an infinity above 710, zero below -746, the double
@@ -94,7 +121,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN a < 0 AND b <> trunc(b) THEN 'NaN'::double precision
     WHEN a = 0 THEN CASE WHEN b < 0 THEN 'Infinity'::double precision ELSE a ^ b END
     WHEN b = 0 OR abs(a) = 1 OR abs(b) <= 700 / abs(ln(abs(a))) THEN a ^ b
-    WHEN a <> a OR b <> b THEN 'NaN'::double precision
+    WHEN a = 'NaN'::double precision OR b = 'NaN'::double precision THEN 'NaN'::double precision
     ELSE CASE WHEN a < 0 AND b - 2 * floor(b / 2) = 1 THEN -1 ELSE 1 END
       * CASE WHEN abs(b) <= CASE WHEN (b > 0) = (abs(a) > 1) THEN 710 ELSE 746 END / abs(ln(abs(a)))
           THEN cosmos.mul8(abs(a) ^ (b / 2), abs(a) ^ (b / 2))
