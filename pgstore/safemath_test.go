@@ -74,6 +74,11 @@ func TestSafeMathHelpers(t *testing.T) {
 		{"cosmos.asin8(-2)", "NaN"},
 		{"cosmos.number_bin(1e308, 1e-308)", "Infinity"},
 		{"cosmos.number_bin(7, 2)", "6"},
+		// undefined (NULL) in, undefined out
+		{"cosmos.pow8(NULL, 3) IS NULL AND cosmos.pow8(2, NULL) IS NULL AND cosmos.exp8(NULL) IS NULL", "true"},
+		{"cosmos.mul8(NULL, 1e300) IS NULL AND cosmos.add8(1e308, NULL) IS NULL AND cosmos.sub8(NULL, NULL) IS NULL", "true"},
+		{"cosmos.div8(1e300, NULL) IS NULL AND cosmos.div8(NULL, 1e-300) IS NULL AND cosmos.mod8(NULL, 1e-300) IS NULL", "true"},
+		{"cosmos.i32f(NULL) IS NULL AND cosmos.acos8(NULL) IS NULL AND cosmos.number_bin(NULL, 2) IS NULL", "true"},
 		{"cosmos.nf8(1e400)", "Infinity"},
 		{"cosmos.nf8(1e-400)", "0"},
 	} {

@@ -10,7 +10,8 @@
 -- planner: operands within bounds where the double operation cannot leave
 -- the normal range take that operation (nearly every value); only the
 -- others take the exact numeric path (cosmos.fx, cosmos.nf8), which never
--- raises either. No exception block runs per value.
+-- raises either. No exception block runs per value. As everywhere, NULL
+-- (undefined) in any operand gives NULL.
 
 -- fx is a double as a numeric, exactly: d = m * 2^-k with m an integer
 -- below 2^56 (k from an estimate of d's binary exponent, good to one; the
@@ -52,18 +53,21 @@ $$;
 CREATE FUNCTION cosmos.add8(a double precision, b double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN abs(a) <= 1e307 AND abs(b) <= 1e307 THEN a + b
+    WHEN a IS NULL OR b IS NULL THEN NULL
     ELSE cosmos.nf8(cosmos.fx(a) + cosmos.fx(b)) END
 $$;
 
 CREATE FUNCTION cosmos.sub8(a double precision, b double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN abs(a) <= 1e307 AND abs(b) <= 1e307 THEN a - b
+    WHEN a IS NULL OR b IS NULL THEN NULL
     ELSE cosmos.nf8(cosmos.fx(a) - cosmos.fx(b)) END
 $$;
 
 CREATE FUNCTION cosmos.mul8(a double precision, b double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN (abs(a) BETWEEN 1e-150 AND 1e150 OR a = 0) AND (abs(b) BETWEEN 1e-150 AND 1e150 OR b = 0) THEN a * b
+    WHEN a IS NULL OR b IS NULL THEN NULL
     ELSE cosmos.nf8(cosmos.fx(a) * cosmos.fx(b)) END
 $$;
 
@@ -89,6 +93,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
       CASE WHEN a > 0 THEN 'Infinity'::double precision WHEN a < 0 THEN '-Infinity'::double precision
         WHEN a = 0 OR a = 'NaN' THEN 'NaN'::double precision END
     WHEN (abs(a) BETWEEN 1e-150 AND 1e150 OR a = 0) AND abs(b) BETWEEN 1e-150 AND 1e150 THEN a / b
+    WHEN a IS NULL OR b IS NULL THEN NULL
     WHEN a = 'NaN'::double precision OR b = 'NaN'::double precision THEN 'NaN'::double precision
     WHEN abs(b) = 'Infinity'::double precision THEN
       CASE WHEN abs(a) = 'Infinity'::double precision THEN 'NaN'::double precision ELSE 0::double precision END
@@ -104,6 +109,7 @@ $$;
 CREATE FUNCTION cosmos.exp8(d double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN d BETWEEN -708 AND 709 THEN exp(d)
+    WHEN d IS NULL THEN NULL
     WHEN d = 'NaN'::double precision THEN d
     WHEN d > 710 THEN 'Infinity'::double precision WHEN d < -746 THEN 0::double precision
     ELSE cosmos.mul8(exp(d / 2), exp(d / 2)) END
@@ -118,7 +124,8 @@ $$;
 -- exp8.
 CREATE FUNCTION cosmos.pow8(a double precision, b double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN a < 0 AND b <> trunc(b) THEN 'NaN'::double precision
+  SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL
+    WHEN a < 0 AND b <> trunc(b) THEN 'NaN'::double precision
     WHEN a = 0 THEN CASE WHEN b < 0 THEN 'Infinity'::double precision ELSE a ^ b END
     WHEN b = 0 OR abs(a) = 1 OR abs(b) <= 700 / abs(ln(abs(a))) THEN a ^ b
     WHEN a = 'NaN'::double precision OR b = 'NaN'::double precision THEN 'NaN'::double precision
@@ -133,7 +140,8 @@ $$;
 -- numerics (which never raises).
 CREATE OR REPLACE FUNCTION cosmos.mod8(a double precision, b double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN b = 0 THEN 'NaN'::double precision
+  SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL
+    WHEN b = 0 THEN 'NaN'::double precision
     WHEN abs(a) < abs(b) THEN a
     WHEN abs(a) <= 1e300 AND abs(b) >= 1e-7 THEN a - b * trunc(a / b)
     ELSE cosmos.nf8(mod(cosmos.fx(a), cosmos.fx(b))) END
