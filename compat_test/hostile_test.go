@@ -84,6 +84,11 @@ func hostileQueries() map[string]string {
 	q["backslash and quote in string"] = `SELECT * FROM c WHERE c.s = '\\'' OR 1=1 --'`
 	q["NUL in string literal"] = "SELECT * FROM c WHERE c.s = '\x00'"
 	q["TOP with string parameter"] = "SELECT TOP @p * FROM c"
+	// Found by the fuzzer: each once answered 500, or 400 with
+	// PostgreSQL's wording (see queryRuntimeCases for their results).
+	for _, c := range queryRuntimeCases() {
+		q["runtime: "+c.name] = c.query
+	}
 	return q
 }
 
@@ -108,7 +113,11 @@ func hostileRequests() []hostileRequest {
 		hostileRequest{name: "item with invalid UTF-8", method: http.MethodPost, path: docs, body: []byte("{\"id\":\"u1\",\"pk\":\"w\",\"s\":\"\xff\xfe\"}"), hdr: pkW, want: 400},
 		hostileRequest{name: "item with NUL in id", method: http.MethodPost, path: docs, body: []byte(`{"id":"a\u0000b","pk":"w"}`), hdr: pkW},
 		hostileRequest{name: "item with escaped NUL in value", method: http.MethodPost, path: docs, body: []byte(`{"id":"nul","pk":"w","s":"a\u0000b"}`), hdr: pkW},
-		hostileRequest{name: "item with lone surrogate", method: http.MethodPost, path: docs, body: []byte(`{"id":"sur","pk":"w","s":"\ud800"}`), hdr: pkW},
+		hostileRequest{name: "item with lone surrogate", method: http.MethodPost, path: docs, body: []byte(`{"id":"sur","pk":"w","s":"\ud800"}`), hdr: pkW, want: 400},
+		hostileRequest{name: "item with lone low surrogate id", method: http.MethodPost, path: docs, body: []byte(`{"id":"\udfff","pk":"w"}`), hdr: pkW, want: 400},
+		hostileRequest{name: "item with surrogate pair", method: http.MethodPost, path: docs, body: []byte(`{"id":"pair","pk":"w","s":"\ud83d\ude00"}`), hdr: pkW, want: 201},
+		hostileRequest{name: "patch value with lone surrogate", method: http.MethodPatch, path: docPath("h", "c", "victim"), body: []byte(`{"operations":[{"op":"set","path":"/x","value":"\ud800"}]}`), hdr: []string{pkHeader, `["p"]`}, want: 400},
+		hostileRequest{name: "query parameter with lone surrogate", method: http.MethodPost, path: docs, body: []byte(`{"query":"SELECT * FROM c WHERE c.s = @s","parameters":[{"name":"@s","value":"\udc00"}]}`), hdr: queryHeaders, want: 400},
 		hostileRequest{name: "item with number beyond double", method: http.MethodPost, path: docs, body: []byte(`{"id":"big","pk":"w","n":1e400}`), hdr: pkW, want: 400},
 		hostileRequest{name: "item with 80000 members", method: http.MethodPost, path: docs, body: wide.Bytes(), hdr: pkW, want: 201},
 		hostileRequest{name: "item not an object", method: http.MethodPost, path: docs, body: []byte(`[1,2]`), hdr: pkW, want: 400},
@@ -138,6 +147,30 @@ func hostileRequests() []hostileRequest {
 		hostileRequest{name: "container body nested deep", method: http.MethodPost, path: "/dbs/h/colls", body: []byte(`{"id":"hdeep","partitionKey":{"paths":["/pk"],"kind":"Hash"},"x":` + nested("[", "1", "]", 100000) + "}")},
 	)
 	return rs
+}
+
+// postgresPhrases are phrases of PostgreSQL's error messages (and of the
+// SQL the emulator generates) that no Cosmos message holds: a client
+// reading one would learn about the emulator's database, not its query.
+// Generic words ("out of range", "does not exist", "function") are not
+// here: the service's own messages use them (patch: "The array index '1'
+// is out of range.").
+var postgresPhrases = []string{
+	"SQLSTATE", "ERROR:", "pq:", "value out of range", "input is out of range", "could not determine data type",
+	"syntax error at or near", "invalid input syntax", "operator does not exist", "function cosmos.", "column \"",
+	"relation \"", "invalid regular expression", "unsupported Unicode escape sequence", "invalid byte sequence for encoding",
+	"double precision", "jsonb", "cannot take logarithm", "raised to a", "stack depth limit", "numeric field overflow",
+	"canceling statement", "duplicate key value", "violates ", "statement too complex",
+}
+
+// postgresPhrase returns the first of postgresPhrases in msg, or "".
+func postgresPhrase(msg string) string {
+	for _, p := range postgresPhrases {
+		if strings.Contains(msg, p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // fuzzCorpusQueries returns the query texts of the parser's and the
@@ -233,7 +266,10 @@ func TestHostileInputsNeverFail5xx(t *testing.T) {
 			t.Fatalf("status %d, want %d; body %.300s", r.Status, hr.want, r.Body)
 		}
 		if r.Status >= 400 {
-			errorBody(t, r.Body)
+			_, msg := errorBody(t, r.Body)
+			if p := postgresPhrase(msg); p != "" {
+				t.Fatalf("status %d: the message holds PostgreSQL's wording %q: %s", r.Status, p, msg)
+			}
 		}
 	}
 	for _, hr := range hostileRequests() {
@@ -249,7 +285,9 @@ func TestHostileInputsNeverFail5xx(t *testing.T) {
 			if r.Status >= 500 {
 				t.Errorf("query %.200q: status %d; body %.300s", q, r.Status, r.Body)
 			} else if r.Status >= 400 {
-				errorBody(t, r.Body)
+				if _, msg := errorBody(t, r.Body); postgresPhrase(msg) != "" {
+					t.Errorf("query %.200q: status %d: the message holds PostgreSQL's wording %q: %s", q, r.Status, postgresPhrase(msg), msg)
+				}
 			}
 		}
 	})

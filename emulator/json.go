@@ -72,6 +72,11 @@ var (
 	// ErrJSONInvalidUTF8 reports bytes that are not UTF-8 (encoding/json
 	// would silently replace them with U+FFFD).
 	ErrJSONInvalidUTF8 = errors.New("the JSON text is not valid UTF-8")
+	// ErrJSONLoneSurrogate reports a \u escape of a UTF-16 surrogate
+	// (D800-DFFF) that is not half of a pair: it encodes no character,
+	// and storing it would mean storing something else (U+FFFD) than what
+	// was sent; the service refuses such text as invalid JSON.
+	ErrJSONLoneSurrogate = errors.New("the JSON text holds a \\u escape of a lone UTF-16 surrogate")
 	// ErrJSONTooDeep reports nesting beyond MaxJSONDepth.
 	ErrJSONTooDeep = fmt.Errorf("arrays and objects nest more than %d levels deep", MaxJSONDepth)
 )
@@ -306,8 +311,9 @@ func (d *jsonDecoder) array(depth int) (any, error) {
 }
 
 // str decodes the string literal at the current position. Literals
-// without escapes are sliced; others are unescaped by encoding/json (lone
-// surrogates become U+FFFD, as before).
+// without escapes are sliced; others are unescaped by encoding/json, once
+// CheckJSONSurrogates has refused lone surrogates (which encoding/json
+// would replace with U+FFFD).
 func (d *jsonDecoder) str() (string, error) {
 	start := d.pos
 	d.pos++ // '"'
@@ -324,6 +330,9 @@ func (d *jsonDecoder) str() (string, error) {
 			if !escaped {
 				return d.text[start+1 : d.pos-1], nil
 			}
+			if err := CheckJSONSurrogates(lit); err != nil {
+				return "", fmt.Errorf("invalid string literal at offset %d: %w", start, err)
+			}
 			var s string
 			if err := json.Unmarshal(lit, &s); err != nil {
 				return "", fmt.Errorf("invalid string literal at offset %d: %w", start, err)
@@ -338,6 +347,62 @@ func (d *jsonDecoder) str() (string, error) {
 			d.pos++
 		}
 	}
+}
+
+// CheckJSONSurrogates returns ErrJSONLoneSurrogate when the JSON text data
+// holds a \u escape of a UTF-16 surrogate that is not half of a pair (a
+// high one, D800-DBFF, directly followed by the escape of a low one,
+// DC00-DFFF). It reads escapes only (a backslash in JSON text always
+// starts one), so it runs in one pass over data, and suits any body that
+// encoding/json decodes: call it before trusting the decoded strings.
+func CheckJSONSurrogates(data []byte) error {
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character
+		if i >= len(data) || data[i] != 'u' {
+			continue
+		}
+		r, ok := hex4(data[i+1:])
+		if !ok || r < 0xD800 || r > 0xDFFF {
+			continue
+		}
+		if r >= 0xDC00 {
+			return ErrJSONLoneSurrogate
+		}
+		// a high surrogate: the next escape must be a low one
+		next := data[i+5:]
+		if len(next) < 6 || next[0] != '\\' || next[1] != 'u' {
+			return ErrJSONLoneSurrogate
+		}
+		if lo, ok := hex4(next[2:]); !ok || lo < 0xDC00 || lo > 0xDFFF {
+			return ErrJSONLoneSurrogate
+		}
+		i += 10 // past both escapes' hex digits (the loop adds 1)
+	}
+	return nil
+}
+
+// hex4 is the value of the four hexadecimal digits at the start of b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // number decodes a number literal (JSON grammar) that must be a finite

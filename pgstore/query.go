@@ -393,16 +393,15 @@ func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsPar
 }
 
 // classifyQuery maps errors of a translated query: runtime errors of the
-// expression evaluation are the query's fault (400), not the server's.
+// expression evaluation are the query's fault (400), not the server's,
+// with a message chosen by SQLSTATE (queryErrorMessage), never
+// PostgreSQL's own.
 func classifyQuery(err error) error {
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && (pe.Code[:2] == "22" || pe.Code == "2201E") {
-		return &emulator.Error{Kind: emulator.KindBadRequest, Message: "The query failed while evaluating an expression: " + pe.Message, Err: err}
-	}
-	if errors.As(err, &pe) && (pe.Code == "54001" || pe.Code == "54000" || pe.Code == "53200") {
-		// statement too complex, program limit exceeded, out of memory: a
-		// query too large or too deeply nested for the database
-		return &emulator.Error{Kind: emulator.KindBadRequest, Message: "The query is too complex to run (" + pe.Message + "); simplify it.", Err: err}
+	if errors.As(err, &pe) {
+		if msg, ok := queryErrorMessage(pe.Code); ok {
+			return &emulator.Error{Kind: emulator.KindBadRequest, Message: msg, Err: err}
+		}
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil

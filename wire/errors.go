@@ -16,6 +16,12 @@ const RetryAfterUnavailable = 1000
 // unreachable.
 const MsgUnavailable = "The emulator's database is unreachable or restarting; retry the request shortly."
 
+// StatusClientClosedRequest is the status recorded (metrics, request log)
+// for a request whose client disconnected before its answer: nginx's 499
+// "client closed request", as no standard status says it. The client
+// never reads it.
+const StatusClientClosedRequest = 499
+
 // StatusOf returns the HTTP status for an error kind. This is the only place
 // where error kinds become status codes.
 func StatusOf(k emulator.Kind) int {
@@ -59,6 +65,16 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		e = &emulator.Error{Kind: emulator.KindUnavailable, Message: MsgUnavailable, Err: err}
 	}
 	status := StatusOf(e.Kind)
+	if r.Context().Err() != nil {
+		// The client went away (the request's context ends only then):
+		// whatever failed failed for that, not the server's fault, and
+		// nobody reads the answer. Counted and logged apart, as 499.
+		h.log.Debug("client closed request", "method", r.Method, "path", r.URL.Path, "err", err)
+		hd := w.Header()
+		hd.Set("X-Ms-Substatus", "0")
+		writeBody(w, StatusClientClosedRequest, []byte(`{"code":"ClientClosedRequest","message":"The client closed the connection before the response."}`))
+		return
+	}
 	if status >= 500 {
 		h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
 	} else {

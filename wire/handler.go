@@ -506,6 +506,10 @@ func decodeQuery(r *http.Request) (emulator.Query, error) {
 	if err := json.Unmarshal(body, &q); err != nil {
 		return q, &emulator.Error{Kind: emulator.KindBadRequest, Message: emulator.MsgInvalidPayload, Err: err}
 	}
+	if err := emulator.CheckJSONSurrogates(body); err != nil {
+		// the query text or a parameter would hold U+FFFD instead
+		return q, emulator.InvalidBody(err)
+	}
 	seen := map[string]bool{}
 	for _, p := range q.Parameters {
 		if !strings.HasPrefix(p.Name, "@") || len(p.Name) < 2 {

@@ -182,6 +182,8 @@ func (m *requestMetrics) recordScripts(kinds []string, status int) {
 	switch {
 	case status == http.StatusRequestTimeout:
 		result = "timeout"
+	case status == StatusClientClosedRequest:
+		result = "client_closed"
 	case status >= 500:
 		result = "error"
 	case status >= 400:

@@ -263,7 +263,8 @@ func (s *Server) supervise() {
 			// pg_ctl started instead of fighting over the data directory.
 			if next := s.adopt(ctx, pm.proc.Pid); next != nil {
 				s.replaced(next)
-				s.warnf("pgserver: PostgreSQL was restarted outside the emulator (now pid %d); watching it", next.proc.Pid)
+				s.warnf("pgserver: PostgreSQL was restarted outside the emulator (now pid %d); adopting it. It is not the emulator's child: "+
+					"if the emulator is killed, it keeps running until the emulator's next start on %s stops it", next.proc.Pid, s.dataDir)
 				continue
 			}
 		}
@@ -522,7 +523,10 @@ func (s *Server) clearStalePostmaster(ctx context.Context) error {
 	}
 	// We hold the data directory lock, so this server was left running by
 	// an owner that died without stopping it (or started by hand): stop it.
-	s.logf("pgserver: a PostgreSQL server (pid %d) left by a previous run still runs on %s; stopping it", pid, s.pgdata)
+	// A notice, not a progress line: the server was running unowned
+	// (typically adopted after a restart by hand, then the emulator was
+	// killed), and whoever looks at it should know why it goes away.
+	s.warnf("pgserver: replacing a PostgreSQL server (pid %d) found running on %s without an owner (left by an earlier run of the emulator that was killed, or started by hand); stopping it", pid, s.pgdata)
 	out, err := s.command(ctx, s.bin.PgCtl, "stop", "-D", s.pgdata, "-m", "fast", "-w",
 		"-t", strconv.Itoa(int(stopTimeout/time.Second))).CombinedOutput()
 	if err != nil {

@@ -2,6 +2,7 @@ package sqlgen
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -103,8 +104,12 @@ func (t *translator) val(e cosmosql.Expr) (string, error) {
 				if err != nil {
 					return "", err
 				}
-				if v < 0 || v != float64(int64(v)) || v > 1<<31 {
-					return "NULL::jsonb", nil
+				if v < 0 || v != math.Trunc(v) || v >= 1<<31 {
+					// No element: undefined. The base stays in the
+					// statement, as every bind argument its translation
+					// made must appear there (PostgreSQL cannot type an
+					// unused one).
+					return "(" + base + " -> NULL::integer)", nil
 				}
 				return "(" + base + " -> " + t.bind(int32(v)) + "::integer)", nil
 			}
@@ -254,7 +259,9 @@ func QuoteLiteral(s string) string {
 }
 
 // int32Of converts a Cosmos number to a 32-bit integer the way JavaScript
-// bitwise operators do (truncate, keep the low 32 bits); NULL otherwise.
+// bitwise operators do (ECMAScript ToInt32, exact for every double: see
+// cosmos.i32 in migration 0022); NULL otherwise. Each operand is written
+// once, so the SQL stays linear in the query.
 func int32Of(v string) string { return "cosmos.i32(" + v + ")" }
 
 // f8 is the Cosmos number of the double precision SQL d (undefined when it
@@ -338,14 +345,14 @@ func (t *translator) constText(e cosmosql.Expr) (*string, bool) {
 		default:
 			return nil, false
 		}
-		s := string(b)
+		s := string(jsonWithoutNUL(b))
 		return &s, true
 	case *cosmosql.Param:
 		raw, ok := t.in.Params[x.Name]
 		if !ok || len(raw) == 0 {
 			return nil, true
 		}
-		s := string(raw)
+		s := string(jsonWithoutNUL(raw))
 		return &s, true
 	}
 	return nil, false
@@ -422,8 +429,14 @@ func (t *translator) binary(x *cosmosql.Binary) (string, error) {
 	}
 	na, nb := "cosmos.num("+a+")", "cosmos.num("+b+")"
 	switch strings.ToUpper(x.Op) {
-	case "+", "-", "*":
-		return t.f8(na + " " + x.Op + " " + nb), nil
+	case "+":
+		// the IEEE sum, product...: an infinity or zero where PostgreSQL's
+		// operators raise (migration 0022)
+		return t.f8("cosmos.add8(" + na + ", " + nb + ")"), nil
+	case "-":
+		return t.f8("cosmos.sub8(" + na + ", " + nb + ")"), nil
+	case "*":
+		return t.f8("cosmos.mul8(" + na + ", " + nb + ")"), nil
 	case "/":
 		// Division by zero is an infinity or NaN, so undefined here (the
 		// reference records both a 400 and an infinite result; undefined

@@ -105,26 +105,33 @@ var functions = map[string]fn{
 	"SQRT": {1, 1, func(t *translator, a []string) string {
 		return t.f8("cosmos.sqrt8(cosmos.num(" + a[0] + "))")
 	}},
-	"SQUARE": {1, 1, func(t *translator, a []string) string { return t.f8("cosmos.num(" + a[0] + ") ^ 2") }},
-	"EXP":    {1, 1, math1("exp")},
+	"SQUARE": {1, 1, func(t *translator, a []string) string { return t.f8("cosmos.pow8(cosmos.num(" + a[0] + "), 2)") }},
+	// EXP, POWER, ACOS, ASIN, DEGREES and RADIANS give the IEEE result
+	// (an infinity, NaN or zero) where PostgreSQL's functions raise (see
+	// migration 0022).
+	"EXP": {1, 1, math1("cosmos.exp8")},
 	"LOG10": {1, 1, func(t *translator, a []string) string {
 		return t.f8("cosmos.log10_8(cosmos.num(" + a[0] + "))")
 	}},
-	"SIN":     {1, 1, math1("sin")},
-	"COS":     {1, 1, math1("cos")},
-	"TAN":     {1, 1, math1("tan")},
-	"ASIN":    {1, 1, math1("asin")},
-	"ACOS":    {1, 1, math1("acos")},
-	"ATAN":    {1, 1, math1("atan")},
-	"DEGREES": {1, 1, math1("degrees")},
-	"RADIANS": {1, 1, math1("radians")},
-	"PI":      {0, 0, func(t *translator, a []string) string { return t.f8("pi()") }},
+	"SIN":  {1, 1, math1("sin")},
+	"COS":  {1, 1, math1("cos")},
+	"TAN":  {1, 1, math1("tan")},
+	"ASIN": {1, 1, math1("cosmos.asin8")},
+	"ACOS": {1, 1, math1("cosmos.acos8")},
+	"ATAN": {1, 1, math1("atan")},
+	"DEGREES": {1, 1, func(t *translator, a []string) string {
+		return t.f8("cosmos.div8(cosmos.num(" + a[0] + "), 0.017453292519943295)")
+	}},
+	"RADIANS": {1, 1, func(t *translator, a []string) string {
+		return t.f8("cosmos.mul8(cosmos.num(" + a[0] + "), 0.017453292519943295)")
+	}},
+	"PI": {0, 0, func(t *translator, a []string) string { return t.f8("pi()") }},
 	"ROUND": {1, 1, func(t *translator, a []string) string {
 		// halves away from zero
 		return t.f8("cosmos.round8(cosmos.num(" + a[0] + "))")
 	}},
 	"POWER": {2, 2, func(t *translator, a []string) string {
-		return t.f8("cosmos.num(" + a[0] + ") ^ cosmos.num(" + a[1] + ")")
+		return t.f8("cosmos.pow8(cosmos.num(" + a[0] + "), cosmos.num(" + a[1] + "))")
 	}},
 	"LENGTH":  {1, 1, str1("char_length")},
 	"LOWER":   {1, 1, str1("cosmos.lower_text")},

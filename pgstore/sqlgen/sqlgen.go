@@ -202,13 +202,28 @@ type translator struct {
 	udfBatch *UDFBatch
 }
 
+// bind adds v to the statement's arguments and returns its placeholder.
+// Text arguments get U+FFFD for U+0000 (see textWithoutNUL).
 func (t *translator) bind(v any) string {
+	switch x := v.(type) {
+	case string:
+		v = textWithoutNUL(x)
+	case []string:
+		ys := make([]string, len(x))
+		for i, s := range x {
+			ys[i] = textWithoutNUL(s)
+		}
+		v = ys
+	}
 	t.args = append(t.args, v)
 	return "$" + strconv.Itoa(len(t.args))
 }
 
-// jsonArg binds a JSON text as a jsonb argument.
-func (t *translator) jsonArg(raw []byte) string { return t.bind(string(raw)) + "::jsonb" }
+// jsonArg binds a JSON text as a jsonb argument (with \ufffd for each
+// \u0000 escape, which jsonb refuses: see jsonWithoutNUL).
+func (t *translator) jsonArg(raw []byte) string {
+	return t.bind(string(jsonWithoutNUL(raw))) + "::jsonb"
+}
 
 // Translate builds the statement of one page of q.
 func Translate(q *cosmosql.Query, in Input) (*Statement, error) {

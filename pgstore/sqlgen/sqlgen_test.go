@@ -87,7 +87,7 @@ func TestTranslate(t *testing.T) {
 		{`SELECT VALUE COUNT(1) FROM c`, ModeValue, []string{"to_jsonb(count("}, nil, false},
 		{`SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g`, ModeObject, []string{"GROUP BY s.k0", "OFFSET"}, []string{"g", "n"}, true},
 		{`SELECT DISTINCT VALUE c.g FROM c`, ModeValue, []string{"GROUP BY s.v"}, nil, true},
-		{`SELECT VALUE 1 + 2`, ModeValue, []string{"cosmos.f8(cosmos.num("}, nil, false},
+		{`SELECT VALUE 1 + 2`, ModeValue, []string{"cosmos.f8(cosmos.add8(cosmos.num("}, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {

@@ -215,7 +215,7 @@ func (t *translator) udfJoin(ords []string, noFrom bool) (string, error) {
 		on = append(on, "u."+n+" = "+ords[j])
 	}
 	for k, r := range b.Results {
-		arrays = append(arrays, t.bind(r)+"::text[]::jsonb[]")
+		arrays = append(arrays, t.bind(jsonsWithoutNUL(r))+"::text[]::jsonb[]")
 		names = append(names, "v"+strconv.Itoa(k))
 	}
 	src := "unnest(" + strings.Join(arrays, ", ") + ") AS u(" + strings.Join(names, ", ") + ")"
