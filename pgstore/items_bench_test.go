@@ -142,13 +142,24 @@ func BenchmarkCreateWithPathIndexes(b *testing.B) {
 	}
 }
 
+// itemWriter is what BenchmarkItemWritesStore calls: the Store (each
+// write its own transaction) or itemOps on an open transaction.
+type itemWriter interface {
+	ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error)
+	UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, bool, error)
+	DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error)
+}
+
 // BenchmarkItemWritesStore measures the item write statements in the
-// store alone (one statement through the pool each), without and with
-// If-Match and with TTL off and on (when the statements carry the expiry
-// predicate): replace and upsert of existing items, upsert of new ids,
-// delete. The items are about 1 KB, in 10 logical partitions.
+// store alone, without and with If-Match and with TTL off and on (when the
+// statements carry the expiry predicate): replace and upsert of existing
+// items, upsert of new ids, delete. The items are about 1 KB, in 10
+// logical partitions. Each runs as single operations through the pool
+// ("commit": each its own transaction, whose commit weighs most) and
+// inside one open transaction ("in-tx": the statement and its round trip
+// alone, rolled back at the end).
 //
-//	go test -run '^$' -bench BenchmarkItemWritesStore -benchtime 5000x ./pgstore/
+//	go test -run '^$' -bench BenchmarkItemWritesStore -benchtime 2000x ./pgstore/
 func BenchmarkItemWritesStore(b *testing.B) {
 	s := openStore(b)
 	ctx := context.Background()
@@ -159,9 +170,10 @@ func BenchmarkItemWritesStore(b *testing.B) {
 		if ttl != nil {
 			name = "ttl-on"
 		}
-		// next numbers the items that upsert-new and delete seed: the
-		// sub-benchmarks run more than once.
-		next := 0
+		// next numbers the ids of upsert-new and dpre prefixes those the
+		// deletes seed, new for every run: the sub-benchmarks run more
+		// than once, and the in-tx ones roll back.
+		next, dpre := 0, ""
 		e := emulator.Expiry{Now: 2, DefaultTTL: ttl}
 		params := func(id string, ifMatch string) emulator.WriteItemParams {
 			pk := "p" + strconv.Itoa(len(id)%10)
@@ -179,46 +191,60 @@ func BenchmarkItemWritesStore(b *testing.B) {
 		seed(b, "x", n)
 		for _, op := range []struct {
 			name string
-			run  func(b *testing.B, i int) error
+			run  func(w itemWriter, i int) error
 		}{
-			{"replace", func(_ *testing.B, i int) error {
-				_, err := s.ReplaceItem(ctx, params("x"+strconv.Itoa(i%n), ""))
+			{"replace", func(w itemWriter, i int) error {
+				_, err := w.ReplaceItem(ctx, params("x"+strconv.Itoa(i%n), ""))
 				return err
 			}},
-			{"replace-ifmatch", func(_ *testing.B, i int) error {
-				_, err := s.ReplaceItem(ctx, params("x"+strconv.Itoa(i%n), `"e"`))
+			{"replace-ifmatch", func(w itemWriter, i int) error {
+				_, err := w.ReplaceItem(ctx, params("x"+strconv.Itoa(i%n), `"e"`))
 				return err
 			}},
-			{"upsert-existing", func(_ *testing.B, i int) error {
-				_, _, err := s.UpsertItem(ctx, params("x"+strconv.Itoa(i%n), ""))
+			{"upsert-existing", func(w itemWriter, i int) error {
+				_, _, err := w.UpsertItem(ctx, params("x"+strconv.Itoa(i%n), ""))
 				return err
 			}},
-			{"upsert-new", func(_ *testing.B, _ int) error {
+			{"upsert-new", func(w itemWriter, _ int) error {
 				next++
-				_, _, err := s.UpsertItem(ctx, params("u"+strconv.Itoa(next), ""))
+				_, _, err := w.UpsertItem(ctx, params("u"+strconv.Itoa(next), ""))
 				return err
 			}},
-			{"delete", func(_ *testing.B, i int) error {
-				_, err := s.DeleteItem(ctx, params("d"+strconv.Itoa(i), "").ItemKey, "")
+			{"delete", func(w itemWriter, i int) error {
+				_, err := w.DeleteItem(ctx, params(dpre+strconv.Itoa(i), "").ItemKey, "")
 				return err
 			}},
-			{"delete-ifmatch", func(_ *testing.B, i int) error {
-				_, err := s.DeleteItem(ctx, params("d"+strconv.Itoa(i), "").ItemKey, `"e"`)
+			{"delete-ifmatch", func(w itemWriter, i int) error {
+				_, err := w.DeleteItem(ctx, params(dpre+strconv.Itoa(i), "").ItemKey, `"e"`)
 				return err
 			}},
 		} {
-			b.Run(name+"/"+op.name, func(b *testing.B) {
-				if strings.HasPrefix(op.name, "delete") {
+			for _, mode := range []string{"commit", "in-tx"} {
+				b.Run(name+"/"+mode+"/"+op.name, func(b *testing.B) {
 					b.StopTimer()
-					seed(b, "d", b.N)
-					b.StartTimer()
-				}
-				for i := range b.N {
-					if err := op.run(b, i); err != nil {
-						b.Fatal(err)
+					if strings.HasPrefix(op.name, "delete") {
+						next++
+						dpre = "d" + strconv.Itoa(next) + "-"
+						seed(b, dpre, b.N)
 					}
-				}
-			})
+					var w itemWriter = s
+					if mode == "in-tx" {
+						tx, err := s.pool.Begin(ctx)
+						if err != nil {
+							b.Fatal(err)
+						}
+						defer func() { _ = tx.Rollback(ctx) }()
+						w = itemOps{q: tx}
+					}
+					b.StartTimer()
+					for i := range b.N {
+						if err := op.run(w, i); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StopTimer()
+				})
+			}
 		}
 	}
 }
