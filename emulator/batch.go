@@ -21,6 +21,14 @@ const (
 
 // ItemStore is the item point operations of a Store; a batch runs them
 // inside one transaction (TxStore).
+//
+// Writes that race on one item end as the service would have them end had
+// they run one after the other: KindPreconditionFailed answers only an
+// If-Match that did not hold on the version the write met; a replace or
+// delete whose item a concurrent write deleted (or left expired) is
+// ErrItemNotFound; an upsert that meets an item created concurrently
+// replaces it (created false, that item's Seq); a create that does is
+// ErrConflict.
 type ItemStore interface {
 	ReadItem(ctx context.Context, k ItemKey) (Item, error)
 	// CreateItem inserts the item; a live item with the same key is a

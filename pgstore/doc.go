@@ -53,16 +53,28 @@
 // omitted entirely. Etag checks happen in the same statement as the write.
 //
 // Item point operations. Each is one statement that decides its own
-// outcome (a conditional replace or delete also reports whether the item
-// was live, telling 412 from 404), run on a querier: the pool for a single
-// operation, one transaction for a batch (InItemTx). A batch sends runs of
-// them in one pgx.Batch, one round trip (RunItemOps), and a run of creates
-// as one multi-row INSERT; its BEGIN travels with its first statement and
-// its COMMIT with its last, so the transaction adds no round trip. Deleting a logical partition
-// (DeletePartitionItems) removes at most a bounded number of rows per
-// statement. A write that a path or composite index refuses because a
-// value is too long for a btree entry drops that index and runs again, a
-// transaction from its start (oversize.go): Cosmos has no such limit.
+// outcome, run on a querier: the pool for a single operation, one
+// transaction for a batch (InItemTx). A batch sends runs of them in one
+// pgx.Batch, one round trip (RunItemOps), and a run of creates as one
+// multi-row INSERT; its BEGIN travels with its first statement and its
+// COMMIT with its last, so the transaction adds no round trip.
+//
+// Races. Under READ COMMITTED a write that meets a row another
+// transaction holds waits, then judges the row's latest committed version,
+// so the statements take what decides their outcome from that version,
+// never from the statement's snapshot alone: without If-Match a replace or
+// delete that wrote nothing met no live item (404); with one, the
+// statement looks again at the item through a row lock, and only when it
+// wrote nothing, to tell 412 (live, another etag) from 404 (guarded); an
+// upsert reads the seq and liveness of the row it conflicts with from that
+// row (upsertStmt), so one that loses the insert race replaces the
+// winner.
+//
+// Deleting a logical partition (DeletePartitionItems) removes at most a
+// bounded number of rows per statement. A write that a path or composite
+// index refuses because a value is too long for a btree entry drops that
+// index and runs again, a transaction from its start (oversize.go): Cosmos
+// has no such limit.
 //
 // What reaches SQL text. Values from clients (ids, partition keys,
 // bodies, query literals and parameters, continuation positions) travel

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -225,23 +226,34 @@ func (o itemOps) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (em
 	return r.Item, r.Created, r.Err
 }
 
+// upsertStmt upserts in one INSERT ... ON CONFLICT DO UPDATE. What it
+// knows of the item it replaces comes from the conflicting row itself (i.),
+// which PostgreSQL locks and reads in its latest committed version, never
+// from the statement's snapshot: an upsert that loses the insert race to
+// another upsert or create (whose row its snapshot does not see) replaces
+// the winner's document, keeping its seq (its _rid), and says it did not
+// create it. Created is told by the seq the row ends with: the one this
+// statement drew (currval of the sequence its VALUES just advanced, a value
+// no other row holds) for an insert or an expired row made anew, the old
+// row's for a replace.
 func upsertStmt(p emulator.WriteItemParams, lsn string) itemStmt {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
-	t := itemsTable(p.Container.Num)
-	oldLive := livePredicate(p.Expiry, "", &a)
-	sql := `WITH old AS (SELECT seq FROM ` + t + ` WHERE pk = $1 AND id = $2 AND ` + oldLive + `)
-INSERT INTO ` + t + insertItem(lsn) + overwriteItem + `, seq = coalesce((SELECT seq FROM old), EXCLUDED.seq)`
+	sql := `INSERT INTO ` + itemsTable(p.Container.Num) + insertItem(lsn) + overwriteItem
+	if p.Expiry.DefaultTTL != nil {
+		sql += `, seq = CASE WHEN ` + livePredicate(p.Expiry, "i.", &a) + ` THEN i.seq ELSE EXCLUDED.seq END`
+	}
 	if p.IfMatch != "" && p.IfMatch != "*" {
 		sql += ` WHERE i.etag = ` + a.add(p.IfMatch) + ` OR (` + livePredicate(p.Expiry, "i.", &a) + `) IS NOT TRUE`
 	}
-	return itemStmt{op: "upsert item", sql: sql + ` RETURNING seq, lsn, EXISTS (SELECT 1 FROM old)`, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
+	return itemStmt{op: "upsert item", sql: sql + ` RETURNING seq, lsn, seq = currval('cosmos.doc_seq')`, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
 		it := writtenItem(p)
-		var existed bool
-		err := row.Scan(&it.Seq, &it.LSN, &existed)
+		var created bool
+		err := row.Scan(&it.Seq, &it.LSN, &created)
 		if errors.Is(err, pgx.ErrNoRows) {
+			// the latest version of a live item, whose etag differed
 			return emulator.ItemOpResult{Item: it, Err: emulator.ErrPrecondition}
 		}
-		return emulator.ItemOpResult{Item: it, Created: !existed, Err: classify("upsert item", err)}
+		return emulator.ItemOpResult{Item: it, Created: created, Err: classify("upsert item", err)}
 	}}.writing(p)
 }
 
@@ -261,44 +273,69 @@ func replaceStmt(p emulator.WriteItemParams, lsn string) itemStmt {
 	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
 	write := `UPDATE ` + itemsTable(p.Container.Num) + ` SET body = $3, ts = $4, ttl = $5, etag = $6, lsn = ` + lsn + `
 WHERE pk = $1 AND id = $2 AND ` + livePredicate(p.Expiry, "", &a)
-	sql, a := conditional(p.ItemKey, p.IfMatch, write, `seq, lsn`, `w.seq, w.lsn`, a)
+	sql, a, cond := guarded(p.ItemKey, p.IfMatch, write, `seq, lsn`, `w.seq, w.lsn`, a)
 	return itemStmt{op: "replace item", sql: sql, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
 		it := writtenItem(p)
 		var seq, lsn *int64
-		var live bool
-		err := row.Scan(&seq, &lsn, &live)
-		if err == nil && seq == nil {
-			err = missOrMismatch(live)
-		}
-		if seq != nil {
+		err := scanGuarded(row, cond, &seq, &lsn)
+		if err == nil {
 			it.Seq, it.LSN = *seq, *lsn
 		}
-		return emulator.ItemOpResult{Item: it, Err: classify("replace item", itemNotFound(err))}
+		return emulator.ItemOpResult{Item: it, Err: classify("replace item", err)}
 	}}.writing(p)
 }
 
-// conditional completes write (an UPDATE or DELETE of the live item k,
-// without RETURNING) with the If-Match condition and makes it yield
-// exactly one row: selected, the returned columns of w (NULL when nothing
-// was written), and whether the item was live before, which tells 412
-// from 404 without a second statement.
-func conditional(k emulator.ItemKey, ifMatch, write, returning, selected string, a args) (string, args) {
-	if ifMatch != "" && ifMatch != "*" {
-		write += ` AND etag = ` + a.add(ifMatch)
+// guarded completes write (an UPDATE or DELETE of the live item k, without
+// RETURNING) into a statement that returns the columns returning of the row
+// it wrote, and tells, when it wrote nothing, 404 from 412 (scanGuarded).
+//
+// Without an If-Match that holds a condition, the statement is the write
+// itself and writing nothing means 404: under READ COMMITTED a write that
+// finds its row locked waits and then judges the row's latest committed
+// version, so a row that a concurrent delete removed (or a replace left
+// expired) is no longer there and nothing else can stop the write.
+//
+// With one (cond is true), the etag is part of the write's condition, and
+// when the write touched nothing the statement looks again, only then
+// (the CASE evaluates its subquery no sooner), at the item's latest
+// committed version through a row lock, which reads that version rather
+// than the statement's snapshot: a live item means its etag differed
+// (412); none means it is gone (404). Judging by the snapshot instead would
+// answer 412 to a write whose item a concurrent delete removed between
+// the snapshot and the write. The statement yields exactly one row:
+// selected, the returned columns of w (NULL when nothing was written), and
+// that verdict (NULL when the write happened).
+func guarded(k emulator.ItemKey, ifMatch, write, returning, selected string, a args) (string, args, bool) {
+	if ifMatch == "" || ifMatch == "*" {
+		return write + ` RETURNING ` + returning, a, false
 	}
+	write += ` AND etag = ` + a.add(ifMatch)
 	live := livePredicate(k.Expiry, "", &a)
-	return `WITH cur AS (SELECT 1 FROM ` + itemsTable(k.Container.Num) + ` WHERE pk = $1 AND id = $2 AND ` + live + `),
-w AS (` + write + ` RETURNING ` + returning + `)
-SELECT ` + selected + `, EXISTS (SELECT 1 FROM cur) FROM (VALUES (1)) AS one LEFT JOIN w ON TRUE`, a
+	first, _, _ := strings.Cut(selected, ",")
+	return `WITH w AS (` + write + ` RETURNING ` + returning + `),
+cur AS (SELECT 1 FROM ` + itemsTable(k.Container.Num) + ` WHERE pk = $1 AND id = $2 AND ` + live + ` FOR NO KEY UPDATE)
+SELECT ` + selected + `, CASE WHEN ` + first + ` IS NULL THEN EXISTS (SELECT 1 FROM cur) END FROM (VALUES (1)) AS one LEFT JOIN w ON TRUE`, a, true
 }
 
-// missOrMismatch tells why a conditional write touched no row: 412 when the
-// item was live (its etag differed), else 404.
-func missOrMismatch(live bool) error {
-	if live {
-		return emulator.ErrPrecondition
+// scanGuarded scans the row of a statement made by guarded (cond as it
+// returned) into dest, pointers to nullable columns, and returns the
+// outcome: nil when the write happened, else ErrItemNotFound or, when the
+// item was live with another etag, ErrPrecondition.
+func scanGuarded(row pgx.Row, cond bool, dest ...any) error {
+	var live *bool // NULL when the write happened
+	if cond {
+		dest = append(dest, &live)
 	}
-	return emulator.ErrItemNotFound
+	err := row.Scan(dest...)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return emulator.ErrItemNotFound
+	case err == nil && live != nil && *live:
+		return emulator.ErrPrecondition
+	case err == nil && live != nil:
+		return emulator.ErrItemNotFound
+	}
+	return err
 }
 
 // DeleteItem implements emulator.Store. Its statement is a transaction of
@@ -329,16 +366,12 @@ func (o itemOps) DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch str
 func deleteStmt(k emulator.ItemKey, ifMatch, lsn string) itemStmt {
 	a := args{k.PK, k.ID}
 	write := `DELETE FROM ` + itemsTable(k.Container.Num) + ` WHERE pk = $1 AND id = $2 AND ` + livePredicate(k.Expiry, "", &a)
-	sql, a := conditional(k, ifMatch, write, lsn+` AS lsn`, `w.lsn`, a)
+	sql, a, cond := guarded(k, ifMatch, write, lsn+` AS lsn`, `w.lsn`, a)
 	return itemStmt{op: "delete item", sql: sql, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
 		it := emulator.Item{ID: k.ID, PK: k.PK}
 		var lsn *int64
-		var live bool
-		err := row.Scan(&lsn, &live)
-		if err == nil && lsn == nil {
-			err = missOrMismatch(live)
-		}
-		if lsn != nil {
+		err := scanGuarded(row, cond, &lsn)
+		if err == nil {
 			it.LSN = *lsn
 		}
 		return emulator.ItemOpResult{Item: it, Err: classify("delete item", err)}

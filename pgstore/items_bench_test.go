@@ -141,3 +141,110 @@ func BenchmarkCreateWithPathIndexes(b *testing.B) {
 		})
 	}
 }
+
+// itemWriter is what BenchmarkItemWritesStore calls: the Store (each
+// write its own transaction) or itemOps on an open transaction.
+type itemWriter interface {
+	ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, error)
+	UpsertItem(ctx context.Context, p emulator.WriteItemParams) (emulator.Item, bool, error)
+	DeleteItem(ctx context.Context, k emulator.ItemKey, ifMatch string) (int64, error)
+}
+
+// BenchmarkItemWritesStore measures the item write statements in the
+// store alone, without and with If-Match and with TTL off and on (when the
+// statements carry the expiry predicate): replace and upsert of existing
+// items, upsert of new ids, delete. The items are about 1 KB, in 10
+// logical partitions. Each runs as single operations through the pool
+// ("commit": each its own transaction, whose commit weighs most) and
+// inside one open transaction ("in-tx": the statement and its round trip
+// alone, rolled back at the end).
+//
+//	go test -run '^$' -bench BenchmarkItemWritesStore -benchtime 2000x ./pgstore/
+func BenchmarkItemWritesStore(b *testing.B) {
+	s := openStore(b)
+	ctx := context.Background()
+	const n = 1000
+	for _, ttl := range []*int32{nil, i32(3600)} {
+		c := newContainer(b, s, ttl)
+		name := "ttl-off"
+		if ttl != nil {
+			name = "ttl-on"
+		}
+		// next numbers the ids of upsert-new and dpre prefixes those the
+		// deletes seed, new for every run: the sub-benchmarks run more
+		// than once, and the in-tx ones roll back.
+		next, dpre := 0, ""
+		e := emulator.Expiry{Now: 2, DefaultTTL: ttl}
+		params := func(id string, ifMatch string) emulator.WriteItemParams {
+			pk := "p" + strconv.Itoa(len(id)%10)
+			return emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["` + pk + `"]`, ID: id, Expiry: e},
+				Body: []byte(`{"id":"` + id + `","pk":"` + pk + `","payload":"` + strings.Repeat("x", 900) + `"}`), TS: 1, ETag: `"e"`, IfMatch: ifMatch}
+		}
+		seed := func(b *testing.B, prefix string, count int) {
+			b.Helper()
+			for i := range count {
+				if _, err := s.CreateItem(ctx, params(prefix+strconv.Itoa(i), "")); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		seed(b, "x", n)
+		for _, op := range []struct {
+			name string
+			run  func(w itemWriter, i int) error
+		}{
+			{"replace", func(w itemWriter, i int) error {
+				_, err := w.ReplaceItem(ctx, params("x"+strconv.Itoa(i%n), ""))
+				return err
+			}},
+			{"replace-ifmatch", func(w itemWriter, i int) error {
+				_, err := w.ReplaceItem(ctx, params("x"+strconv.Itoa(i%n), `"e"`))
+				return err
+			}},
+			{"upsert-existing", func(w itemWriter, i int) error {
+				_, _, err := w.UpsertItem(ctx, params("x"+strconv.Itoa(i%n), ""))
+				return err
+			}},
+			{"upsert-new", func(w itemWriter, _ int) error {
+				next++
+				_, _, err := w.UpsertItem(ctx, params("u"+strconv.Itoa(next), ""))
+				return err
+			}},
+			{"delete", func(w itemWriter, i int) error {
+				_, err := w.DeleteItem(ctx, params(dpre+strconv.Itoa(i), "").ItemKey, "")
+				return err
+			}},
+			{"delete-ifmatch", func(w itemWriter, i int) error {
+				_, err := w.DeleteItem(ctx, params(dpre+strconv.Itoa(i), "").ItemKey, `"e"`)
+				return err
+			}},
+		} {
+			for _, mode := range []string{"commit", "in-tx"} {
+				b.Run(name+"/"+mode+"/"+op.name, func(b *testing.B) {
+					b.StopTimer()
+					if strings.HasPrefix(op.name, "delete") {
+						next++
+						dpre = "d" + strconv.Itoa(next) + "-"
+						seed(b, dpre, b.N)
+					}
+					var w itemWriter = s
+					if mode == "in-tx" {
+						tx, err := s.pool.Begin(ctx)
+						if err != nil {
+							b.Fatal(err)
+						}
+						defer func() { _ = tx.Rollback(ctx) }()
+						w = itemOps{q: tx}
+					}
+					b.StartTimer()
+					for i := range b.N {
+						if err := op.run(w, i); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StopTimer()
+				})
+			}
+		}
+	}
+}
