@@ -82,7 +82,7 @@ func TestTranslate(t *testing.T) {
 		{`SELECT c.a, c.b.c, 1 FROM c`, ModeObject, []string{"(r.doc -> '"}, []string{"a", "c", "$1"}, true},
 		{`SELECT * FROM c WHERE c.a = 1 AND NOT c.b`, ModeDocument, []string{"cosmos.l_and(cosmos.eq(", "cosmos.l_not(", "= 'true'::jsonb"}, nil, true},
 		{`SELECT * FROM c ORDER BY c.a DESC`, ModeDocument, []string{"cosmos.type_rank((r.doc -> '", ") DESC", "r.seq ASC"}, nil, true},
-		{`SELECT VALUE t FROM c JOIN t IN c.tags`, ModeValue, []string{"CROSS JOIN LATERAL jsonb_array_elements", "WITH ORDINALITY AS j1(v, o)", "j1.o ASC"}, nil, true},
+		{`SELECT VALUE t FROM c JOIN t IN c.tags`, ModeValue, []string{"CROSS JOIN LATERAL (SELECT j1.o AS o0", "jsonb_array_elements", "WITH ORDINALITY AS j1(v, o)", "ORDER BY j1.o LIMIT", "ORDER BY r.seq, x0.o0"}, nil, true},
 		{`SELECT VALUE c._ts FROM c`, ModeValue, []string{"to_jsonb(r.ts)"}, nil, true},
 		{`SELECT VALUE COUNT(1) FROM c`, ModeValue, []string{"to_jsonb(count("}, nil, false},
 		{`SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g`, ModeObject, []string{"GROUP BY s.k0", "OFFSET"}, []string{"g", "n"}, true},
