@@ -140,11 +140,20 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 	// emulator.MaxResponseBytes; rows are read one at a time, so a page
 	// never holds more than itself. A statement stopped by the byte budget
 	// is cancelled rather than drained, so PostgreSQL stops producing the
-	// rest (the next page resumes from the cursor).
-	qctx, cancel := context.WithCancel(ctx)
+	// rest (the next page resumes from the cursor). The statement also
+	// runs under the page's time budget (budget.go): when it runs out,
+	// the page ends with the results read so far and a continuation after
+	// the last of them, as the service ends a page at its 5 s limit; with
+	// none read (or for a query that never pages), it is a 408.
+	pctx, cancelPage := s.pageContext(ctx)
+	defer cancelPage()
+	qctx, cancel := context.WithCancel(pctx)
 	defer cancel()
-	rows, err := q.Query(qctx, st.SQL, st.Args...)
+	rows, err := s.boundedQuery(qctx, q, st.SQL, st.Args...)
 	if err != nil {
+		if budgetSpent(ctx, pctx, err) {
+			return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
+		}
 		return emulator.QueryPage{}, classifyQuery(err)
 	}
 	defer rows.Close()
@@ -172,7 +181,13 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 	if overBudget {
 		cancel() // the rest of the statement's rows are not needed
 	} else if err := rows.Err(); err != nil {
-		return emulator.QueryPage{}, classifyQuery(err)
+		if !budgetSpent(ctx, pctx, err) {
+			return emulator.QueryPage{}, classifyQuery(err)
+		}
+		if st.Single || len(out) == 0 {
+			return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
+		}
+		more = true // partial: the next page resumes after the last result
 	}
 	page := emulator.QueryPage{Docs: make([][]byte, 0, len(out))}
 	for _, r := range out {
