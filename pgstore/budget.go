@@ -122,3 +122,13 @@ func cancelOnDone(ctx context.Context, pc *pgconn.PgConn) (stop func() bool) {
 		return true
 	}
 }
+
+// errResultTooLarge is the answer to a query one of whose results would
+// not fit a response (emulator.MaxResponseBytes): what is names the
+// result. The service answers a response past its size limit with 413,
+// substatus 3402 (ResponseSizeExceeded, reference §3.1-3.2); a page
+// cannot end before its first result, so the query fails.
+func errResultTooLarge(what string, err error) error {
+	return &emulator.Error{Kind: emulator.KindTooLarge, SubStatus: emulator.SubStatusResponseSizeExceeded, Err: err,
+		Message: fmt.Sprintf("The query's response exceeds the response size limit: %s than the %d MB a response may hold.", what, emulator.MaxResponseBytes>>20)}
+}

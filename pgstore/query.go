@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"slices"
 	"strings"
@@ -174,6 +175,11 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 		if !st.Single && len(out) > 0 && size+len(r.doc) > emulator.MaxResponseBytes {
 			more, overBudget = true, true
 			break
+		}
+		if len(r.doc) > emulator.MaxResponseBytes {
+			// one result alone passes the page's byte budget: no page
+			// can hold it
+			return emulator.QueryPage{}, errResultTooLarge(fmt.Sprintf("a result of %d bytes is larger", len(r.doc)), nil)
 		}
 		size += len(r.doc)
 		out = append(out, r)
@@ -413,6 +419,11 @@ func classifyQuery(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (pe.Code[:2] == "22" || pe.Code == "2201E") {
 		return &emulator.Error{Kind: emulator.KindBadRequest, Message: "The query failed while evaluating an expression: " + pe.Message, Err: err}
+	}
+	if errors.As(err, &pe) && pe.Code == "Z9413" {
+		// cosmos.value_too_large (migration 0022): a string builder's
+		// result would pass the response size limit
+		return errResultTooLarge("a string the query computes (REPLACE, CONCAT or ||) would be larger", err)
 	}
 	if errors.As(err, &pe) && (pe.Code == "54001" || pe.Code == "54000" || pe.Code == "53200") {
 		// statement too complex, program limit exceeded, out of memory: a

@@ -486,7 +486,8 @@ func (t *translator) binary(x *cosmosql.Binary) (string, error) {
 	case "%":
 		return t.f8("cosmos.mod8(" + na + ", " + nb + ")"), nil
 	case "||":
-		return "to_jsonb(cosmos.str(" + a + ") || cosmos.str(" + b + "))", nil
+		// bounded: a chain of || over a stored string multiplies it
+		return "to_jsonb(cosmos.concat_bounded(cosmos.str(" + a + "), cosmos.str(" + b + ")))", nil
 	case "=":
 		return "cosmos.eq(" + a + ", " + b + ")", nil
 	case "!=", "<>":
