@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -31,23 +32,33 @@ func errPageTimeout(d time.Duration, err error) error {
 		"The query exceeded the execution time budget of one page (%s) before it produced a result; narrow it with filters, a partition key or fewer JOINs.", d)}
 }
 
-// pageContext returns the context of one page's statements: ctx with the
-// store's page budget as its deadline.
+// pageContext returns the context of one page's statements: ctx with a
+// deadline some time after the page budget, a backstop for a backend that
+// a cancel request (boundedQuery) did not stop.
 func (s *Store) pageContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, s.pageTimeout)
+	return context.WithTimeout(ctx, s.pageTimeout+pageBackstop)
 }
 
-// budgetSpent reports whether err ended a statement run under pctx (from
-// pageContext, derived from ctx) because the page budget ran out, rather
-// than because the request itself ended or the statement failed.
-func budgetSpent(ctx, pctx context.Context, err error) bool {
-	return err != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded)
+// pageBackstop is how long after the page budget's cancel request the
+// page's context ends, closing the connection (see boundedQuery).
+const pageBackstop = 5 * time.Second
+
+// budgetSpent reports whether err ended a statement because the page
+// budget ran out (rows' cancel request, or the backstop of pctx, derived
+// from ctx), rather than because the request itself ended or the
+// statement failed.
+func budgetSpent(ctx, pctx context.Context, rows *boundedRows, err error) bool {
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	return (rows != nil && rows.spent()) || errors.Is(pctx.Err(), context.DeadlineExceeded)
 }
 
 // boundedRows is the rows of a statement run by boundedQuery; Close must
 // be called (after reading, in every case).
 type boundedRows struct {
 	pgx.Rows
+	spent  func() bool
 	finish func()
 }
 
@@ -57,18 +68,21 @@ func (r *boundedRows) Close() {
 	r.finish()
 }
 
-// boundedQuery runs sql on q under ctx and makes sure the backend stops
-// when ctx ends before the statement does. pgx alone, on a cancelled
-// context, only closes its socket (its default context watcher sets a
-// deadline on the connection), and a backend busy sorting or scanning
-// notices a closed socket only when it next writes to it, which may be
-// minutes later. So when ctx ends while the statement runs, a cancel
-// request goes to the backend too (pgconn.CancelRequest, on a connection
-// of its own), and a pool connection that had one sent is closed rather
-// than reused, so that a late cancel can never hit the next statement.
-// On a transaction q (a script's, a UDF query's snapshot), its connection
-// is cancelled the same way; the transaction fails, as it must.
-func (s *Store) boundedQuery(ctx context.Context, q querier, sql string, args ...any) (*boundedRows, error) {
+// boundedQuery runs sql on q under ctx and the time budget d: when d
+// passes before the statement ends, the backend gets a cancel request
+// (pgconn.CancelRequest, on a connection of its own) and stops with an
+// error; the rows it produced before it (PostgreSQL sends them ahead of
+// the error) can still be read, so a page can end with them (rows.spent
+// then reports true). Closing the socket would lose them, and a backend
+// busy sorting or scanning notices a closed socket only when it next
+// writes, which may be minutes later: pgx alone, on a cancelled context,
+// does only that (its default context watcher sets a deadline on the
+// connection), so ctx ending also sends a cancel request. A pool
+// connection that had one sent is closed rather than reused, so that a
+// late cancel can never hit the next statement. On a transaction q (a
+// script's, a UDF query's snapshot), its connection is cancelled the same
+// way; the transaction fails, as it must.
+func (s *Store) boundedQuery(ctx context.Context, q querier, d time.Duration, sql string, args ...any) (*boundedRows, error) {
 	var pc *pgconn.PgConn
 	var conn *pgxpool.Conn
 	switch x := q.(type) {
@@ -81,15 +95,31 @@ func (s *Store) boundedQuery(ctx context.Context, q querier, sql string, args ..
 	case pgx.Tx:
 		pc = x.Conn().PgConn()
 	}
-	stop := func() bool { return false }
+	stopDone, stopBudget := func() bool { return false }, func() bool { return false }
+	var fired atomic.Bool
 	if pc != nil {
-		stop = cancelOnDone(ctx, pc)
+		stopDone = cancelOnDone(ctx, pc)
+		budgetCtx, endBudget := context.WithTimeout(context.Background(), d)
+		stop := cancelOnDone(budgetCtx, pc)
+		stopBudget = func() bool {
+			sent := stop()
+			endBudget()
+			return sent
+		}
+		context.AfterFunc(budgetCtx, func() {
+			if errors.Is(budgetCtx.Err(), context.DeadlineExceeded) {
+				fired.Store(true)
+			}
+		})
 	}
 	release := func() {
-		if stop() && conn != nil {
-			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-			_ = conn.Conn().Close(closeCtx)
-			cancel()
+		sent := stopBudget()
+		if stopDone() || sent {
+			if conn != nil {
+				closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+				_ = conn.Conn().Close(closeCtx)
+				cancel()
+			}
 		}
 		if conn != nil {
 			conn.Release()
@@ -100,7 +130,7 @@ func (s *Store) boundedQuery(ctx context.Context, q querier, sql string, args ..
 		release()
 		return nil, err
 	}
-	return &boundedRows{Rows: rows, finish: release}, nil
+	return &boundedRows{Rows: rows, spent: fired.Load, finish: release}, nil
 }
 
 // cancelOnDone sends a cancel request to pc's backend when ctx ends. The
@@ -112,7 +142,7 @@ func cancelOnDone(ctx context.Context, pc *pgconn.PgConn) (stop func() bool) {
 		defer close(done)
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = pc.CancelRequest(cctx) // best effort: the socket is closed as well
+		_ = pc.CancelRequest(cctx) // best effort: the backstop closes the socket
 	})
 	return func() bool {
 		if stopAfter() {

@@ -297,8 +297,10 @@ func (s *Store) CountItems(ctx context.Context, c emulator.Container, e emulator
 	// a full scan: bounded by the page budget like a query (budget.go)
 	pctx, cancel := s.pageContext(ctx)
 	defer cancel()
-	rows, err := s.boundedQuery(pctx, s.pool, `SELECT count(*), count(*) FILTER (WHERE `+livePredicate(e, "", &a)+`), coalesce(sum(length(body)) FILTER (WHERE `+livePredicate(e, "", &a)+`), 0) FROM `+itemsTable(c.Num), a...)
+	rows, err := s.boundedQuery(pctx, s.pool, s.pageTimeout, `SELECT count(*), count(*) FILTER (WHERE `+livePredicate(e, "", &a)+`), coalesce(sum(length(body)) FILTER (WHERE `+livePredicate(e, "", &a)+`), 0) FROM `+itemsTable(c.Num), a...)
+	var br *boundedRows
 	if err == nil {
+		br = rows
 		defer rows.Close()
 		if rows.Next() {
 			err = rows.Scan(&st.StoredRows, &st.LiveItems, &st.LiveBytes)
@@ -307,7 +309,7 @@ func (s *Store) CountItems(ctx context.Context, c emulator.Container, e emulator
 			err = rows.Err()
 		}
 	}
-	if budgetSpent(ctx, pctx, err) {
+	if budgetSpent(ctx, pctx, br, err) {
 		return st, errPageTimeout(s.pageTimeout, err)
 	}
 	if err != nil {

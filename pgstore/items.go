@@ -360,13 +360,14 @@ func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]em
 	defer cancelPage()
 	qctx, cancel := context.WithCancel(pctx)
 	defer cancel()
+	var rows *boundedRows
 	fail := func(err error) error {
-		if budgetSpent(ctx, pctx, err) {
+		if budgetSpent(ctx, pctx, rows, err) {
 			return errPageTimeout(s.pageTimeout, err)
 		}
 		return classify("read items", err)
 	}
-	rows, err := s.boundedQuery(qctx, s.pool, sql, a...)
+	rows, err := s.boundedQuery(qctx, s.pool, s.pageTimeout, sql, a...)
 	if err != nil {
 		return nil, fail(err)
 	}

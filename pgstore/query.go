@@ -150,9 +150,9 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 	defer cancelPage()
 	qctx, cancel := context.WithCancel(pctx)
 	defer cancel()
-	rows, err := s.boundedQuery(qctx, q, st.SQL, st.Args...)
+	rows, err := s.boundedQuery(qctx, q, s.pageTimeout, st.SQL, st.Args...)
 	if err != nil {
-		if budgetSpent(ctx, pctx, err) {
+		if budgetSpent(ctx, pctx, nil, err) {
 			return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
 		}
 		return emulator.QueryPage{}, classifyQuery(err)
@@ -187,7 +187,7 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 	if overBudget {
 		cancel() // the rest of the statement's rows are not needed
 	} else if err := rows.Err(); err != nil {
-		if !budgetSpent(ctx, pctx, err) {
+		if !budgetSpent(ctx, pctx, rows, err) {
 			return emulator.QueryPage{}, classifyQuery(err)
 		}
 		if st.Single || len(out) == 0 {

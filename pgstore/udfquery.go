@@ -39,14 +39,16 @@ var (
 // transaction), so a write between the scan and the evaluation of a batch
 // is seen by neither.
 //
-// Its statements run under the page's time budget (budget.go): past it
-// they are cancelled and the page fails with a 408 (udfPageTime, well
-// within it, ends a page that is merely slow with a continuation).
+// Its statements run under the page's context (budget.go): when it ends
+// they are cancelled and the page fails with a 408; udfPageTime, well
+// within the page budget, ends a page that is merely slow with a
+// continuation, and the evaluation statement of a whole-set query runs
+// under the budget itself (execPage).
 func (s *Store) runUDFQuery(ctx context.Context, p queryRun, hash uint64, cur *sqlgen.Cursor) (emulator.QueryPage, error) {
 	pctx, cancel := s.pageContext(ctx)
 	defer cancel()
 	page, err := s.runUDFPage(pctx, p, hash, cur)
-	if budgetSpent(ctx, pctx, err) {
+	if budgetSpent(ctx, pctx, nil, err) {
 		return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
 	}
 	return page, err

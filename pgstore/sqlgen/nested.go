@@ -122,10 +122,8 @@ func (t *translator) nestedPage(sc *scope, cols, where []string, cur *Cursor, fe
 		sql += " ORDER BY " + strings.Join(order, ", ") + " LIMIT " + n
 	}
 	sel := []string{"r.seq"}
-	order := []string{"r.seq"}
 	for i := range sc.iters {
 		sel = append(sel, "x0.o"+strconv.Itoa(i))
-		order = append(order, "x0.o"+strconv.Itoa(i))
 	}
 	for i := range cols {
 		sel = append(sel, "x0.c"+strconv.Itoa(i))
@@ -133,8 +131,14 @@ func (t *translator) nestedPage(sc *scope, cols, where []string, cur *Cursor, fe
 	if len(outer) == 0 {
 		outer = []string{"TRUE"}
 	}
-	out := "SELECT " + strings.Join(sel, ", ") + " FROM " + sc.from[0] + " CROSS JOIN LATERAL (" + sql + ") AS x0" +
-		" WHERE " + strings.Join(outer, " AND ") + " ORDER BY " + strings.Join(order, ", ") + " LIMIT " + t.bind(fetch)
+	// The documents come from a subquery ordered by seq, and the levels
+	// each in their order, so the nested loop yields the rows in the
+	// page's order and the ORDER BY r.seq above needs no sort: a sort
+	// over the joined rows would hold each document's rows (or the whole
+	// page's) until all are computed, and a page stopped by its time
+	// budget (pgstore) would have nothing to return.
+	out := "SELECT " + strings.Join(sel, ", ") + " FROM (SELECT * FROM " + sc.from[0] + " WHERE " + strings.Join(outer, " AND ") +
+		" ORDER BY r.seq) AS r CROSS JOIN LATERAL (" + sql + ") AS x0 ORDER BY r.seq LIMIT " + t.bind(fetch)
 	if cur == nil && offset > 0 {
 		out += " OFFSET " + t.bind(offset)
 	}
