@@ -31,20 +31,27 @@ func (sc *scope) iterate(src, name string) {
 // each iteration is a lateral subquery of its own, ordered by its ordinal
 // and cut at the page's fetch count:
 //
-//	SELECT r.seq, x0.o0, x0.o1, x0.c0, ... FROM items AS r CROSS JOIN LATERAL (
+//	SELECT r.seq, x0.o0, x0.o1, x0.c0, ...
+//	FROM (SELECT * FROM items AS r WHERE <terms over r alone> ORDER BY r.seq) AS r
+//	CROSS JOIN LATERAL (
 //	  SELECT j1.o AS o0, x1.* FROM <j1> CROSS JOIN LATERAL (
 //	    SELECT j2.o AS o1, <output columns> AS c0, ... FROM <j2>
-//	    WHERE <terms over the iterations> ORDER BY j2.o LIMIT n) AS x1
-//	  ORDER BY j1.o, x1.o1 LIMIT n) AS x0
-//	WHERE <terms over r alone> ORDER BY r.seq, x0.o0, x0.o1 LIMIT n
+//	    WHERE <terms over j2> ORDER BY j2.o LIMIT n) AS x1
+//	  WHERE <terms over j1> ORDER BY j1.o, x1.o1 LIMIT n) AS x0
+//	ORDER BY r.seq LIMIT n
 //
 // A function scan WITH ORDINALITY comes ordered by its ordinal, so every
 // level's sort is an incremental sort over groups of at most n rows, and
 // each level stops after n of them: the work of a page grows with the page
-// and the arrays' lengths, not with their product. The terms of the WHERE
-// clause that use no iteration stay on r (where its indexes serve them);
-// the others, the keyset after the cursor and the output columns are
-// evaluated in the innermost level, where every alias is bound. cols are
+// and the arrays' lengths, not with their product. The top level sorts
+// nothing: the documents come ordered by seq (unique) from their
+// subquery, each level's rows in its order, and a nested loop keeps both,
+// so ORDER BY r.seq is already satisfied, and rows reach the client as
+// they are made (a page stopped by its time budget keeps them). The terms
+// of the WHERE clause that use no iteration stay on r (where its indexes
+// serve them); each other term, and the keyset after the cursor, is
+// evaluated in the level of the last iteration it reads; the output
+// columns in the innermost level, where every alias is bound. cols are
 // the output columns after r.seq and the ordinals, where the terms, cur
 // the keyset (nil: from the start), fetch the rows of the page and offset
 // the OFFSET of a first page.
