@@ -89,6 +89,16 @@ func hostileQueries() map[string]string {
 	for _, c := range queryRuntimeCases() {
 		q["runtime: "+c.name] = c.query
 	}
+	// Work bounded by the page, not by the data (query_budget_test.go).
+	q["self-JOIN of an array"] = `SELECT c.id,x,y FROM c JOIN x IN c.a JOIN y IN c.a WHERE c.id = "arr100000"`
+	q["self-JOIN of an array, filtered"] = "SELECT c.id,x,y FROM c JOIN x IN c.arr JOIN y IN c.arr WHERE x = y"
+	ors := make([]string, 1000)
+	for i := range ors {
+		ors[i] = fmt.Sprintf(`c.id = "x%d"`, i+1)
+	}
+	q["1000 OR'd equalities"] = "SELECT * FROM c WHERE " + strings.Join(ors, " OR ")
+	q["REPLACE of REPLICATE into 100 MB"] = `SELECT TOP 1 VALUE REPLACE(REPLICATE("a",10000),"a",REPLICATE("b",10000)) FROM c`
+	q["CONCAT into 100 MB"] = `SELECT VALUE CONCAT(` + repeatJoin(`REPLACE(REPLICATE("a",10000),"a",REPLICATE("b",100))`, ", ", 100) + `) FROM c`
 	return q
 }
 

@@ -64,6 +64,9 @@ const (
 	SubStatusOwnerResourceNotFound = 1003
 	SubStatusCrossPartitionQuery   = 1004
 	SubStatusPartitionKeyRangeGone = 1002
+	// SubStatusResponseSizeExceeded goes with a 413 for a response that
+	// would pass the response size limit (ResponseSizeExceeded).
+	SubStatusResponseSizeExceeded = 3402
 )
 
 // Common messages, worded as the real service words them (reference §3.3).

@@ -294,8 +294,24 @@ func (s *Store) ContainerStats(ctx context.Context, now int64) ([]emulator.Conta
 func (s *Store) CountItems(ctx context.Context, c emulator.Container, e emulator.Expiry) (emulator.ContainerStats, error) {
 	a := args{}
 	st := emulator.ContainerStats{Database: c.DatabaseID, Container: c.ID}
-	err := s.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE `+livePredicate(e, "", &a)+`), coalesce(sum(length(body)) FILTER (WHERE `+livePredicate(e, "", &a)+`), 0) FROM `+itemsTable(c.Num), a...).
-		Scan(&st.StoredRows, &st.LiveItems, &st.LiveBytes)
+	// a full scan: bounded by the page budget like a query (budget.go)
+	pctx, cancel := s.pageContext(ctx)
+	defer cancel()
+	rows, err := s.boundedQuery(pctx, s.pool, s.pageTimeout, `SELECT count(*), count(*) FILTER (WHERE `+livePredicate(e, "", &a)+`), coalesce(sum(length(body)) FILTER (WHERE `+livePredicate(e, "", &a)+`), 0) FROM `+itemsTable(c.Num), a...)
+	var br *boundedRows
+	if err == nil {
+		br = rows
+		defer rows.Close()
+		if rows.Next() {
+			err = rows.Scan(&st.StoredRows, &st.LiveItems, &st.LiveBytes)
+		}
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	if budgetSpent(ctx, pctx, br, err) {
+		return st, errPageTimeout(s.pageTimeout, err)
+	}
 	if err != nil {
 		return st, classify("count items", err)
 	}

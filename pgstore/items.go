@@ -382,13 +382,27 @@ func deleteStmt(k emulator.ItemKey, ifMatch, lsn string) itemStmt {
 // after the first row (not the first) that takes the bodies past
 // emulator.MaxResponseBytes: the feed's page ends at or before that row,
 // so the rest is not fetched (the statement is cancelled, not drained).
+//
+// The statement runs under the page's time budget (budget.go); a feed
+// page reads rows in the order of an index, so running out means the
+// database is overloaded, and the page fails with a 408 rather than
+// ending short (the caller reads a short page as the last one).
 func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]emulator.Item, error) {
 	sql, a := feedSQL(p)
-	qctx, cancel := context.WithCancel(ctx)
+	pctx, cancelPage := s.pageContext(ctx)
+	defer cancelPage()
+	qctx, cancel := context.WithCancel(pctx)
 	defer cancel()
-	rows, err := s.pool.Query(qctx, sql, a...)
+	var rows *boundedRows
+	fail := func(err error) error {
+		if budgetSpent(ctx, pctx, rows, err) {
+			return errPageTimeout(s.pageTimeout, err)
+		}
+		return classify("read items", err)
+	}
+	rows, err := s.boundedQuery(qctx, s.pool, s.pageTimeout, sql, a...)
 	if err != nil {
-		return nil, classify("read items", err)
+		return nil, fail(err)
 	}
 	defer rows.Close()
 	var items []emulator.Item
@@ -397,7 +411,7 @@ func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]em
 		var it emulator.Item
 		var body string
 		if err := rows.Scan(&it.PK, &it.ID, &it.Seq, &body, &it.TS, &it.ETag, &it.LSN); err != nil {
-			return nil, classify("read items", err)
+			return nil, fail(err)
 		}
 		it.Body = []byte(body)
 		items = append(items, it)
@@ -406,7 +420,10 @@ func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]em
 			return items, nil
 		}
 	}
-	return items, classify("read items", rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, fail(err)
+	}
+	return items, nil
 }
 
 // feedSQL returns the read feed's statement and its arguments.

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"slices"
 	"strings"
@@ -140,11 +141,20 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 	// emulator.MaxResponseBytes; rows are read one at a time, so a page
 	// never holds more than itself. A statement stopped by the byte budget
 	// is cancelled rather than drained, so PostgreSQL stops producing the
-	// rest (the next page resumes from the cursor).
-	qctx, cancel := context.WithCancel(ctx)
+	// rest (the next page resumes from the cursor). The statement also
+	// runs under the page's time budget (budget.go): when it runs out,
+	// the page ends with the results read so far and a continuation after
+	// the last of them, as the service ends a page at its 5 s limit; with
+	// none read (or for a query that never pages), it is a 408.
+	pctx, cancelPage := s.pageContext(ctx)
+	defer cancelPage()
+	qctx, cancel := context.WithCancel(pctx)
 	defer cancel()
-	rows, err := q.Query(qctx, st.SQL, st.Args...)
+	rows, err := s.boundedQuery(qctx, q, s.pageTimeout, st.SQL, st.Args...)
 	if err != nil {
+		if budgetSpent(ctx, pctx, nil, err) {
+			return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
+		}
 		return emulator.QueryPage{}, classifyQuery(err)
 	}
 	defer rows.Close()
@@ -166,13 +176,24 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 			more, overBudget = true, true
 			break
 		}
+		if len(r.doc) > emulator.MaxResponseBytes {
+			// one result alone passes the page's byte budget: no page
+			// can hold it
+			return emulator.QueryPage{}, errResultTooLarge(fmt.Sprintf("a result of %d bytes is larger", len(r.doc)), nil)
+		}
 		size += len(r.doc)
 		out = append(out, r)
 	}
 	if overBudget {
 		cancel() // the rest of the statement's rows are not needed
 	} else if err := rows.Err(); err != nil {
-		return emulator.QueryPage{}, classifyQuery(err)
+		if !budgetSpent(ctx, pctx, rows, err) {
+			return emulator.QueryPage{}, classifyQuery(err)
+		}
+		if st.Single || len(out) == 0 {
+			return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
+		}
+		more = true // partial: the next page resumes after the last result
 	}
 	page := emulator.QueryPage{Docs: make([][]byte, 0, len(out))}
 	for _, r := range out {
@@ -398,6 +419,11 @@ func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsPar
 // PostgreSQL's own.
 func classifyQuery(err error) error {
 	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "Z9413" {
+		// cosmos.value_too_large (migration 0023): a string builder's
+		// result would pass the response size limit
+		return errResultTooLarge("a string the query computes (REPLACE, CONCAT or ||) would be larger", err)
+	}
 	if errors.As(err, &pe) {
 		if msg, ok := queryErrorMessage(pe.Code); ok {
 			return &emulator.Error{Kind: emulator.KindBadRequest, Message: msg, Err: err}

@@ -16,7 +16,10 @@ import (
 // TestLargeQueriesAnswerOr400: queries as large as the service accepts
 // (512 KB of text) either answer or are refused with a 400, never a 500 from
 // PostgreSQL's "stack depth limit exceeded" or "out of memory": long chains
-// of one operator, a 40,000-value IN list, long OR filters.
+// of one operator, a 40,000-value IN list, long OR filters. A query whose
+// statement PostgreSQL takes longer to plan than the page budget (450
+// chained %: tens of seconds of planning on a busy machine) may answer 408
+// instead: the budget stops it (budget.go), which is still no 500.
 func TestLargeQueriesAnswerOr400(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
@@ -75,6 +78,10 @@ SELECT '["p"]', 'id' || g, g, '{"id":"id' || g || '","n":' || g || '}', 1000, NU
 				if !errors.As(err, &ee) || ee.Kind != emulator.KindBadRequest {
 					t.Fatalf("error %v, want a 400", err)
 				}
+				return
+			}
+			if ee := (*emulator.Error)(nil); strings.HasPrefix(tt.name, "450 chained") && errors.As(err, &ee) && ee.Kind == emulator.KindRequestTimeout {
+				t.Logf("past the page budget: %v", err)
 				return
 			}
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -45,6 +46,8 @@ type Store struct {
 	stopBackground context.CancelFunc
 	listenDone     chan struct{}
 	log            *slog.Logger
+	// pageTimeout is the time budget of one page (Options.PageTimeout).
+	pageTimeout time.Duration
 }
 
 var _ emulator.Store = (*Store)(nil)
@@ -62,6 +65,13 @@ type Options struct {
 	// container creates (see tablepool.go): 0 means 4, a negative value
 	// none (every create then makes its table in its own transaction).
 	SpareTables int
+	// PageTimeout is the time budget of one page of a query (ReadMany
+	// included: the SDKs send it as queries) or a read feed, and of the
+	// other statements a request runs over a container's items (counts): past it the statement is cancelled in
+	// PostgreSQL and the page ends with the results it holds and a
+	// continuation after the last, or, holding none, fails with a 408
+	// (see budget.go). 0 means DefaultPageTimeout.
+	PageTimeout time.Duration
 }
 
 // sessionSettings are sent in the startup packet of every connection, so
@@ -139,7 +149,11 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, opts Options) (*Store,
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Store{pool: pool, log: log, cache: newContainerCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}, blocked: map[int64]map[string]bool{}}}
+	pageTimeout := opts.PageTimeout
+	if pageTimeout <= 0 {
+		pageTimeout = DefaultPageTimeout
+	}
+	s := &Store{pool: pool, log: log, pageTimeout: pageTimeout, cache: newContainerCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}, blocked: map[int64]map[string]bool{}}}
 	var collate string
 	if err := pool.QueryRow(ctx, `SELECT datcollate FROM pg_database WHERE datname = current_database()`).Scan(&collate); err != nil {
 		pool.Close()

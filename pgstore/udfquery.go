@@ -38,7 +38,24 @@ var (
 // statements of a page read one snapshot (a read-only REPEATABLE READ
 // transaction), so a write between the scan and the evaluation of a batch
 // is seen by neither.
+//
+// Its statements run under the page's context (budget.go): when it ends
+// they are cancelled and the page fails with a 408; udfPageTime, well
+// within the page budget, ends a page that is merely slow with a
+// continuation, and the evaluation statement of a whole-set query runs
+// under the budget itself (execPage).
 func (s *Store) runUDFQuery(ctx context.Context, p queryRun, hash uint64, cur *sqlgen.Cursor) (emulator.QueryPage, error) {
+	pctx, cancel := s.pageContext(ctx)
+	defer cancel()
+	page, err := s.runUDFPage(pctx, p, hash, cur)
+	if budgetSpent(ctx, pctx, nil, err) {
+		return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
+	}
+	return page, err
+}
+
+// runUDFPage is runUDFQuery under the page's context.
+func (s *Store) runUDFPage(ctx context.Context, p queryRun, hash uint64, cur *sqlgen.Cursor) (emulator.QueryPage, error) {
 	if sqlgen.NeedsWholeSet(p.Query) {
 		return s.runUDFWhole(ctx, p, hash, cur)
 	}
@@ -66,11 +83,11 @@ func (s *Store) runUDFQuery(ctx context.Context, p queryRun, hash uint64, cur *s
 			limit, capped = rem, true
 		}
 	}
-	tx, err := s.udfSnapshot(ctx)
+	tx, done, err := s.udfSnapshot(ctx)
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
-	defer func() { _ = tx.Rollback(context.Background()) }()
+	defer done()
 
 	page := emulator.QueryPage{Docs: [][]byte{}}
 	start, scanned, size := time.Now(), 0, 0
@@ -173,11 +190,11 @@ func (s *Store) runUDFWhole(ctx context.Context, p queryRun, hash uint64, cur *s
 	if err := s.udfPrepare(ctx, p, st); err != nil {
 		return emulator.QueryPage{}, err
 	}
-	tx, err := s.udfSnapshot(ctx)
+	tx, done, err := s.udfSnapshot(ctx)
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
-	defer func() { _ = tx.Rollback(context.Background()) }()
+	defer done()
 	all := sqlgen.UDFBatch{Ords: make([][]int64, st.Joins), Results: make([][]*string, len(st.UDFArgs))}
 	bytes := 0
 	for {
@@ -220,13 +237,25 @@ func (s *Store) udfPrepare(ctx context.Context, p queryRun, st *sqlgen.Statement
 }
 
 // udfSnapshot begins the read-only REPEATABLE READ transaction all the
-// statements of one page of a UDF query read.
-func (s *Store) udfSnapshot(ctx context.Context) (pgx.Tx, error) {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+// statements of one page of a UDF query read; done rolls it back. When
+// ctx ends while it is open, its backend gets a cancel request (see
+// boundedQuery).
+func (s *Store) udfSnapshot(ctx context.Context) (tx pgx.Tx, done func(), err error) {
+	tx, err = s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, classify("query items", err)
+		return nil, nil, classify("query items", err)
 	}
-	return tx, nil
+	stop := cancelOnDone(ctx, tx.Conn().PgConn())
+	return tx, func() {
+		if stop() {
+			// a cancel may still be on its way: the connection is not
+			// to be reused
+			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_ = tx.Conn().Close(closeCtx)
+			cancel()
+		}
+		_ = tx.Rollback(context.Background())
+	}, nil
 }
 
 // udfBatch is the rows one scan statement read, with the results of the

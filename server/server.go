@@ -103,6 +103,12 @@ type Config struct {
 	// ScriptMaxMemory is how far the heap may grow during one script
 	// execution before it is stopped (default 256 MiB).
 	ScriptMaxMemory uint64
+	// PageTimeout is the time budget of one page of a query or read feed
+	// in PostgreSQL (default DefaultPageTimeout, 5 s, the service's):
+	// past it the statement is cancelled and the page ends with what it
+	// holds and a continuation, or, holding nothing, fails with a 408
+	// (pgstore.Options.PageTimeout).
+	PageTimeout time.Duration
 	// HealthAddr, when set, is the address of the plain-HTTP health server
 	// (GET /alive, /ready, /health, /status, /metrics; server/health.go),
 	// which serves from the start of Start, /ready answering 503 until the
@@ -165,6 +171,9 @@ const (
 	DefaultWriteTimeout = 5 * time.Minute
 	DefaultIdleTimeout  = 2 * time.Minute
 	DefaultMaxConns     = 1000
+	// DefaultPageTimeout is Config.PageTimeout's default: the service's
+	// execution limit of one query page.
+	DefaultPageTimeout = pgstore.DefaultPageTimeout
 	// readHeaderTimeout bounds reading a request's headers.
 	readHeaderTimeout = 30 * time.Second
 )
@@ -271,7 +280,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		}
 		connString = s.pg.ConnString()
 	}
-	if s.store, err = pgstore.Open(ctx, connString, pgstore.Options{Logger: s.log}); err != nil {
+	if s.store, err = pgstore.Open(ctx, connString, pgstore.Options{Logger: s.log, PageTimeout: cfg.PageTimeout}); err != nil {
 		return nil, err
 	}
 	s.svc = emulator.New(s.store, cfg.Clock)

@@ -86,6 +86,12 @@ func WithScriptLimits(timeout time.Duration, maxMemory uint64) Option {
 	return func(cfg *server.Config) { cfg.ScriptTimeout, cfg.ScriptMaxMemory = timeout, maxMemory }
 }
 
+// WithPageTimeout sets the time budget of one query or feed page (0:
+// default), so tests can make a query outlast it quickly.
+func WithPageTimeout(d time.Duration) Option {
+	return func(cfg *server.Config) { cfg.PageTimeout = d }
+}
+
 // Start starts an emulator over a fresh database and stops it when the test
 // ends.
 func Start(t testing.TB, opts ...Option) *Emulator {

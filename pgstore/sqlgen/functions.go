@@ -145,7 +145,8 @@ var functions = map[string]fn{
 		for i, x := range a {
 			parts[i] = "cosmos.str(" + x + ")"
 		}
-		return "to_jsonb(" + strings.Join(parts, " || ") + ")"
+		// bounded: CONCAT(c.s, c.s, ...) could multiply a stored string
+		return "to_jsonb(cosmos.concat_bounded(" + strings.Join(parts, ", ") + "))"
 	}},
 	"CONTAINS":     {2, 3, strTest("contains", func(x, y string) string { return "strpos(" + x + ", " + y + ") > 0" })},
 	"STARTSWITH":   {2, 3, strTest("starts", func(x, y string) string { return "starts_with(" + x + ", " + y + ")" })},
@@ -167,7 +168,8 @@ var functions = map[string]fn{
 		return "to_jsonb(substr(cosmos.str(" + a[0] + "), " + clampInt(a[1]) + " + 1, " + clampInt(a[2]) + "))"
 	}},
 	"REPLACE": {3, 3, func(t *translator, a []string) string {
-		return "to_jsonb(replace(cosmos.str(" + a[0] + "), NULLIF(cosmos.str(" + a[1] + "), ''), cosmos.str(" + a[2] + ")))"
+		// bounded: REPLACE multiplies sizes (each occurrence of a[1])
+		return "to_jsonb(cosmos.replace_bounded(cosmos.str(" + a[0] + "), NULLIF(cosmos.str(" + a[1] + "), ''), cosmos.str(" + a[2] + ")))"
 	}},
 	"ARRAY_LENGTH": {1, 1, func(t *translator, a []string) string {
 		return "cosmos.array_len(" + a[0] + ")"

@@ -247,6 +247,10 @@ func Translate(q *cosmosql.Query, in Input) (*Statement, error) {
 // and the ordinal columns of the array iterations (for keyset paging).
 type scope struct {
 	from, where, ords []string
+	// iters are the iteration sources (FROM x IN, JOIN x IN, JOIN
+	// (query)), in order, one per ordinal in ords: their from entries
+	// without the CROSS JOIN LATERAL before them (see nestedPage).
+	iters []iteration
 	// nonRoot is true when the first source is a path or an iteration, not
 	// the container's documents themselves.
 	nonRoot bool
@@ -296,9 +300,8 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 			return nil, err
 		}
 		if src.In {
-			sc.from = append(sc.from, "CROSS JOIN LATERAL jsonb_array_elements(cosmos.arr("+base+")) WITH ORDINALITY AS j0(v, o)")
+			sc.iterate("jsonb_array_elements(cosmos.arr("+base+")) WITH ORDINALITY AS j0(v, o)", "j0")
 			t.binds[src.Alias] = binding{expr: "j0.v"}
-			sc.ords = append(sc.ords, "j0.o")
 		} else {
 			sc.where = append(sc.where, base+" IS NOT NULL")
 			if src.Alias != "" {
@@ -334,11 +337,10 @@ func (t *translator) joinsAndWhere(q *cosmosql.Query, sc *scope) (*scope, error)
 			if err != nil {
 				return nil, err
 			}
-			sc.from = append(sc.from, "CROSS JOIN LATERAL (SELECT s.v, row_number() OVER () AS o FROM ("+sub+") AS s WHERE s.v IS NOT NULL) AS "+name)
+			sc.iterate("(SELECT s.v, row_number() OVER () AS o FROM ("+sub+") AS s WHERE s.v IS NOT NULL) AS "+name, name)
 			if j.Alias != "" {
 				t.binds[j.Alias] = binding{expr: name + ".v"}
 			}
-			sc.ords = append(sc.ords, name+".o")
 			continue
 		}
 		base, err := t.val(j.Expr)
@@ -352,9 +354,8 @@ func (t *translator) joinsAndWhere(q *cosmosql.Query, sc *scope) (*scope, error)
 			t.binds[j.Alias] = binding{expr: base}
 			continue
 		}
-		sc.from = append(sc.from, "CROSS JOIN LATERAL jsonb_array_elements(cosmos.arr("+base+")) WITH ORDINALITY AS "+name+"(v, o)")
+		sc.iterate("jsonb_array_elements(cosmos.arr("+base+")) WITH ORDINALITY AS "+name+"(v, o)", name)
 		t.binds[j.Alias] = binding{expr: name + ".v"}
-		sc.ords = append(sc.ords, name+".o")
 	}
 	if t.udfIndex != nil {
 		if !t.udfScan {
@@ -536,11 +537,17 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	if streamEval {
 		c = nil // the batch's rows all follow the cursor
 	}
+	// iterations without ORDER BY: each level stops at the page (see
+	// nestedPage)
+	nested := len(sc.iters) > 0 && len(sc.iters) == len(ords) && len(orderItems) == 0 && t.udfIndex == nil &&
+		len(from) == len(sc.iters)+1
 	if c != nil {
 		st.Taken = c.Taken
 		if len(c.Ords) != st.Joins || len(c.Ranks) != st.SortKeys || len(c.Vals) != st.SortKeys {
 			return nil, errBadCursor
 		}
+	}
+	if c != nil && !nested {
 		// keyset: rows strictly after the cursor in the sort order
 		vals := []string{}
 		for i := range c.Ranks {
@@ -586,6 +593,12 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		// its batch; TOP, OFFSET and LIMIT are applied to the results
 		st.Limit, st.Peek, st.Capped, st.Taken = t.in.PageSize, false, false, 0
 		fetch, offset = t.in.PageSize, 0
+	}
+	if nested {
+		cols := append(append([]string(nil), sortCols...), out...)
+		st.SQL = t.nestedPage(sc, cols, where, c, fetch, offset)
+		st.Args, st.IndexPaths, st.IDColumn, st.KeyedIndexes = t.args, t.indexPaths, t.idColumn, t.keyed
+		return st, nil
 	}
 	var orderBy []string
 	for _, k := range keys {

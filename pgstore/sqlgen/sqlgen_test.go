@@ -20,6 +20,16 @@ func translate(t *testing.T, query string, params map[string]json.RawMessage) (*
 		Live: "TRUE", Params: params, PageSize: 10})
 }
 
+// translateWith translates query with a cursor (nil: the first page).
+func translateWith(t *testing.T, query string, cur *Cursor) (*Statement, error) {
+	t.Helper()
+	q, err := cosmosql.Parse(query)
+	if err != nil {
+		t.Fatalf("parse %q: %v", query, err)
+	}
+	return Translate(q, Input{Table: "cosmos.items_1", Live: "TRUE", PageSize: 10, Cursor: cur})
+}
+
 func argStrings(args []any) string {
 	var b strings.Builder
 	for _, a := range args {
@@ -82,7 +92,7 @@ func TestTranslate(t *testing.T) {
 		{`SELECT c.a, c.b.c, 1 FROM c`, ModeObject, []string{"(r.doc -> '"}, []string{"a", "c", "$1"}, true},
 		{`SELECT * FROM c WHERE c.a = 1 AND NOT c.b`, ModeDocument, []string{"cosmos.l_and(cosmos.eq(", "cosmos.l_not(", "= 'true'::jsonb"}, nil, true},
 		{`SELECT * FROM c ORDER BY c.a DESC`, ModeDocument, []string{"cosmos.type_rank((r.doc -> '", ") DESC", "r.seq ASC"}, nil, true},
-		{`SELECT VALUE t FROM c JOIN t IN c.tags`, ModeValue, []string{"CROSS JOIN LATERAL jsonb_array_elements", "WITH ORDINALITY AS j1(v, o)", "j1.o ASC"}, nil, true},
+		{`SELECT VALUE t FROM c JOIN t IN c.tags`, ModeValue, []string{"CROSS JOIN LATERAL (SELECT j1.o AS o0", "jsonb_array_elements", "WITH ORDINALITY AS j1(v, o)", "ORDER BY j1.o LIMIT", "ORDER BY r.seq) AS r CROSS JOIN LATERAL", ") AS x0 ORDER BY r.seq LIMIT"}, nil, true},
 		{`SELECT VALUE c._ts FROM c`, ModeValue, []string{"to_jsonb(r.ts)"}, nil, true},
 		{`SELECT VALUE COUNT(1) FROM c`, ModeValue, []string{"to_jsonb(count("}, nil, false},
 		{`SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g`, ModeObject, []string{"GROUP BY s.k0", "OFFSET"}, []string{"g", "n"}, true},
