@@ -236,3 +236,39 @@ func TestSIGTERMWithHostileScripts(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestDeepJSONStringifyInScript: the issue's own input, JSON.stringify of a
+// 100,000-deep object (it once answered after 31 s, goja's cycle check
+// being quadratic in depth), fails at once with the RangeError a
+// JavaScript engine gives for a structure deeper than it serialises
+// (jsengine.MaxJSONDepth), as a procedure and as a pre-trigger, and
+// leaves the emulator serving.
+func TestDeepJSONStringifyInScript(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	mustContainer(t, mustDB(t, f.c, "sdb"), "c", "/pk")
+	wantStatus(t, f.raw.do(http.MethodPost, docsPath("sdb", "c"), []byte(`{"id":"seed","pk":"p"}`), pkHeader, `["p"]`), http.StatusCreated)
+	const stmt = `var o = {}; for (var i = 0; i < 100000; i++) o = {a: o}; JSON.stringify(o);`
+	sproc := createSproc(t, f.raw, "deep", `function () { `+stmt+` getContext().getResponse().setBody(1); }`)
+	createTrigger(t, f.raw, "tdeep", "Pre", "All", `function () { `+stmt+` }`)
+	for _, tc := range []struct {
+		name string
+		do   func() rawResp
+	}{
+		{"sproc", func() rawResp { return f.raw.do(http.MethodPost, sproc, nil, pkHeader, `["p"]`) }},
+		{"pretrigger", func() rawResp {
+			return f.raw.do(http.MethodPost, docsPath("sdb", "c"), []byte(`{"id":"new","pk":"p"}`), pkHeader, `["p"]`, "x-ms-documentdb-pre-trigger-include", "tdeep")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			r := tc.do()
+			t.Logf("answered %d after %v", r.Status, time.Since(start))
+			if msg := wantError(t, r, http.StatusBadRequest, "BadRequest"); !strings.Contains(msg, "RangeError") {
+				t.Fatalf("message %q, want a RangeError", msg)
+			}
+		})
+	}
+	wantStatus(t, f.raw.do(http.MethodGet, docPath("sdb", "c", "new"), nil, pkHeader, `["p"]`), http.StatusNotFound)
+	wantStatus(t, f.raw.do(http.MethodGet, docPath("sdb", "c", "seed"), nil, pkHeader, `["p"]`), http.StatusOK)
+}
