@@ -62,32 +62,7 @@ func TestOwnerDeathStopsServer(t *testing.T) {
 	requireBinaries(t)
 	t.Parallel()
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnerProcess$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+dir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	pid := 0
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "PID "); ok {
-			pid, _ = strconv.Atoi(rest)
-			break
-		}
-		if strings.HasPrefix(line, "ERROR") {
-			t.Fatal(line)
-		}
-	}
-	if pid == 0 {
-		t.Fatal("the owner process did not report a postmaster pid")
-	}
+	cmd, pid, _ := startOwner(t, dir)
 	cmd.Process.Kill()
 	cmd.Wait()
 
@@ -121,36 +96,7 @@ func TestAdoptedServerReplacedWithNotice(t *testing.T) {
 	requireBinaries(t)
 	t.Parallel()
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnerProcess$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+dir, helperRestartEnv+"=1")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	pid := 0
-	var ownerNotices []string
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "PID "); ok {
-			pid, _ = strconv.Atoi(rest)
-			break
-		}
-		if rest, ok := strings.CutPrefix(line, "WARN "); ok {
-			ownerNotices = append(ownerNotices, rest)
-		}
-		if strings.HasPrefix(line, "ERROR") {
-			t.Fatal(line)
-		}
-	}
-	if pid == 0 {
-		t.Fatal("the owner process did not report a postmaster pid")
-	}
+	cmd, pid, ownerNotices := startOwner(t, dir, helperRestartEnv+"=1")
 	adopted := fmt.Sprintf("restarted outside the emulator (now pid %d); adopting it", pid)
 	if !strings.Contains(strings.Join(ownerNotices, "\n"), adopted) {
 		t.Errorf("owner's notices %q lack %q", ownerNotices, adopted)
@@ -181,4 +127,44 @@ func TestAdoptedServerReplacedWithNotice(t *testing.T) {
 	}
 	mu.Unlock()
 	stop(t, s)
+}
+
+// startOwner starts TestOwnerProcess as a separate process owning a
+// server in dir (env adds variables) and reads its output until it
+// reports the postmaster's pid; it returns the process, that pid and the
+// notices (WARN lines) printed before it. The process is killed at
+// cleanup.
+func startOwner(t *testing.T, dir string, env ...string) (*exec.Cmd, int, []string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnerProcess$")
+	cmd.Env = append(append(os.Environ(), helperEnv+"="+dir), env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var notices []string
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "PID "); ok {
+			pid, _ := strconv.Atoi(rest)
+			if pid == 0 {
+				break
+			}
+			return cmd, pid, notices
+		}
+		if rest, ok := strings.CutPrefix(line, "WARN "); ok {
+			notices = append(notices, rest)
+		}
+		if strings.HasPrefix(line, "ERROR") {
+			t.Fatal(line)
+		}
+	}
+	t.Fatal("the owner process did not report a postmaster pid")
+	return nil, 0, nil
 }
