@@ -170,3 +170,35 @@ func TestContainerPolicies(t *testing.T) {
 
 // mustFail returns the error of an SDK call that must fail.
 func mustFail[T any](_ T, err error) error { return err }
+
+// TestLegacyRootIndexingPolicy: the policy the JS SDK's own cross-partition,
+// aggregate and spatial specs create their containers with (the legacy
+// root "/" with an indexes array) is accepted as the service and
+// Microsoft's emulator accept it (it was refused with 400 "The indexing
+// path '/' could not be accepted", failing 56 of those specs), stored
+// and returned as sent, and queries over it filter and sort (served as /*).
+func TestLegacyRootIndexingPolicy(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	mustDB(t, f.c, "legacydb")
+	const policy = `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/","indexes":[{"kind":"Range","dataType":"Number","precision":-1},{"kind":"Range","dataType":"String","precision":-1}]}],"excludedPaths":[{"path":"/\"_etag\"/?"}]}`
+	resp := f.raw.do(http.MethodPost, "/dbs/legacydb/colls", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"},"indexingPolicy":`+policy+`}`))
+	wantStatus(t, resp, http.StatusCreated)
+	if got := compactJSON(t, rawMembers(t, resp.Body)["indexingPolicy"]); got != policy {
+		t.Fatalf("indexingPolicy\n got %s\nwant %s", got, policy)
+	}
+	read := f.raw.do(http.MethodGet, "/dbs/legacydb/colls/c", nil)
+	wantStatus(t, read, http.StatusOK)
+	if got := compactJSON(t, rawMembers(t, read.Body)["indexingPolicy"]); got != policy {
+		t.Fatalf("read indexingPolicy\n got %s\nwant %s", got, policy)
+	}
+	for _, doc := range []string{`{"id":"a","pk":"p","n":3}`, `{"id":"b","pk":"p","n":1}`, `{"id":"c","pk":"p","n":2}`} {
+		wantStatus(t, f.raw.do(http.MethodPost, docsPath("legacydb", "c"), []byte(doc), pkHeader, `["p"]`), http.StatusCreated)
+	}
+	q := f.raw.do(http.MethodPost, docsPath("legacydb", "c"), queryBody("SELECT VALUE c.id FROM c WHERE c.n >= 2 ORDER BY c.n"),
+		append([]string{pkHeader, `["p"]`}, queryHeaders...)...)
+	wantStatus(t, q, http.StatusOK)
+	if got := compactJSON(t, rawMembers(t, q.Body)["Documents"]); got != `["c","a"]` {
+		t.Fatalf("query results %s, want [\"c\",\"a\"]", got)
+	}
+}

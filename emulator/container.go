@@ -47,7 +47,18 @@ const (
 	// labels or [] (any array element), ending in /? (the scalar at the
 	// path) or /* (everything below it, /* alone being the root).
 	indexPath
+	// indexingPath is an included or excluded path: an indexPath, or the
+	// legacy root "/" (LegacyRootPath).
+	indexingPath
 )
+
+// LegacyRootPath is the root path of the indexing policies of API
+// versions before /* existed: {"path":"/","indexes":[...]}. The service
+// and Microsoft's emulator still accept it in includedPaths and
+// excludedPaths, and SDK test suites still send it (the JS SDK's
+// cross-partition, aggregate and spatial specs create their containers
+// with it), so it is stored as sent and served as /* is.
+const LegacyRootPath = "/"
 
 // pathFailure returns the position, in UTF-16 code units as the service
 // counts, at which path stops following the grammar of kind, or -1 when it
@@ -55,6 +66,12 @@ const (
 // characters must be inside a quoted label ("a-b"), which may hold anything
 // but '"', '\' and control characters.
 func pathFailure(path string, kind pathKind) int {
+	if kind == indexingPath {
+		if path == LegacyRootPath {
+			return -1
+		}
+		kind = indexPath
+	}
 	if len(path) > MaxPolicyPathLength {
 		return utf16Len(path[:MaxPolicyPathLength])
 	}
@@ -323,10 +340,10 @@ func normalizeIndexingPolicy(obj *Object, ttlOn bool) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := entryPaths(included, "includedPaths", indexPath, "indexing"); err != nil {
+	if _, err := entryPaths(included, "includedPaths", indexingPath, "indexing"); err != nil {
 		return nil, err
 	}
-	exPaths, err := entryPaths(excluded, "excludedPaths", indexPath, "indexing")
+	exPaths, err := entryPaths(excluded, "excludedPaths", indexingPath, "indexing")
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +356,7 @@ func normalizeIndexingPolicy(obj *Object, ttlOn bool) (*Object, error) {
 	if mode != "none" {
 		rootExcluded, etag := false, false
 		for _, p := range exPaths {
-			rootExcluded = rootExcluded || p == "/*"
+			rootExcluded = rootExcluded || p == "/*" || p == LegacyRootPath
 			etag = etag || p == etagExcludedPath || p == "/_etag/?"
 		}
 		if !incSent && !rootExcluded {

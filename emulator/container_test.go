@@ -71,6 +71,19 @@ func TestNormalizeContainerIndexingPolicy(t *testing.T) {
 		{"includedPaths not an array", `,"indexingPolicy":{"includedPaths":{"path":"/*"}}`, "", "includedPaths"},
 		{"path not a string", `,"indexingPolicy":{"includedPaths":[{"path":1}]}`, "", "path"},
 		{"path missing", `,"indexingPolicy":{"excludedPaths":[{}]}`, "", "path"},
+		// Legacy and unusual-but-valid policies the service accepts and
+		// SDK suites still send: stored as sent (the indexes arrays, the
+		// root "/", quoted labels), served like their modern equivalents.
+		{"legacy root with indexes (the JS SDK's specs)", `,"indexingPolicy":{"includedPaths":[{"path":"/","indexes":[{"kind":"Range","dataType":"Number","precision":-1},{"kind":"Range","dataType":"String","precision":-1}]}]}`,
+			`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/","indexes":[{"kind":"Range","dataType":"Number","precision":-1},{"kind":"Range","dataType":"String","precision":-1}]}],"excludedPaths":[` + etagPath + `]}`, ""},
+		{"legacy /* with Hash, Spatial and precision 3", `,"indexingPolicy":{"automatic":true,"indexingMode":"Consistent","includedPaths":[{"path":"/*","indexes":[{"kind":"Hash","dataType":"String","precision":3},{"kind":"Spatial","dataType":"Point"},{"kind":"Spatial","dataType":"Polygon"}]}]}`,
+			`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*","indexes":[{"kind":"Hash","dataType":"String","precision":3},{"kind":"Spatial","dataType":"Point"},{"kind":"Spatial","dataType":"Polygon"}]}],"excludedPaths":[` + etagPath + `]}`, ""},
+		{"legacy root excluded", `,"indexingPolicy":{"excludedPaths":[{"path":"/"}]}`,
+			`{"indexingMode":"consistent","automatic":true,"includedPaths":[],"excludedPaths":[{"path":"/"},` + etagPath + `]}`, ""},
+		{"scalar, array and quoted paths", `,"indexingPolicy":{"includedPaths":[{"path":"/path/?"},{"path":"/arr/[]/?"},{"path":"/\"key with space\"/?"}],"excludedPaths":[{"path":"/*"}]}`,
+			`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/path/?"},{"path":"/arr/[]/?"},{"path":"/\"key with space\"/?"}],"excludedPaths":[{"path":"/*"},` + etagPath + `]}`, ""},
+		{"only excludedPaths", `,"indexingPolicy":{"excludedPaths":[{"path":"/big/*"}]}`,
+			`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/big/*"},` + etagPath + `]}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -221,7 +234,10 @@ func TestContainerPolicyPaths(t *testing.T) {
 		// goes with the Custom mode)
 		{`""`, []string{"conflict"}},
 		{`null`, []string{"conflict"}},
-		{`"/"`, nil},
+		// the legacy root (API versions before /*): accepted by the
+		// service in included and excluded paths, sent by the JS SDK's
+		// own specs (issue 18: refusing it failed 56 of them)
+		{`"/"`, []string{"included", "excluded"}},
 		{`"name/?"`, nil},
 		{`"name"`, nil},
 		{`"//?"`, nil},

@@ -85,6 +85,9 @@ func (p policy) indexed(path []string) bool {
 	}
 	best, include := -1, true
 	try := func(pattern string, inc bool) {
+		if pattern == emulator.LegacyRootPath {
+			pattern = "/*" // the legacy root: everything
+		}
 		parts := emulator.SplitPath(pattern)
 		if len(parts) == 0 {
 			return

@@ -1,0 +1,36 @@
+package pgstore
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestPolicyIndexed: the path rules of an indexing policy decide which
+// query-made indexes exist; the most specific matching rule wins, and the
+// legacy root "/" (emulator.LegacyRootPath) counts as /*.
+func TestPolicyIndexed(t *testing.T) {
+	tests := []struct {
+		policy string
+		path   []string
+		want   bool
+	}{
+		{`{"includedPaths":[{"path":"/*"}]}`, []string{"a"}, true},
+		{`{"includedPaths":[{"path":"/"}]}`, []string{"a"}, true},
+		{`{"includedPaths":[{"path":"/","indexes":[{"kind":"Range","dataType":"Number","precision":-1}]}]}`, []string{"a", "b"}, true},
+		{`{"includedPaths":[{"path":"/"}],"excludedPaths":[{"path":"/a/*"}]}`, []string{"a"}, false},
+		{`{"includedPaths":[{"path":"/"}],"excludedPaths":[{"path":"/a/*"}]}`, []string{"b"}, true},
+		{`{"includedPaths":[{"path":"/a/?"}],"excludedPaths":[{"path":"/"}]}`, []string{"a"}, true},
+		{`{"includedPaths":[{"path":"/a/?"}],"excludedPaths":[{"path":"/"}]}`, []string{"b"}, false},
+		{`{"includedPaths":[],"excludedPaths":[{"path":"/*"}]}`, []string{"a"}, false},
+		{`{"indexingMode":"none"}`, []string{"a"}, false},
+	}
+	for _, tt := range tests {
+		var p policy
+		if err := json.Unmarshal([]byte(tt.policy), &p); err != nil {
+			t.Fatal(err)
+		}
+		if got := p.indexed(tt.path); got != tt.want {
+			t.Errorf("%s: indexed(%v) = %v, want %v", tt.policy, tt.path, got, tt.want)
+		}
+	}
+}
