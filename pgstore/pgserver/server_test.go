@@ -257,7 +257,7 @@ func TestRecovery(t *testing.T) {
 		conn.Close(context.Background())
 		old := s.Pid()
 		s.stopSupervisor()
-		s.lock.Close()
+		s.releaseLock()
 		s2, d := start(t, Options{DataDir: dir})
 		t.Logf("start after stopping a leftover server: %v", d.Round(time.Millisecond))
 		select {

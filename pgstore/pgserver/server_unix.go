@@ -173,7 +173,7 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	if err := s.acquireLock(); err != nil {
 		return nil, err
 	}
-	undo = append(undo, func() { s.lock.Close() })
+	undo = append(undo, s.releaseLock)
 
 	if s.switchUser {
 		if err := ensureTraversable(s.dataDir, s.uid, gids, s.logf); err != nil {
@@ -388,6 +388,18 @@ func (s *Server) acquireLock() error {
 	}
 	s.lock = f
 	return nil
+}
+
+// releaseLock gives up the data directory lock: explicitly (LOCK_UN), then
+// closes its descriptor. Closing alone is not enough: a flock belongs to
+// the open file description, and a process forked at that moment by any
+// goroutine (os/exec forks, and the child keeps a copy of every descriptor
+// until its exec closes the close-on-exec ones) would hold the lock a
+// little longer, so that a Start right after a Stop could find the
+// directory "in use" (TestRecovery, once, on a loaded machine).
+func (s *Server) releaseLock() {
+	_ = syscall.Flock(int(s.lock.Fd()), syscall.LOCK_UN)
+	s.lock.Close()
 }
 
 // ensureCluster creates the cluster with initdb unless it exists, and makes
@@ -753,7 +765,7 @@ func (s *Server) Stop() error {
 // release ends Stop: it releases the data directory and removes the
 // temporary directories.
 func (s *Server) release(errs []error, ran bool, t0 time.Time) error {
-	s.lock.Close()
+	s.releaseLock()
 	if s.tmpSock {
 		if err := os.RemoveAll(s.sockDir); err != nil {
 			errs = append(errs, fmt.Errorf("pgserver: %w", err))
