@@ -138,13 +138,14 @@ func TestHostileScripts(t *testing.T) {
 			t.Logf("eight 408s in %v: %v", time.Since(start), took)
 		})
 	}
-	wantRecovered(t, f)
+	wantRecovered(t, f, true)
 }
 
 // wantRecovered checks an emulator after hostile scripts: a point read
 // answers, health is 200, no backend is idle in a transaction, and the
-// stats count abandoned executions.
-func wantRecovered(t *testing.T, f *fixture) {
+// stats report the abandoned executions (at least one when
+// wantAbandoned).
+func wantRecovered(t *testing.T, f *fixture, wantAbandoned bool) {
 	t.Helper()
 	start := time.Now()
 	wantStatus(t, f.raw.do(http.MethodGet, docPath("sdb", "c", "seed"), nil, pkHeader, `["p"]`), http.StatusOK)
@@ -171,12 +172,12 @@ func wantRecovered(t *testing.T, f *fixture) {
 	if err := json.Unmarshal(r.Body, &stats); err != nil {
 		t.Fatal(err)
 	}
-	if stats.Scripts == nil || stats.Scripts.Abandoned == nil || stats.Scripts.AbandonedRunning == nil || *stats.Scripts.Abandoned == 0 {
-		t.Fatalf("stats %s: want scripts.abandoned > 0 and scripts.abandonedRunning", r.Body)
+	if stats.Scripts == nil || stats.Scripts.Abandoned == nil || stats.Scripts.AbandonedRunning == nil || wantAbandoned && *stats.Scripts.Abandoned == 0 {
+		t.Fatalf("stats %s: want scripts.abandoned (> 0: %v) and scripts.abandonedRunning", r.Body, wantAbandoned)
 	}
 	t.Logf("scripts: %d abandoned, %d still running", *stats.Scripts.Abandoned, *stats.Scripts.AbandonedRunning)
 	m := emulatortest.ScrapeMetrics(t, f.raw.hc, f.raw.endpoint+"/_emulator/metrics")
-	if m["cosmos_emulator_scripts_abandoned_total"] < 1 {
+	if _, ok := m["cosmos_emulator_scripts_abandoned_total"]; !ok || wantAbandoned && m["cosmos_emulator_scripts_abandoned_total"] < 1 {
 		t.Fatalf("cosmos_emulator_scripts_abandoned_total = %v, want the abandoned executions", m["cosmos_emulator_scripts_abandoned_total"])
 	}
 }
@@ -190,7 +191,9 @@ func TestHostileScriptsDefaultLimit(t *testing.T) {
 	c := f.rawFor(t)
 	r, _ := reqs[0].send(c) // regexp/sproc
 	t.Logf("%s: 408 after %v (limit 5s)", reqs[0].name, send408(t, c, r))
-	wantRecovered(t, f)
+	// Not necessarily abandoned: regular expressions stop matching after
+	// 5 s too, so at this limit the goroutine may end within the grace.
+	wantRecovered(t, f, false)
 }
 
 // TestSIGTERMWithHostileScripts starts the real binary, runs eight
