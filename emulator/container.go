@@ -10,8 +10,11 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of container bodies. The counts are the service's (reference §4);
-// the path length and depth bound the work a hostile path can cause.
+// Limits of container bodies, each the service's (reference §4). Nothing
+// else about a container body is refused unless the service is known to
+// refuse it (a doc or an SDK test that expects the refusal), or an SDK's
+// model of the body could not read the member back (a member of the wrong
+// JSON type): when in doubt a body is accepted and stored as sent.
 const (
 	// MaxPolicyPaths is the most included (and the most excluded) paths of
 	// an indexing policy; it also bounds every other list of a container
@@ -25,10 +28,9 @@ const (
 	MaxUniqueKeys = 10
 	// MaxUniqueKeyPaths is the most paths of one unique key.
 	MaxUniqueKeyPaths = 16
-	// MaxPolicyPathLength is the longest path of a container body, in bytes.
-	MaxPolicyPathLength = 1024
-	// MaxPolicyPathDepth is the most labels of a path (the service's
-	// document nesting depth).
+	// MaxPolicyPathDepth is the most labels of a path: the service's
+	// document nesting depth (reference §4), below which no path can
+	// address anything.
 	MaxPolicyPathDepth = 128
 )
 
@@ -71,9 +73,6 @@ func pathFailure(path string, kind pathKind) int {
 			return -1
 		}
 		kind = indexPath
-	}
-	if len(path) > MaxPolicyPathLength {
-		return utf16Len(path[:MaxPolicyPathLength])
 	}
 	if !utf8.ValidString(path) {
 		for i, r := range path {
@@ -298,8 +297,9 @@ func pathObject(p string) *Object {
 // automatic true, /* included unless the root is excluded, and the system
 // path /"_etag"/? excluded (a policy in mode none indexes nothing: both
 // lists are empty unless sent). The policy is rebuilt in the service's
-// member order. ttlOn reports a defaultTtl in the same body: mode none
-// cannot go with it.
+// member order; everything else is kept as sent (the legacy indexes
+// arrays, enum values in any case). ttlOn reports a defaultTtl in the same
+// body: mode none cannot go with it.
 func normalizeIndexingPolicy(obj *Object, ttlOn bool) (*Object, error) {
 	ip, err := objectMember(obj, "indexingPolicy")
 	if err != nil {
@@ -308,17 +308,27 @@ func normalizeIndexingPolicy(obj *Object, ttlOn bool) (*Object, error) {
 	if ip == nil {
 		ip = &Object{}
 	}
-	mode := "consistent"
+	var mode any = "consistent"
 	if v, ok := ip.Get("indexingMode"); ok && v != nil {
-		s, _ := v.(string)
-		switch m := strings.ToLower(s); m {
-		case "consistent", "lazy", "none":
-			mode = m
-		default:
+		s, ok := v.(string)
+		if !ok {
+			// the SDKs model it as a string (azcosmos IndexingMode,
+			// @azure/cosmos IndexingMode): another type cannot be read back
 			return nil, BadRequest("The indexing mode '%s' is invalid. Supported values are 'consistent', 'lazy' and 'none'.", ttlText(v))
 		}
+		switch m := strings.ToLower(s); m {
+		case "consistent", "lazy", "none":
+			// the service returns the mode lower-case whatever the case
+			// sent (reference §1.5.3, recorded: "Consistent" reads back
+			// as "consistent")
+			mode = m
+		default:
+			// no known refusal: kept as sent, indexed as consistent
+			mode = s
+		}
 	}
-	automatic := mode != "none"
+	none := mode == "none"
+	automatic := !none
 	if v, ok := ip.Get("automatic"); ok && v != nil {
 		b, ok := v.(bool)
 		if !ok {
@@ -326,10 +336,8 @@ func normalizeIndexingPolicy(obj *Object, ttlOn bool) (*Object, error) {
 		}
 		automatic = b
 	}
-	if mode == "none" && automatic {
-		return nil, BadRequest("Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'.")
-	}
-	if mode == "none" && ttlOn {
+	if none && ttlOn {
+		// the service's refusal, reference §5.6 (azure-docs#29213)
 		return nil, BadRequest("Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection")
 	}
 	included, incSent, err := listMember(ip, "includedPaths", MaxPolicyPaths)
@@ -353,7 +361,7 @@ func normalizeIndexingPolicy(obj *Object, ttlOn bool) (*Object, error) {
 	if excluded == nil {
 		excluded = []any{}
 	}
-	if mode != "none" {
+	if !none {
 		rootExcluded, etag := false, false
 		for _, p := range exPaths {
 			rootExcluded = rootExcluded || p == "/*" || p == LegacyRootPath
@@ -404,9 +412,10 @@ func checkSecondaryIndexes(ip *Object) error {
 			return err
 		}
 		for _, e := range paths {
+			// any string is kept as sent ("Ascending", "DESCENDING"...;
+			// descending in any case sorts down, anything else up)
 			if v, ok := e.(*Object).Get("order"); ok && v != nil {
-				s, _ := v.(string)
-				if !strings.EqualFold(s, "ascending") && !strings.EqualFold(s, "descending") {
+				if _, ok := v.(string); !ok {
 					return BadRequest("The composite index order '%s' is invalid. Supported values are 'ascending' and 'descending'.", ttlText(v))
 				}
 			}
@@ -461,12 +470,10 @@ func checkContainerPolicies(obj, ip *Object) error {
 		if !ok {
 			return BadRequest("Every unique key must be a JSON object with 'paths'.")
 		}
-		paths, sent, err := listMember(ko, "paths", MaxPolicyPaths)
+		// a unique key without paths constrains nothing: no known refusal
+		paths, _, err := listMember(ko, "paths", MaxPolicyPaths)
 		if err != nil {
 			return err
-		}
-		if !sent {
-			return BadRequest("Every unique key must have 'paths'.")
 		}
 		if len(paths) > MaxUniqueKeyPaths {
 			return BadRequest("A unique key has %d paths; at most %d are allowed.", len(paths), MaxUniqueKeyPaths)
@@ -500,7 +507,10 @@ func checkContainerPolicies(obj, ip *Object) error {
 	for _, e := range vectorIndexes {
 		p, _ := e.(*Object).Get("path")
 		if !embeddings[p.(string)] {
-			return BadRequest("The Vector Indexing Policy's path::%s not matching in Embedding's path.", p)
+			// the service's text quotes the path as its JSON writer does,
+			// with '/' escaped: path::\/vector1 (the JS SDK's container
+			// spec compares it)
+			return BadRequest("The Vector Indexing Policy's path::%s not matching in Embedding's path.", strings.ReplaceAll(p.(string), "/", `\/`))
 		}
 	}
 	if list, err = nestedList(obj, "fullTextPolicy", "fullTextPaths", MaxPolicyPaths); err != nil {
@@ -528,22 +538,22 @@ func checkContainerPolicies(obj, ip *Object) error {
 	return nil
 }
 
-// checkVectorEmbedding validates one vector embedding's distance function
-// and dimensions (the path is checked by the caller).
+// checkVectorEmbedding checks the types of one vector embedding's
+// distance function and dimensions (the path is checked by the caller):
+// any string is kept as a distance function (an unknown one makes
+// VectorDistance undefined) and any int32 as dimensions (what the SDKs'
+// models read back: azcosmos VectorEmbedding.Dimensions is an int32); the
+// service is not known to refuse other values.
 func checkVectorEmbedding(e *Object) error {
 	if v, ok := e.Get("distanceFunction"); ok && v != nil {
-		s, _ := v.(string)
-		switch strings.ToLower(s) {
-		case "cosine", "dotproduct", "euclidean":
-		default:
+		if _, ok := v.(string); !ok {
 			return BadRequest("The vector embedding distanceFunction '%s' is invalid. Supported values are 'cosine', 'dotproduct' and 'euclidean'.", ttlText(v))
 		}
 	}
 	if v, ok := e.Get("dimensions"); ok && v != nil {
 		n, _ := v.(json.Number)
-		d, err := strconv.ParseInt(string(n), 10, 32)
-		if err != nil || d < 1 {
-			return BadRequest("The vector embedding dimensions '%s' are invalid: a positive integer is required.", ttlText(v))
+		if _, err := strconv.ParseInt(string(n), 10, 32); err != nil {
+			return BadRequest("The vector embedding dimensions '%s' are invalid: an integer is required.", ttlText(v))
 		}
 	}
 	return nil

@@ -45,7 +45,8 @@ func TestNormalizeContainerIndexingPolicy(t *testing.T) {
 		{"absent", ``, `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`, ""},
 		{"null", `,"indexingPolicy":null`, `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`, ""},
 		{"empty", `,"indexingPolicy":{}`, `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`, ""},
-		{"partial", `,"indexingPolicy":{"automatic":true,"indexingMode":"Consistent"}`, `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`, ""},
+		// reference §1.5.3 (recorded): the mode reads back lower-case
+		{"partial, Consistent read back lower-case", `,"indexingPolicy":{"automatic":true,"indexingMode":"Consistent"}`, `{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`, ""},
 		{"etag appended to the client's exclusions", `,"indexingPolicy":{"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/big/*"}]}`,
 			`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/big/*"},` + etagPath + `]}`, ""},
 		{"root excluded: nothing included by default", `,"indexingPolicy":{"excludedPaths":[{"path":"/*"}]}`,
@@ -55,16 +56,19 @@ func TestNormalizeContainerIndexingPolicy(t *testing.T) {
 		{"none without paths", `,"indexingPolicy":{"indexingMode":"none","automatic":false}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
 		{"None is none", `,"indexingPolicy":{"indexingMode":"None","automatic":false}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
 		{"none, automatic absent", `,"indexingPolicy":{"indexingMode":"none"}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
-		{"none with automatic true", `,"indexingPolicy":{"indexingMode":"none","automatic":true}`, "",
-			"Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'."},
-		{"NONE with automatic true", `,"indexingPolicy":{"indexingMode":"NONE","automatic":true}`, "",
-			"Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'."},
+		// no known refusal (no doc, no SDK test expects one): kept as sent
+		{"none with automatic true", `,"indexingPolicy":{"indexingMode":"none","automatic":true}`, `{"indexingMode":"none","automatic":true,"includedPaths":[],"excludedPaths":[]}`, ""},
+		{"NONE with automatic true", `,"indexingPolicy":{"indexingMode":"NONE","automatic":true}`, `{"indexingMode":"none","automatic":true,"includedPaths":[],"excludedPaths":[]}`, ""},
+		// kept refusal: reference §5.6 (the service's text, azure-docs#29213)
 		{"none with defaultTtl", `,"defaultTtl":-1,"indexingPolicy":{"indexingMode":"none","automatic":false}`, "",
 			"Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection"},
 		{"None with defaultTtl", `,"defaultTtl":3600,"indexingPolicy":{"indexingMode":"None","automatic":false}`, "",
 			"Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection"},
 		{"none with null defaultTtl", `,"defaultTtl":null,"indexingPolicy":{"indexingMode":"none","automatic":false}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
-		{"unknown mode", `,"indexingPolicy":{"indexingMode":"eager"}`, "", "indexing mode"},
+		// no known refusal: kept as sent, indexed as consistent
+		{"unknown mode", `,"indexingPolicy":{"indexingMode":"eager"}`, `{"indexingMode":"eager","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`, ""},
+		// kept refusals of a member the SDKs' models cannot read back
+		// (azcosmos indexing_policy.go: IndexingMode string, Automatic bool)
 		{"mode not a string", `,"indexingPolicy":{"indexingMode":1}`, "", "indexing mode"},
 		{"automatic not a bool", `,"indexingPolicy":{"automatic":"yes"}`, "", "automatic"},
 		{"not an object", `,"indexingPolicy":"consistent"`, "", "indexingPolicy"},
@@ -142,8 +146,8 @@ func TestNormalizeContainerPartitionKey(t *testing.T) {
 		{`{"paths":["/\"a\\\\b\""]}`, pkMsg},
 		{`{"paths":["/a\u0000b"]}`, pkMsg},
 		{`{"paths":["/a\tb"]}`, pkMsg},
-		{`{"paths":["/` + strings.Repeat("a", 2000) + `"]}`, pkMsg},
-		{`{"paths":["` + strings.Repeat("/a", 200) + `"]}`, pkMsg},
+		{`{"paths":["/` + strings.Repeat("a", 2000) + `"]}`, ""},   // no known length limit
+		{`{"paths":["` + strings.Repeat("/a", 200) + `"]}`, pkMsg}, // reference §4: nesting depth 128
 		{`{"paths":[1]}`, "partition key"},
 		{`{"paths":"/pk"}`, "partition key"},
 		{`{"paths":[]}`, "at least one path"},
@@ -174,7 +178,11 @@ func TestNormalizeContainerPartitionKey(t *testing.T) {
 
 // TestContainerPolicyPaths checks the paths of every container policy: the
 // forms the service documents and the SDKs send are accepted, hostile or
-// malformed paths are a 400 before anything is stored.
+// malformed paths are a 400 before anything is stored. The refusals follow
+// the documented path syntax (reference §0 and §1.5.3, index-policy: labels,
+// quoted labels, [] and the /? and /* endings) and the service's wording
+// of them ("could not be accepted, failed near position"), and the depth
+// limit is the service's nesting depth (reference §4).
 func TestContainerPolicyPaths(t *testing.T) {
 	// where puts a path into a container body's members.
 	where := map[string]func(p string) string{
@@ -267,8 +275,8 @@ func TestContainerPolicyPaths(t *testing.T) {
 		{`"/a[]/?"`, nil},
 		{`"/[x]/?"`, nil},
 		{`"/a/"`, nil},
-		{`"/` + strings.Repeat("a", 5000) + `/?"`, nil},
-		{`"` + strings.Repeat("/a", 300) + `/?"`, nil},
+		{`"/` + strings.Repeat("a", 5000) + `/?"`, index}, // no known length limit
+		{`"` + strings.Repeat("/a", 300) + `/?"`, nil},    // reference §4: nesting depth 128
 		{`1`, nil},
 	}
 	for _, tt := range tests {
@@ -305,16 +313,21 @@ func TestContainerPolicyShapes(t *testing.T) {
 	}{
 		{"vector index with its embedding", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"cosine","dimensions":3}]},"indexingPolicy":{"vectorIndexes":[{"path":"/v","type":"quantizedFlat"}]}`, ""},
 		{"vector index without embedding policy", `"indexingPolicy":{"vectorIndexes":[{"path":"/vector1","type":"flat"}]}`,
-			"The Vector Indexing Policy's path::/vector1 not matching in Embedding's path."},
+			"The Vector Indexing Policy's path::\\/vector1 not matching in Embedding's path."},
 		{"vector index on another path", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"cosine","dimensions":3}]},"indexingPolicy":{"vectorIndexes":[{"path":"/w","type":"flat"}]}`,
-			"The Vector Indexing Policy's path::/w not matching in Embedding's path."},
+			"The Vector Indexing Policy's path::\\/w not matching in Embedding's path."},
 		{"embedding without index", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"dotproduct","dimensions":3}]}`, ""},
-		{"embedding dimensions zero", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"cosine","dimensions":0}]}`, "dimensions"},
-		{"embedding distance unknown", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"manhattan","dimensions":3}]}`, "distanceFunction"},
+		// no known refusal of these values: kept as sent
+		{"embedding dimensions zero", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"cosine","dimensions":0}]}`, ""},
+		{"embedding distance unknown", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"manhattan","dimensions":3}]}`, ""},
+		// kept: types azcosmos' VectorEmbedding cannot read back (int32, string)
+		{"embedding dimensions not an int32", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":"cosine","dimensions":3.5}]}`, "dimensions"},
+		{"embedding distance not a string", `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/v","dataType":"float32","distanceFunction":1,"dimensions":3}]}`, "distanceFunction"},
 		{"vectorEmbeddings not an array", `"vectorEmbeddingPolicy":{"vectorEmbeddings":{}}`, "vectorEmbeddings"},
 		{"composite of 8 paths", `"indexingPolicy":{"compositeIndexes":[[` + many(8, `{"path":"/a"}`) + `]]}`, ""},
 		{"composite of 9 paths", `"indexingPolicy":{"compositeIndexes":[[` + many(9, `{"path":"/a"}`) + `]]}`, "composite"},
-		{"composite order unknown", `"indexingPolicy":{"compositeIndexes":[[{"path":"/a","order":"up"},{"path":"/b"}]]}`, "order"},
+		{"composite order unknown (no known refusal)", `"indexingPolicy":{"compositeIndexes":[[{"path":"/a","order":"up"},{"path":"/b"}]]}`, ""},
+		{"composite order not a string (azcosmos CompositeIndexOrder)", `"indexingPolicy":{"compositeIndexes":[[{"path":"/a","order":1},{"path":"/b"}]]}`, "order"},
 		{"composite order any case", `"indexingPolicy":{"compositeIndexes":[[{"path":"/a","order":"Ascending"},{"path":"/b","order":"DESCENDING"}]]}`, ""},
 		{"composite not nested", `"indexingPolicy":{"compositeIndexes":[{"path":"/a"}]}`, "compositeIndexes"},
 		{"1500 excluded paths", `"indexingPolicy":{"excludedPaths":[` + many(1500, `{"path":"/a/?"}`) + `]}`, ""},
@@ -324,7 +337,7 @@ func TestContainerPolicyShapes(t *testing.T) {
 		{"11 unique keys", `"uniqueKeyPolicy":{"uniqueKeys":[` + many(11, `{"paths":["/a"]}`) + `]}`, "unique"},
 		{"16 paths in a unique key", `"uniqueKeyPolicy":{"uniqueKeys":[{"paths":[` + many(16, `"/a"`) + `]}]}`, ""},
 		{"17 paths in a unique key", `"uniqueKeyPolicy":{"uniqueKeys":[{"paths":[` + many(17, `"/a"`) + `]}]}`, "unique"},
-		{"unique key without paths", `"uniqueKeyPolicy":{"uniqueKeys":[{}]}`, "paths"},
+		{"unique key without paths (no known refusal)", `"uniqueKeyPolicy":{"uniqueKeys":[{}]}`, ""},
 		{"empty unique key policy", `"uniqueKeyPolicy":{"uniqueKeys":[]}`, ""},
 		{"spatial types not an array", `"indexingPolicy":{"spatialIndexes":[{"path":"/l/*","types":"Point"}]}`, "types"},
 		{"conflict path empty (custom mode)", `"conflictResolutionPolicy":{"mode":"Custom","conflictResolutionPath":"","conflictResolutionProcedure":"dbs/d/colls/c/sprocs/p"}`, ""},
@@ -396,4 +409,110 @@ func FuzzNormalizeContainer(f *testing.F) {
 			t.Fatalf("not a fixed point:\n%s\n%s", once, twice)
 		}
 	})
+}
+
+// legacyPolicies are the legacy and unusual-but-valid indexing policies the
+// service accepts and SDK suites or old applications still send: each is
+// a container body's members after the partition key, and the
+// indexingPolicy the service returns for it (the mode lower-case,
+// reference §1.5.3; the system path /"_etag"/? excluded; everything else as
+// sent). compat_test's TestLegacyIndexingPolicies sends the same ones.
+var legacyPolicies = []struct {
+	name, rest, want string
+}{
+	{"JS SDK specs: legacy root with Range and Spatial indexes, Consistent",
+		`"indexingPolicy":{"indexingMode":"Consistent","automatic":true,"includedPaths":[{"path":"/","indexes":[{"kind":"Range","dataType":"Number","precision":-1},{"kind":"Range","dataType":"String","precision":-1},{"kind":"Spatial","dataType":"Point"}]}]}`,
+		`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/","indexes":[{"kind":"Range","dataType":"Number","precision":-1},{"kind":"Range","dataType":"String","precision":-1},{"kind":"Spatial","dataType":"Point"}]}],"excludedPaths":[` + etagPath + `]}`},
+	{"/* with Hash, precision 3 and every spatial data type",
+		`"indexingPolicy":{"includedPaths":[{"path":"/*","indexes":[{"kind":"Hash","dataType":"String","precision":3},{"kind":"Range","dataType":"Number","precision":-1},{"kind":"Spatial","dataType":"Point"},{"kind":"Spatial","dataType":"Polygon"},{"kind":"Spatial","dataType":"LineString"},{"kind":"Spatial","dataType":"MultiPolygon"}]}]}`,
+		`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*","indexes":[{"kind":"Hash","dataType":"String","precision":3},{"kind":"Range","dataType":"Number","precision":-1},{"kind":"Spatial","dataType":"Point"},{"kind":"Spatial","dataType":"Polygon"},{"kind":"Spatial","dataType":"LineString"},{"kind":"Spatial","dataType":"MultiPolygon"}]}],"excludedPaths":[` + etagPath + `]}`},
+	{"kind and dataType in any case",
+		`"indexingPolicy":{"indexingMode":"CONSISTENT","includedPaths":[{"path":"/*","indexes":[{"kind":"range","dataType":"number","precision":-1},{"kind":"HASH","dataType":"STRING"},{"kind":"spatial","dataType":"point"}]}]}`,
+		`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*","indexes":[{"kind":"range","dataType":"number","precision":-1},{"kind":"HASH","dataType":"STRING"},{"kind":"spatial","dataType":"point"}]}],"excludedPaths":[` + etagPath + `]}`},
+	{"scalar, array and quoted paths with indexes",
+		`"indexingPolicy":{"automatic":true,"includedPaths":[{"path":"/n/?","indexes":[{"kind":"Range","dataType":"Number","precision":-1}]},{"path":"/arr/[]/?"},{"path":"/\"key with space\"/?"},{"path":"/\"a-b\"/*"}],"excludedPaths":[{"path":"/"}]}`,
+		`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/n/?","indexes":[{"kind":"Range","dataType":"Number","precision":-1}]},{"path":"/arr/[]/?"},{"path":"/\"key with space\"/?"},{"path":"/\"a-b\"/*"}],"excludedPaths":[{"path":"/"},` + etagPath + `]}`},
+	{"only excludedPaths",
+		`"indexingPolicy":{"excludedPaths":[{"path":"/big/*"},{"path":"/\"_etag\"/?"}]}`,
+		`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/big/*"},` + etagPath + `]}`},
+	{"Lazy, automatic false",
+		`"indexingPolicy":{"indexingMode":"Lazy","automatic":false}`,
+		`{"indexingMode":"lazy","automatic":false,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`},
+	{"None with automatic true",
+		`"indexingPolicy":{"indexingMode":"None","automatic":true}`,
+		`{"indexingMode":"none","automatic":true,"includedPaths":[],"excludedPaths":[]}`},
+	{"Go SDK example: mode none, automatic false (empty lists omitted)",
+		`"indexingPolicy":{"automatic":false,"indexingMode":"none"}`,
+		`{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`},
+	{"composite orders and spatial types in any case, a bounding box",
+		`"indexingPolicy":{"compositeIndexes":[[{"path":"/a","order":"Ascending"},{"path":"/b","order":"DESCENDING"}]],"spatialIndexes":[{"path":"/loc/*","types":["point","POLYGON","LineString","MultiPolygon"],"boundingBox":{"xmin":-10,"ymin":-10,"xmax":10,"ymax":10}}]}`,
+		`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `],"compositeIndexes":[[{"path":"/a","order":"Ascending"},{"path":"/b","order":"DESCENDING"}]],"spatialIndexes":[{"path":"/loc/*","types":["point","POLYGON","LineString","MultiPolygon"],"boundingBox":{"xmin":-10,"ymin":-10,"xmax":10,"ymax":10}}]}`},
+	{"Go SDK TestContainerVectorSearch, JS vector index options, Cosine",
+		`"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":"/embedding","dataType":"float32","distanceFunction":"Cosine","dimensions":3},{"path":"/textEmbedding","dataType":"float32","distanceFunction":"euclidean","dimensions":3}]},` +
+			`"indexingPolicy":{"automatic":true,"indexingMode":"consistent","includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/\"_etag\"/?"},{"path":"/embedding/*"},{"path":"/textEmbedding/*"}],"vectorIndexes":[{"path":"/embedding","type":"flat"},{"path":"/textEmbedding","type":"quantizedFlat","quantizationByteSize":2,"indexingSearchListSize":50,"vectorIndexShardKey":["/pk"]}]}`,
+		`{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `,{"path":"/embedding/*"},{"path":"/textEmbedding/*"}],"vectorIndexes":[{"path":"/embedding","type":"flat"},{"path":"/textEmbedding","type":"quantizedFlat","quantizationByteSize":2,"indexingSearchListSize":50,"vectorIndexShardKey":["/pk"]}]}`},
+}
+
+// TestLegacyIndexingPolicies: every policy of legacyPolicies is accepted
+// and stored as the service returns it.
+func TestLegacyIndexingPolicies(t *testing.T) {
+	t.Parallel()
+	for _, tt := range legacyPolicies {
+		t.Run(tt.name, func(t *testing.T) {
+			obj, err := normalizeBody(t, `{"id":"c","partitionKey":{"paths":["/pk"]},`+tt.rest+`}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ip, _ := obj.Get("indexingPolicy")
+			if got := string(EncodeJSON(ip)); got != tt.want {
+				t.Fatalf("indexingPolicy\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestContainerRefusalsCited lists the refusals of container bodies the
+// emulator keeps, each with its source; everything else is accepted (the
+// tables above).
+func TestContainerRefusalsCited(t *testing.T) {
+	t.Parallel()
+	many := func(n int, item string) string {
+		return strings.TrimSuffix(strings.Repeat(item+",", n), ",")
+	}
+	tests := []struct {
+		source, body, msg string
+	}{
+		{"reference §1.5.3 (recorded): a body without partitionKey is 400",
+			`{"id":"c"}`, "partition key definition is missing"},
+		{"reference §1.5.3 (recorded): an unknown partition key kind, the service's text",
+			`{"id":"c","partitionKey":{"paths":["/a"],"kind":"Range"}}`, "The 'kind' value 'Range' specified in the partition key definition is invalid."},
+		{"reference §4: one path for Hash",
+			`{"id":"c","partitionKey":{"paths":["/a","/b"],"kind":"Hash"}}`, "exactly one path"},
+		{"reference §4: up to 3 paths for MultiHash",
+			`{"id":"c","partitionKey":{"paths":["/a","/b","/c","/d"],"kind":"MultiHash"}}`, "at most 3 paths"},
+		{"reference §1.5.3 and §0 (index-policy path syntax): an unquoted label with a space",
+			`{"id":"c","partitionKey":{"paths":["/id ds"]}}`, "The partition key component definition path '/id ds' could not be accepted, failed near position '3'."},
+		{"reference §1.5.3 and §0 (index-policy path syntax): an unquoted ; in an included path",
+			`{"id":"c","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"includedPaths":[{"path":"/a;b/?"}]}}`, "The indexing path '/a;b/?' could not be accepted"},
+		{"reference §5.6 (azure-docs#29213): mode none with defaultTtl",
+			`{"id":"c","partitionKey":{"paths":["/pk"]},"defaultTtl":-1,"indexingPolicy":{"indexingMode":"none","automatic":false}}`, "Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection"},
+		{"JS SDK container spec (a vector index without its embedding), the service's text with '/' escaped",
+			`{"id":"c","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"vectorIndexes":[{"path":"/vector1","type":"flat"}]}}`, `The Vector Indexing Policy's path::\/vector1 not matching in Embedding's path.`},
+		{"reference §4: 1500 included paths",
+			`{"id":"c","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"includedPaths":[` + many(1501, `{"path":"/a/?"}`) + `]}}`, "includedPaths"},
+		{"reference §4: 8 properties in a composite index",
+			`{"id":"c","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"compositeIndexes":[[` + many(9, `{"path":"/a"}`) + `]]}}`, "composite"},
+		{"reference §4: 10 unique keys",
+			`{"id":"c","partitionKey":{"paths":["/pk"]},"uniqueKeyPolicy":{"uniqueKeys":[` + many(11, `{"paths":["/a"]}`) + `]}}`, "unique"},
+		{"reference §4: 16 paths per unique key",
+			`{"id":"c","partitionKey":{"paths":["/pk"]},"uniqueKeyPolicy":{"uniqueKeys":[{"paths":[` + many(17, `"/a"`) + `]}]}}`, "unique"},
+		{"azcosmos indexing_policy.go: includedPaths is a list the SDK reads back",
+			`{"id":"c","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"includedPaths":{"path":"/*"}}}`, "includedPaths"},
+	}
+	for _, tt := range tests {
+		t.Run(shortName(tt.source), func(t *testing.T) {
+			_, err := normalizeBody(t, tt.body)
+			wantBadRequest(t, err, tt.msg)
+		})
+	}
 }
