@@ -198,11 +198,29 @@ func (s *Service) DeleteContainer(ctx context.Context, dbRef, collRef string) er
 
 // ReplaceContainer replaces a container's properties. The id and partition
 // key cannot change; a container's unique keys cannot change (403, as on
-// the service); the items are kept. Replace is a full PUT: a body without
-// defaultTtl turns TTL off.
+// the service); neither can its vector policies, which are compared before
+// the rest of the body is validated, as the service does. The items are
+// kept. Replace is a full PUT: a body without defaultTtl turns TTL off.
 func (s *Service) ReplaceContainer(ctx context.Context, dbRef, collRef string, body []byte, ifMatch string) (Container, error) {
 	obj, err := decodeObject(ctx, body)
 	if err != nil {
+		return Container{}, err
+	}
+	// The service compares the vector policies before it validates the
+	// body: a replace that changes them is answered with that refusal
+	// even when the body lacks other members (the JS SDK's container spec
+	// replaces with such a body and compares the message). The check in
+	// the store's transaction below still holds against a concurrent
+	// replace.
+	if cur, err := s.store.GetContainer(ctx, dbRef, collRef); err == nil {
+		curObj, err := DecodeJSON(cur.Properties)
+		if err != nil {
+			return Container{}, fmt.Errorf("stored container properties: %w", err)
+		}
+		if err := checkVectorPoliciesUnchanged(curObj.(*Object), obj); err != nil {
+			return Container{}, err
+		}
+	} else if !IsKind(err, KindNotFound) {
 		return Container{}, err
 	}
 	idv, _ := obj.Get("id")
