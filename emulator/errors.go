@@ -78,7 +78,11 @@ const (
 	MsgInvalidPayload   = "The request payload is invalid. Ensure to provide a valid request payload."
 	MsgPKMismatch       = "PartitionKey extracted from document doesn't match the one specified in the header. Learn more: https://aka.ms/CosmosDB/sql/errors/wrong-pk-value"
 	MsgPKTooFew         = "The partition key supplied in x-ms-partitionkey header has fewer components than defined in the the collection."
-	MsgTooLarge         = "Request size is too large."
+	// MsgTooLarge is the service's 413 for a body over the request size
+	// limit, in its classic envelope (reference §3.1, recorded: a 3 MiB
+	// document); the wire layer appends the ActivityId line the service
+	// ends such messages with.
+	MsgTooLarge = `Message: {"Errors":["Request size is too large"]}`
 )
 
 // Error is a classified emulator error. Err, when set, is the underlying

@@ -91,10 +91,16 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		hd.Set("X-Ms-Retry-After-Ms", strconv.Itoa(RetryAfterUnavailable))
 		hd.Set("Retry-After", strconv.Itoa((RetryAfterUnavailable+999)/1000))
 	}
+	msg := e.Message
+	if e.Message == emulator.MsgTooLarge {
+		// the service's envelope ends with the request's activity id
+		// (reference §1.5.8)
+		msg += "\r\nActivityId: " + hd.Get("X-Ms-Activity-Id")
+	}
 	body := []byte(`{"code":`)
 	body = emulator.AppendJSONString(body, e.Kind.String())
 	body = append(body, `,"message":`...)
-	body = emulator.AppendJSONString(body, e.Message)
+	body = emulator.AppendJSONString(body, msg)
 	if e.AdditionalErrorInfo != "" {
 		body = append(body, `,"additionalErrorInfo":`...)
 		body = emulator.AppendJSONString(body, e.AdditionalErrorInfo)
