@@ -281,7 +281,9 @@ func opFailure(err error) (jsengine.Outcome, error) {
 	case KindPreconditionFailed:
 		number = 412
 	case KindTooLarge:
-		number = 413
+		// the bare text: errorsJSON below wraps it as MsgTooLarge is
+		// wrapped for a client
+		number, msg = 413, "Request size is too large"
 	case KindForbidden:
 		number = 403
 	case KindBadRequest:
