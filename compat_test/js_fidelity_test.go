@@ -39,3 +39,32 @@ READ deleted: 404 true
 		t.Fatalf("JS SDK on a non-partitioned container:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr))
 	}
 }
+
+// TestJSAllVersionsAndDeletesFromBeginning runs compat_test/js/
+// changefeed_avad_beginning.mjs: in ChangeFeedMode.AllVersionsAndDeletes
+// the JS SDK's ChangeFeedStartFrom.Beginning() - for the container, a
+// partition key and a feed range - fails with the service's 400 "You must
+// read the change feed from within the retention period.", while Now(),
+// Time() and Continuation() read the changes and the latest version feed
+// still starts from the beginning.
+func TestJSAllVersionsAndDeletesFromBeginning(t *testing.T) {
+	node, dir := jsSDK(t)
+	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
+	start := time.Now()
+	out, stderr := runJS(t, node, dir, "changefeed_avad_beginning.mjs", 90*time.Second, "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB=avadbeginning")
+	t.Logf("script ran in %v", time.Since(start))
+	const refused = "error 400 You must read the change feed from within the retention period."
+	want := `now 304
+beginning: ` + refused + `
+beginning p: ` + refused + `
+beginning range: ` + refused + `
+time: ok a,b
+time p: ok a
+now: ok a,b
+continuation: ok d
+latest version beginning: ok a,b,c,d
+`
+	if got := string(out); got != want {
+		t.Fatalf("JS SDK all versions and deletes from the beginning:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr))
+	}
+}
