@@ -68,3 +68,23 @@ latest version beginning: ok a,b,c,d
 		t.Fatalf("JS SDK all versions and deletes from the beginning:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr))
 	}
 }
+
+// TestJSContainerQuotaInfo runs compat_test/js/quota.mjs: the JS SDK's
+// container.read({populateQuotaInfo: true}) gets the index transformation
+// progress (100: no reindex pending), x-ms-resource-quota and an
+// x-ms-resource-usage that counts the container's items; a plain read gets
+// neither usage nor progress.
+func TestJSContainerQuotaInfo(t *testing.T) {
+	node, dir := jsSDK(t)
+	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
+	start := time.Now()
+	out, stderr := runJS(t, node, dir, "quota.mjs", 90*time.Second, "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB=quota")
+	t.Logf("script ran in %v", time.Since(start))
+	want := `empty progress=100 documentsCount=0 quota=true usage=true
+three progress=100 documentsCount=3 quota=true usage=true
+without progress=- documentsCount=- quota=true usage=false
+`
+	if got := string(out); got != want {
+		t.Fatalf("JS SDK container read with quota info:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr))
+	}
+}
