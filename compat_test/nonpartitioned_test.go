@@ -82,6 +82,8 @@ func TestNonPartitionedContainerEmptyKey(t *testing.T) {
 		{"a body with a _partitionKey does not match []", http.MethodPost, docs, `{"id":"m","_partitionKey":"x"}`, empty, http.StatusBadRequest},
 		{"batch", http.MethodPost, docs, `[{"operationType":"Create","resourceBody":{"id":"t"}},{"operationType":"Read","id":"a"}]`,
 			append([]string{"x-ms-cosmos-is-batch-request", "True", "x-ms-cosmos-batch-atomic", "True"}, empty...), http.StatusOK},
+		{"batch operations naming [] under the header []", http.MethodPost, docs, `[{"operationType":"Upsert","partitionKey":"[]","resourceBody":{"id":"t"}},{"operationType":"Read","partitionKey":"[]","id":"b"}]`,
+			append([]string{"x-ms-cosmos-is-batch-request", "True", "x-ms-cosmos-batch-atomic", "True"}, empty...), http.StatusOK},
 		{"delete", http.MethodDelete, docPath("np", "c", "t"), ``, empty, http.StatusNoContent},
 		{"[] on a partitioned container", http.MethodPost, docsPath("np", "p"), `{"id":"a","pk":"p"}`, empty, http.StatusBadRequest},
 	} {
