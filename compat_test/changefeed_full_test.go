@@ -423,3 +423,56 @@ func TestChangeFeedPolicyValidation(t *testing.T) {
 	}
 	wantStatus(t, f.raw.do(http.MethodGet, "/dbs/db/colls/bad", nil), http.StatusNotFound)
 }
+
+// TestAllVersionsAndDeletesFeedFromBeginning: the all-versions-and-deletes
+// feed cannot start from the beginning. A read with neither If-None-Match
+// nor If-Modified-Since (what the SDKs send for ChangeFeedStartFrom.
+// Beginning() in that mode), over the whole container, one logical
+// partition, an effective partition key range or range "0", answers the
+// service's 400 "You must read the change feed from within the retention
+// period." (the JS SDK's own tests expect it); from now, from a
+// continuation and from a point in time go on working.
+func TestAllVersionsAndDeletesFeedFromBeginning(t *testing.T) {
+	f := newFixture(t)
+	raw := f.raw
+	wantStatus(t, raw.do(http.MethodPost, "/dbs", []byte(`{"id":"db"}`)), http.StatusCreated)
+	wantStatus(t, raw.do(http.MethodPost, "/dbs/db/colls", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"}}`)), http.StatusCreated)
+	_, _, start := avadFeed(t, raw, "db", "c", "*", 10)
+	wantStatus(t, raw.do(http.MethodPost, docsPath("db", "c"), []byte(`{"id":"a","pk":"p"}`), pkHeader, `["p"]`), http.StatusCreated)
+	avad := []string{"A-IM", "Full-Fidelity Feed", "x-ms-cosmos-changefeed-wire-format-version", "2021-09-15"}
+	since := []string{"If-Modified-Since", time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat)}
+	for _, tc := range []struct {
+		name    string
+		hdr     []string
+		status  int
+		changes int // on a 200
+	}{
+		{"from the beginning", nil, http.StatusBadRequest, 0},
+		{"from the beginning of range 0", []string{"x-ms-documentdb-partitionkeyrangeid", "0"}, http.StatusBadRequest, 0},
+		{"from the beginning of a partition", []string{pkHeader, `["p"]`}, http.StatusBadRequest, 0},
+		{"from the beginning of a feed range", []string{"x-ms-read-key-type", "EffectivePartitionKeyRange", "x-ms-start-epk", "", "x-ms-end-epk", "FF"}, http.StatusBadRequest, 0},
+		{"empty If-None-Match", []string{"If-None-Match", ""}, http.StatusBadRequest, 0},
+		{"from now", []string{"If-None-Match", "*"}, http.StatusNotModified, 0},
+		{"from a continuation", []string{"If-None-Match", start}, http.StatusOK, 1},
+		{"from a continuation of a partition", []string{"If-None-Match", start, pkHeader, `["p"]`}, http.StatusOK, 1},
+		{"from a point in time", since, http.StatusOK, 1},
+		{"from a point in time of a partition", append([]string{pkHeader, `["p"]`}, since...), http.StatusOK, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := f.rawFor(t).do(http.MethodGet, docsPath("db", "c"), nil, append(append([]string{}, avad...), tc.hdr...)...)
+			wantStatus(t, resp, tc.status)
+			switch tc.status {
+			case http.StatusBadRequest:
+				code, msg := errorBody(t, resp.Body)
+				if code != "BadRequest" || msg != "You must read the change feed from within the retention period." {
+					t.Errorf("error %s", resp.Body)
+				}
+			case http.StatusOK:
+				var env struct{ Documents []avadChange }
+				if err := json.Unmarshal(resp.Body, &env); err != nil || len(env.Documents) != tc.changes {
+					t.Errorf("%d changes (%v), want %d: %s", len(env.Documents), err, tc.changes, resp.Body)
+				}
+			}
+		})
+	}
+}

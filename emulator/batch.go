@@ -275,8 +275,12 @@ func (s *Service) planBatchOp(c Container, hdr PartitionKey, op batchOp) (ItemOp
 	if err != nil {
 		return ItemOp{}, err
 	}
-	if op.hasOwnPK && hdr != nil && hdr.Canonical() != want {
-		return ItemOp{}, ErrPKMismatch
+	if op.hasOwnPK && hdr != nil {
+		// compared as checked, so that [] and {} name the same partition
+		// of a non-partitioned container
+		if h, err := checkPKHeader(c, hdr); err != nil || h != want {
+			return ItemOp{}, ErrPKMismatch
+		}
 	}
 	switch op.op {
 	case BatchCreate, BatchUpsert, BatchReplace:

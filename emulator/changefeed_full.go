@@ -93,11 +93,24 @@ type AllVersionsFeedRequest struct {
 	EPKRange         bool
 	StartEPK, EndEPK string
 	// IfNoneMatch is the request's If-None-Match: "*" starts from now, an
-	// earlier response's etag (of the same container) continues after it, ""
-	// starts from the oldest retained change.
+	// earlier response's etag (of the same container) continues after it.
+	// "" is the start from the beginning, which the service refuses for
+	// this feed (ErrAllVersionsFromBeginning) unless PointInTime is set.
 	IfNoneMatch string
+	// PointInTime reports an If-Modified-Since header (a start from a point
+	// in time): without IfNoneMatch the read starts from the oldest
+	// retained change.
+	PointInTime bool
 	Page        PageRequest
 }
+
+// ErrAllVersionsFromBeginning is the service's answer to an
+// all-versions-and-deletes read with neither a continuation (If-None-Match)
+// nor a start time: that feed cannot start from the beginning, only from
+// now, a continuation or a point in time (what the SDKs send for
+// ChangeFeedStartFrom.Beginning() in AllVersionsAndDeletes mode; the JS
+// SDK's tests expect this 400 and message).
+var ErrAllVersionsFromBeginning = BadRequest("You must read the change feed from within the retention period.")
 
 // AllVersionsFeedResult is one page of the feed.
 type AllVersionsFeedResult struct {
@@ -134,7 +147,8 @@ func parseChangePosition(c Container, s string) (int64, error) {
 }
 
 // ReadAllVersionsFeed serves one page of the all-versions-and-deletes change
-// feed: every create, replace and delete after the request's position, in
+// feed (refusing a start from the beginning: ErrAllVersionsFromBeginning):
+// every create, replace and delete after the request's position, in
 // commit order, scoped to one logical partition when r.PartitionKey is set
 // and to an effective partition key range when r.EPKRange is (reading at
 // most ChangeFeedScanRows entries per request, like the latest-version feed).
@@ -160,6 +174,9 @@ func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequ
 	var after int64
 	switch strings.TrimSpace(r.IfNoneMatch) {
 	case "":
+		if !r.PointInTime {
+			return res, ErrAllVersionsFromBeginning
+		}
 	case "*":
 		if after, err = log.LastChange(ctx, c); err != nil {
 			return res, err

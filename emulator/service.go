@@ -334,9 +334,13 @@ type ItemResult struct {
 
 // checkPKHeader returns the canonical key of the header for container c.
 // A container with the system key (SystemPartitionKey) takes a missing
-// header as the undefined key, as legacy clients send none.
+// header, as legacy clients send, and the empty key [], as the SDKs send
+// for such a container (JS undefinedPartitionKey, .NET PartitionKey.None,
+// whose effective partition key is ""), as the undefined key: the "none"
+// partition of the items that lack /_partitionKey, the only one a
+// non-partitioned container's items are in.
 func checkPKHeader(c Container, hdr PartitionKey) (string, error) {
-	if hdr == nil && c.PartitionKey.SystemKey {
+	if len(hdr) == 0 && c.PartitionKey.SystemKey {
 		hdr = PartitionKey{Undefined}
 	}
 	if hdr == nil || len(hdr) < len(c.PartitionKey.Paths) {

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -14,8 +15,9 @@ const allVersionsFeedAIM = "Full-Fidelity Feed"
 
 // readAllVersionsFeed serves GET .../docs with A-IM: Full-Fidelity Feed:
 // one page of every create, replace and delete after If-None-Match ("*":
-// from now; an earlier etag: after it; absent: from the oldest retained
-// change), in commit order, for the whole container (partition key range
+// from now; an earlier etag: after it; absent: a 400 unless
+// If-Modified-Since is set, then from the oldest retained change), in
+// commit order, for the whole container (partition key range
 // "0"), one logical partition or an effective partition key range
 // (x-ms-start-epk, x-ms-end-epk, as the latest-version feed takes them). The etag header is the continuation; no
 // changes is a 304 with an empty body.
@@ -30,7 +32,8 @@ func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := emulator.AllVersionsFeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"),
-		PartitionKey: pk, IfNoneMatch: r.Header.Get("If-None-Match")}
+		PartitionKey: pk, IfNoneMatch: r.Header.Get("If-None-Match"),
+		PointInTime: strings.TrimSpace(r.Header.Get("If-Modified-Since")) != ""}
 	if req.EPKRange, req.StartEPK, req.EndEPK, err = epkRangeHeaders(r); err != nil {
 		h.writeError(w, r, err)
 		return

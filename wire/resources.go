@@ -234,6 +234,26 @@ func (h *handler) containerHeaders(w http.ResponseWriter, c emulator.Container) 
 	hd.Set("X-Ms-Resource-Quota", "documentSize=10240;documentsSize=10485760;documentsCount=-1;collectionSize=10485760;")
 }
 
+// resourceUsage renders a container's usage as the service's
+// x-ms-resource-usage, in the units of its x-ms-resource-quota:
+// documentSize in MB, documentsSize and collectionSize in KB (rounded up,
+// so that any storage shows).
+func resourceUsage(u emulator.ContainerUsage) string {
+	kb := func(b int64) int64 { return (b + 1023) / 1024 }
+	return "documentSize=" + strconv.FormatInt(kb(u.DocumentsBytes)/1024, 10) +
+		";documentsSize=" + strconv.FormatInt(kb(u.DocumentsBytes), 10) +
+		";documentsCount=" + strconv.FormatInt(u.Documents, 10) +
+		";collectionSize=" + strconv.FormatInt(kb(u.CollectionBytes), 10) + ";"
+}
+
+// indexTransformationProgress is the percentage a container read with
+// quota info reports in x-ms-documentdb-collection-index-transformation-progress
+// (the JS SDK reads it; the service answers 100 once no reindex is
+// pending). Here none ever is when a read can see the container: a replace
+// that changes the indexing policy builds the new composite indexes before
+// it answers, and the path indexes a query needs are made by that query.
+const indexTransformationProgress = "100"
+
 func (h *handler) getContainer(w http.ResponseWriter, r *http.Request) {
 	c, err := h.svc.GetContainer(r.Context(), pathVar(r, "db"), pathVar(r, "coll"))
 	if err != nil {
@@ -242,13 +262,13 @@ func (h *handler) getContainer(w http.ResponseWriter, r *http.Request) {
 	}
 	h.containerHeaders(w, c)
 	if isTrue(r.Header.Get("X-Ms-Documentdb-Populatequotainfo")) {
-		st, err := h.svc.CountItems(r.Context(), c)
+		u, err := h.svc.ContainerUsage(r.Context(), c)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
 		}
-		kb := strconv.FormatInt((st.LiveBytes+1023)/1024, 10)
-		w.Header().Set("X-Ms-Resource-Usage", "documentSize="+kb+";documentsSize="+kb+";documentsCount="+strconv.FormatInt(st.LiveItems, 10)+";collectionSize="+kb+";")
+		w.Header().Set("X-Ms-Resource-Usage", resourceUsage(u))
+		w.Header().Set("X-Ms-Documentdb-Collection-Index-Transformation-Progress", indexTransformationProgress)
 	}
 	if inm := r.Header.Get("If-None-Match"); inm != "" && inm == c.ETag {
 		w.Header().Set("Etag", c.ETag)

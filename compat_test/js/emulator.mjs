@@ -38,8 +38,9 @@ export function startWatchdog(what, seconds) {
 // control endpoints use the same signature as every Cosmos request. The
 // resource type and link follow the generic path rule (_emulator/clock:
 // "_emulator", "_emulator/clock"; _emulator/ttl/sweep: "sweep",
-// "_emulator/ttl"). It resolves to { status, body } with the JSON body.
-export function signedRequest(method, path, body, agent) {
+// "_emulator/ttl"). headers are added to (or override) the request's. It
+// resolves to { status, body } with the JSON body.
+export function signedRequest(method, path, body, agent, headers = {}) {
   const url = new URL(path, endpoint);
   const date = new Date().toUTCString();
   const segs = url.pathname.replace(/^\/+|\/+$/g, "").split("/").map(decodeURIComponent);
@@ -53,7 +54,7 @@ export function signedRequest(method, path, body, agent) {
     const req = lib.request(url, {
       method,
       agent,
-      headers: { "x-ms-date": date, authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`), "content-type": "application/json" },
+      headers: { "x-ms-date": date, authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`), "content-type": "application/json", ...headers },
     }, (res) => {
       let data = "";
       res.on("data", (c) => (data += c));
