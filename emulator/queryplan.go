@@ -122,7 +122,17 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 	}
 	if info.Offset != nil && info.Limit != nil && len(info.Aggregates) == 0 {
 		// Each range returns its first offset+limit results; the client
-		// skips and takes (a range must not skip on its own).
+		// skips and takes (a range must not skip on its own). This is the
+		// service's plan, not a choice: the SDK pipelines skip queryInfo's
+		// offset themselves over whatever the ranges return
+		// (@azure/cosmos 4.10.1 OffsetLimitEndpointComponent; its
+		// NonStreamingOrderByEndpointComponent sizes its queue to
+		// offset+limit) and send the original text when rewrittenQuery is
+		// empty (parallelQueryExecutionContextBase), so a plan that left
+		// OFFSET n in the ranges' query would skip 2n. Serving the offset
+		// here instead (no offset in queryInfo) would spare the SDK's empty
+		// fetchNext per page of skipped results, but no gateway plan looks
+		// like that: the pages the SDK returns are the service's.
 		window := &cosmosql.Literal{Value: float64(*info.Offset + *info.Limit)}
 		zero := &cosmosql.Literal{Value: float64(0)}
 		if info.RewrittenQuery != "" {
