@@ -276,3 +276,26 @@ func murmur3x64_128(data []byte, seed uint64) (uint64, uint64) {
 	h2 += h1
 	return h1, h2
 }
+
+// EPKRange is a half-open interval [Min, Max) of effective partition keys,
+// compared ordinally as upper-case hex strings: Min "" is the start of the
+// space and Max "FF" (or "") its end. A request confined to a partition key
+// range, or to a sub-range of one (x-ms-start-epk/x-ms-end-epk), carries
+// one; the store keeps only the items whose EPK lies in it.
+type EPKRange struct {
+	Min, Max string
+}
+
+// Full reports whether r covers the whole EPK space (no filter needed).
+func (r EPKRange) Full() bool {
+	return r.Min == "" && (r.Max == "" || strings.EqualFold(r.Max, "FF"))
+}
+
+// Contains reports whether epk lies in r.
+func (r EPKRange) Contains(epk string) bool {
+	max := r.Max
+	if strings.EqualFold(max, "FF") {
+		max = ""
+	}
+	return EPKInRange(epk, r.Min, max)
+}
