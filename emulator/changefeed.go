@@ -34,7 +34,10 @@ type ChangesParams struct {
 	PK        *string
 	// PKPrefix says PK is a hierarchical key's prefix
 	// (PartitionKey.CanonicalPrefix): the partitions under it.
-	PKPrefix  bool
+	PKPrefix bool
+	// EPK, when set, keeps only the items whose effective partition key
+	// lies in it (a partition key range, or a sub-range of one).
+	EPK       *EPKRange
 	Match     func(pk string) bool
 	Limit     int
 	ScanLimit int

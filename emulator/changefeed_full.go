@@ -49,8 +49,11 @@ type Change struct {
 type ReadChangeLogParams struct {
 	Container Container
 	PK        *string // nil: all partitions
-	AfterSeq  int64
-	Limit     int
+	// EPK, when set, keeps only the entries whose effective partition key
+	// lies in it (a partition key range, or a sub-range of one).
+	EPK      *EPKRange
+	AfterSeq int64
+	Limit    int
 	// Match, when set, keeps only the entries whose canonical partition
 	// key it accepts; the store then reads at most ScanLimit entries (plus
 	// the rest of a transaction it keeps entries of).

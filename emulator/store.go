@@ -158,9 +158,12 @@ type WriteItemParams struct {
 type ReadItemsParams struct {
 	Container Container
 	PK        *string // nil: all partitions
-	AfterSeq  int64
-	Limit     int
-	Expiry    Expiry
+	// EPK, when set, keeps only the items whose effective partition key
+	// lies in it (a partition key range, or a sub-range of one).
+	EPK      *EPKRange
+	AfterSeq int64
+	Limit    int
+	Expiry   Expiry
 }
 
 // ContainerStats describes what a container holds.
@@ -183,6 +186,10 @@ type QueryItemsParams struct {
 	// (PartitionKey.CanonicalPrefix): the query reads every partition
 	// whose key starts with it.
 	PKPrefix bool
+	// EPK, when set, confines the query to the items whose effective
+	// partition key lies in it (a partition key range, or a sub-range of
+	// one).
+	EPK *EPKRange
 	// Query is the parsed query and Text its source (continuation tokens
 	// are bound to it).
 	Query *cosmosql.Query
