@@ -539,9 +539,9 @@ func (t *translator) binary(x *cosmosql.Binary) (string, error) {
 	case "*":
 		return t.f8("cosmos.mul8(" + na + ", " + nb + ")"), nil
 	case "/":
-		// Division by zero is an infinity or NaN, so undefined here (the
-		// reference records both a 400 and an infinite result; undefined
-		// filters the row either way); TOSTRING prints it.
+		// Division by zero is an infinity or NaN (the reference records
+		// both a 400 and an infinite result): a number inside the
+		// expression, undefined where it reaches a result (see f8).
 		return t.f8("cosmos.div8(" + na + ", " + nb + ")"), nil
 	case "%":
 		return t.f8("cosmos.mod8(" + na + ", " + nb + ")"), nil
