@@ -29,8 +29,9 @@
 //     false (false, not undefined: both operands are numbers), NaN != NaN
 //     true; against another type or undefined the usual rules hold
 //     (undefined for <, false for =). BETWEEN with such an operand
-//     compares numbers only (any other type makes it undefined), and IN
-//     compares jsonb values, where a non-finite value is undefined.
+//     compares numbers only (any other type makes it undefined). IN, ?:,
+//     ?? and IIF take values (jsonb), where a non-finite number is
+//     undefined: NaN IN (1) is undefined, not false, and NaN ?? 1 is 1.
 //   - Serialisation: the jsonb value of a non-finite number is NULL
 //     (undefined), because JSON has no NaN nor Infinity. So wherever a
 //     value leaves an expression (a projection, SELECT VALUE, an object
