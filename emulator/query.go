@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -282,12 +283,15 @@ func memberPath(e cosmosql.Expr, alias string) (string, bool) {
 }
 
 // constValue returns the JSON value of a primitive literal or parameter.
+// NaN and Infinity are no JSON value (and no partition key holds them).
 func constValue(e cosmosql.Expr, params map[string]json.RawMessage) (any, bool) {
 	switch x := e.(type) {
 	case *cosmosql.Literal:
 		switch v := x.Value.(type) {
-		case nil, bool, string, float64:
+		case nil, bool, string:
 			return v, true
+		case float64:
+			return v, !math.IsNaN(v) && !math.IsInf(v, 0)
 		}
 	case *cosmosql.Param:
 		raw, ok := params[x.Name]

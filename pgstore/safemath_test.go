@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestSafeMathHelpers runs the helpers of migration 0022 on a real
+// TestSafeMathHelpers runs the helpers of migrations 0022 and 0024 on a real
 // PostgreSQL: IEEE results (an infinity, NaN, zero) where PostgreSQL's own
 // operators raise ("value out of range: overflow", "input is out of
 // range"), and ECMAScript's ToInt32 where the numeric cast rounded to 15
@@ -81,6 +81,32 @@ func TestSafeMathHelpers(t *testing.T) {
 		{"cosmos.i32f(NULL) IS NULL AND cosmos.acos8(NULL) IS NULL AND cosmos.number_bin(NULL, 2) IS NULL", "true"},
 		{"cosmos.nf8(1e400)", "Infinity"},
 		{"cosmos.nf8(1e-400)", "0"},
+		// migration 0024: non-finite operands as JavaScript takes them
+		// (PostgreSQL's NaN equals itself and is above every number; its
+		// sin, cos, tan, cot raise for an infinity)
+		{"cosmos.mod8(2, 'NaN')", "NaN"},
+		{"cosmos.mod8(2, '-Infinity')", "2"},
+		{"cosmos.mod8('Infinity', 2)", "NaN"},
+		{"cosmos.sign8('NaN')", "NaN"},
+		{"cosmos.sign8('-Infinity')", "-1"},
+		{"sin(cosmos.nan_inf('Infinity'))", "NaN"},
+		{"cot(cosmos.nan_inf('-Infinity'))", "NaN"},
+		{"cosmos.eq8('NaN', 'NaN')", "false"},
+		{"cosmos.eq8('Infinity', 'Infinity')", "true"},
+		{"cosmos.eq8j('Infinity', '1')", "false"},
+		{"cosmos.eq8j(1, '1.0')", "true"},
+		{"cosmos.eq8j(1, '\"1\"')", "false"},
+		{"cosmos.cmp8('NaN', 1, '<')", "false"},
+		{"cosmos.cmp8('NaN', 'NaN', '>=')", "false"},
+		{"cosmos.cmp8('Infinity', 1e308, '>')", "true"},
+		{"cosmos.cmp8('-Infinity', '-Infinity', '<=')", "true"},
+		{"cosmos.between8(1, '-Infinity', 'Infinity')", "true"},
+		{"cosmos.between8('NaN', '-Infinity', 'Infinity')", "false"},
+		{"cosmos.finite8('NaN')", "false"},
+		{"cosmos.finite8('-Infinity')", "false"},
+		{"cosmos.finite8(1e308)", "true"},
+		{"cosmos.finite8(NULL)", "false"},
+		{"cosmos.eq8(NULL, 1) IS NULL AND cosmos.eq8j('NaN', NULL) IS NULL AND cosmos.cmp8('NaN', NULL, '<') IS NULL AND cosmos.sign8(NULL) IS NULL", "true"},
 	} {
 		var got string
 		if err := s.Pool().QueryRow(context.Background(), "SELECT ("+c.expr+")::text").Scan(&got); err != nil {

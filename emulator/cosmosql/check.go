@@ -1,8 +1,10 @@
 package cosmosql
 
+import "math"
+
 // checker runs the static semantic checks on a parsed query. It fails with
 // a bailout like the parser. It rewrites unbound NaN and Infinity
-// identifiers into undefined literals (see Parse).
+// identifiers into number literals holding NaN and +Inf (see Parse).
 //
 // Scoping: a query's FROM binds its aliases in order; each JOIN source and
 // every expression of the query can use the aliases bound before it and
@@ -159,15 +161,19 @@ func rootIdent(e Expr) *Ident {
 
 // expr resolves the identifiers of e in scope s, checks object constructors
 // for duplicate keys and checks subqueries. It returns e, or its
-// replacement when e is an unbound NaN or Infinity.
+// replacement when e is an unbound NaN or Infinity: the number literal
+// NaN or +Inf (a bound one is the FROM alias of that name).
 func (c *checker) expr(e Expr, s *scope) Expr {
 	switch x := e.(type) {
 	case *Ident:
 		if s.lookup(x.Name) {
 			return x
 		}
-		if x.Name == "NaN" || x.Name == "Infinity" {
-			return &Literal{P: x.P, Value: Undefined{}}
+		switch x.Name {
+		case "NaN":
+			return &Literal{P: x.P, Value: math.NaN()}
+		case "Infinity":
+			return &Literal{P: x.P, Value: math.Inf(1)}
 		}
 		c.fail(errorAt(CodeUnresolvedIdentifier, c.p.spanOf(x), "Identifier '%s' could not be resolved.", x.Name))
 	case *Member:

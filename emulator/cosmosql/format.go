@@ -532,8 +532,17 @@ func writeLiteral(b *strings.Builder, v any) {
 
 // formatNumber formats a number like JavaScript does: plain digits for
 // magnitudes in [1e-6, 1e21), an exponent otherwise; the shortest text that
-// parses back to the same double.
+// parses back to the same double. NaN and the infinities print as the
+// identifiers that parse back to them (NaN, Infinity, -Infinity).
 func formatNumber(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "Infinity"
+	case math.IsInf(v, -1):
+		return "-Infinity"
+	}
 	if a := math.Abs(v); a == 0 || (a >= 1e-6 && a < 1e21) {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}

@@ -41,9 +41,11 @@ import (
 //   - Identifiers are [A-Za-z_][A-Za-z0-9_]*; '$' is not an identifier
 //     character.
 //   - The identifiers NaN and Infinity, when no FROM alias of that name is in
-//     scope, become the literal undefined: the service accepts them (its own
-//     samples call StringToNumber(NaN)) and does not allow non-finite
-//     numbers (sqlAllowNonFiniteNumbers is false).
+//     scope, become number literals holding NaN and +Inf (-Infinity is a
+//     Unary "-" over the latter): the service evaluates them as JavaScript
+//     numbers (its samples: ToString(NaN) is "NaN", ToString(Infinity)
+//     "Infinity"). A *Literal float64 may therefore be NaN or +Inf; no
+//     other construct makes a non-finite literal.
 //
 // What a successful Parse guarantees about the tree:
 //

@@ -218,10 +218,13 @@ var parseTests = []struct {
 	{`SELECT * FROM c WHERE c.name = "x\" OR 1=1 --"`, `SELECT * FROM c WHERE (= c.name "x\" OR 1=1 --")`},
 	{`SELECT * FROM c WHERE c.name = "'; SELECT * FROM c"`, `SELECT * FROM c WHERE (= c.name "'; SELECT * FROM c")`},
 
-	// NaN and Infinity are accepted and evaluate to undefined, unless bound.
-	{`SELECT VALUE StringToNumber(NaN)`, `SELECT VALUE (STRINGTONUMBER undefined)`},
-	{`SELECT VALUE [Infinity, -Infinity]`, `SELECT VALUE [undefined (- undefined)]`},
+	// NaN and Infinity are number literals, unless bound by FROM; a
+	// property of that name stays a property.
+	{`SELECT VALUE StringToNumber(NaN)`, `SELECT VALUE (STRINGTONUMBER NaN)`},
+	{`SELECT VALUE [Infinity, -Infinity]`, `SELECT VALUE [Infinity (- Infinity)]`},
 	{`SELECT VALUE NaN.x FROM c NaN`, `SELECT VALUE NaN.x FROM c AS NaN`},
+	{`SELECT VALUE c.NaN FROM c WHERE c.Infinity > NaN`, `SELECT VALUE c.NaN FROM c WHERE (> c.Infinity NaN)`},
+	{`SELECT VALUE (SELECT VALUE NaN FROM NaN IN c.a) FROM c`, `SELECT VALUE (SELECT VALUE NaN FROM NaN IN c.a) FROM c`},
 }
 
 func TestParse(t *testing.T) {

@@ -14,8 +14,33 @@
 //     cosmos.cmp, cosmos.l_and, cosmos.type_rank, ...; 0008: the helpers
 //     that take each operand once), small IMMUTABLE SQL functions the
 //     planner inlines where the arguments are cheap. Arithmetic runs in
-//     double precision; NaN and the infinities are undefined as values, and
-//     TOSTRING prints them by name.
+//     double precision (IEEE results, never an error: migration 0022).
+//   - NaN and the infinities (the identifiers NaN and Infinity, -Infinity,
+//     and computed ones: 1/0, SQRT(-1), Infinity - 1) are numbers inside an
+//     expression. A number computed in doubles keeps its double form
+//     beside its jsonb value (translator.f8, rawDouble): whatever takes
+//     numbers uses the double form, so arithmetic, the Math functions and
+//     the bitwise operators behave as JavaScript's do (Infinity - 1 is
+//     Infinity, SIN(Infinity) NaN, NaN | 0 is 0), IS_NUMBER and IS_DEFINED
+//     hold, IS_FINITE_NUMBER does not, and TOSTRING prints "NaN",
+//     "Infinity", "-Infinity". Comparisons with such an operand compare
+//     doubles as JavaScript does (migration 0024): Infinity > 5 and
+//     Infinity = Infinity are true; NaN = NaN, NaN < 1 and NaN >= 1 are
+//     false (false, not undefined: both operands are numbers), NaN != NaN
+//     true; against another type or undefined the usual rules hold
+//     (undefined for <, false for =). BETWEEN with such an operand
+//     compares numbers only (any other type makes it undefined). IN, ?:,
+//     ?? and IIF take values (jsonb), where a non-finite number is
+//     undefined: NaN IN (1) is undefined, not false, and NaN ?? 1 is 1.
+//   - Serialisation: the jsonb value of a non-finite number is NULL
+//     (undefined), because JSON has no NaN nor Infinity. So wherever a
+//     value leaves an expression (a projection, SELECT VALUE, an object
+//     member, an array element, an ORDER BY or GROUP BY key, an
+//     aggregate's argument, an argument of a string or array function) a
+//     non-finite number is undefined: left out of projections and objects,
+//     null in an array constructor (as any undefined element), an item
+//     with such a sort key is left out, aggregates skip it. Results stay
+//     valid JSON. Parameters and stored items never hold one.
 //
 // What reaches the SQL text:
 //

@@ -130,13 +130,13 @@ func (t *translator) val(e cosmosql.Expr) (string, error) {
 		}
 		switch strings.ToUpper(x.Op) {
 		case "-":
-			return t.f8("-cosmos.num(" + a + ")"), nil
+			return t.f8("-" + t.num(a)), nil
 		case "+":
-			return t.f8("cosmos.num(" + a + ")"), nil
+			return t.f8(t.num(a)), nil
 		case "NOT":
 			return "cosmos.l_not(" + a + ")", nil
 		case "~":
-			return t.f8("(~" + int32Of(a) + ")::double precision"), nil
+			return t.f8("(~" + t.int32Of(a) + ")::double precision"), nil
 		}
 		return "", unsupported("the operator %s", x.Op)
 	case *cosmosql.Binary:
@@ -155,6 +155,11 @@ func (t *translator) val(e cosmosql.Expr) (string, error) {
 			return "", err
 		}
 		s := "cosmos.between(" + v + ", " + lo + ", " + hi + ")"
+		if t.anyDouble(v, lo, hi) {
+			// a non-finite bound or operand: compared as numbers (any
+			// operand that is not a number makes it undefined)
+			s = "cosmos.between8(" + t.num(v) + ", " + t.num(lo) + ", " + t.num(hi) + ")"
+		}
 		if x.Not {
 			s = "cosmos.l_not(" + s + ")"
 		}
@@ -216,6 +221,10 @@ func (t *translator) literal(v any) (string, error) {
 		}
 		return "'false'::jsonb", nil
 	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			// NaN or Infinity: a double, bound like every value
+			return t.f8(t.bind(x) + "::double precision"), nil
+		}
 		return t.jsonArg(strconv.AppendFloat(nil, x, 'g', -1, 64)), nil
 	case string:
 		b, _ := json.Marshal(x)
@@ -258,15 +267,48 @@ func QuoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, "\x00", "\uFFFD"), "'", "''") + "'::text"
 }
 
-// int32Of converts a Cosmos number to a 32-bit integer the way JavaScript
-// bitwise operators do (ECMAScript ToInt32, exact for every double: see
-// cosmos.i32 in migration 0022); NULL otherwise. Each operand is written
-// once, so the SQL stays linear in the query.
-func int32Of(v string) string { return "cosmos.i32(" + v + ")" }
+// int32Of converts the Cosmos value v (translated SQL) to a 32-bit integer
+// the way JavaScript bitwise operators do (ECMAScript ToInt32, exact for
+// every double, 0 for NaN and the infinities: see cosmos.i32 in migration
+// 0022); NULL for anything but a number. Each operand is written once, so
+// the SQL stays linear in the query.
+func (t *translator) int32Of(v string) string {
+	if d, ok := t.rawDouble(v); ok {
+		return "cosmos.i32f(" + d + ")"
+	}
+	return "cosmos.i32(" + v + ")"
+}
 
-// f8 is the Cosmos number of the double precision SQL d (undefined when it
-// is NaN or infinite). It remembers d for TOSTRING, which prints NaN and
-// the infinities by name (see rawDouble).
+// num is the Cosmos value v (translated SQL) as a double precision SQL
+// expression: NULL unless v is a number. A value computed in doubles (see
+// f8) gives its double itself, so NaN and the infinities reach the
+// operators and functions that take numbers; any other value (a jsonb) is
+// converted by cosmos.num. The result is parenthesized (it may start with
+// a minus sign, and "--" would open a comment).
+func (t *translator) num(v string) string {
+	if d, ok := t.rawDouble(v); ok {
+		return "(" + d + ")"
+	}
+	return "cosmos.num(" + v + ")"
+}
+
+// anyDouble reports whether one of the translated values vs has a double
+// form (see f8), i.e. may be NaN or infinite.
+func (t *translator) anyDouble(vs ...string) bool {
+	for _, v := range vs {
+		if _, ok := t.rawDouble(v); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// f8 is the Cosmos number of the double precision SQL d as a value (a
+// jsonb, NULL when d is NaN or infinite: such a value is left out of
+// results, which stay valid JSON). It remembers d, the number's double
+// form, so that whatever takes numbers (arithmetic, comparisons, the math
+// and type-checking functions, TOSTRING) uses d itself and sees NaN and
+// the infinities as JavaScript does (see num and rawDouble).
 func (t *translator) f8(d string) string {
 	s := "cosmos.f8(" + d + ")"
 	if t.raw8 == nil {
@@ -339,6 +381,9 @@ func (t *translator) constText(e cosmosql.Expr) (*string, bool) {
 		case cosmosql.Undefined:
 			return nil, true
 		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, false // no JSON text: translated as an expression
+			}
 			b = strconv.AppendFloat(nil, v, 'g', -1, 64)
 		case nil, bool, string:
 			b, _ = json.Marshal(v)
@@ -481,7 +526,9 @@ func (t *translator) binary(x *cosmosql.Binary) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	na, nb := "cosmos.num("+a+")", "cosmos.num("+b+")"
+	na, nb := t.num(a), t.num(b)
+	_, da := t.rawDouble(a)
+	_, db := t.rawDouble(b)
 	switch strings.ToUpper(x.Op) {
 	case "+":
 		// the IEEE sum, product...: an infinity or zero where PostgreSQL's
@@ -492,9 +539,9 @@ func (t *translator) binary(x *cosmosql.Binary) (string, error) {
 	case "*":
 		return t.f8("cosmos.mul8(" + na + ", " + nb + ")"), nil
 	case "/":
-		// Division by zero is an infinity or NaN, so undefined here (the
-		// reference records both a 400 and an infinite result; undefined
-		// filters the row either way); TOSTRING prints it.
+		// Division by zero is an infinity or NaN (the reference records
+		// both a 400 and an infinite result): a number inside the
+		// expression, undefined where it reaches a result (see f8).
 		return t.f8("cosmos.div8(" + na + ", " + nb + ")"), nil
 	case "%":
 		return t.f8("cosmos.mod8(" + na + ", " + nb + ")"), nil
@@ -502,10 +549,15 @@ func (t *translator) binary(x *cosmosql.Binary) (string, error) {
 		// bounded: a chain of || over a stored string multiplies it
 		return "to_jsonb(cosmos.concat_bounded(cosmos.str(" + a + "), cosmos.str(" + b + ")))", nil
 	case "=":
-		return "cosmos.eq(" + a + ", " + b + ")", nil
+		return t.equal(a, b, da, db), nil
 	case "!=", "<>":
-		return "cosmos.l_not(cosmos.eq(" + a + ", " + b + "))", nil
+		return "cosmos.l_not(" + t.equal(a, b, da, db) + ")", nil
 	case "<", "<=", ">", ">=":
+		if da || db {
+			// numbers as JavaScript compares them: false with NaN; a
+			// non-number operand is undefined (across types)
+			return "cosmos.cmp8(" + na + ", " + nb + ", '" + x.Op + "')", nil
+		}
 		return "to_jsonb(cosmos.cmp(" + a + ", " + b + ") " + x.Op + " 0)", nil
 	case "AND":
 		return "cosmos.l_and(" + a + ", " + b + ")", nil
@@ -514,19 +566,34 @@ func (t *translator) binary(x *cosmosql.Binary) (string, error) {
 	case "??":
 		return "COALESCE(" + a + ", " + b + ")", nil
 	case "&":
-		return t.f8("(" + int32Of(a) + " & " + int32Of(b) + ")::double precision"), nil
+		return t.f8("(" + t.int32Of(a) + " & " + t.int32Of(b) + ")::double precision"), nil
 	case "|":
-		return t.f8("(" + int32Of(a) + " | " + int32Of(b) + ")::double precision"), nil
+		return t.f8("(" + t.int32Of(a) + " | " + t.int32Of(b) + ")::double precision"), nil
 	case "^":
-		return t.f8("(" + int32Of(a) + " # " + int32Of(b) + ")::double precision"), nil
+		return t.f8("(" + t.int32Of(a) + " # " + t.int32Of(b) + ")::double precision"), nil
 	case "<<":
-		return t.f8("(" + int32Of(a) + " << (" + int32Of(b) + " & 31))::double precision"), nil
+		return t.f8("(" + t.int32Of(a) + " << (" + t.int32Of(b) + " & 31))::double precision"), nil
 	case ">>":
-		return t.f8("(" + int32Of(a) + " >> (" + int32Of(b) + " & 31))::double precision"), nil
+		return t.f8("(" + t.int32Of(a) + " >> (" + t.int32Of(b) + " & 31))::double precision"), nil
 	case ">>>":
-		return t.f8("((" + int32Of(a) + "::bigint & 4294967295) >> (" + int32Of(b) + " & 31))::double precision"), nil
+		return t.f8("((" + t.int32Of(a) + "::bigint & 4294967295) >> (" + t.int32Of(b) + " & 31))::double precision"), nil
 	}
 	return "", unsupported("the operator %s", x.Op)
+}
+
+// equal is a = b of the translated values a and b; da and db report
+// whether each has a double form (see f8). Between numbers, equality is
+// JavaScript's: NaN equals nothing, Infinity equals Infinity.
+func (t *translator) equal(a, b string, da, db bool) string {
+	switch {
+	case da && db:
+		return "cosmos.eq8(" + t.num(a) + ", " + t.num(b) + ")"
+	case da:
+		return "cosmos.eq8j(" + t.num(a) + ", " + b + ")"
+	case db:
+		return "cosmos.eq8j(" + t.num(b) + ", " + a + ")"
+	}
+	return "cosmos.eq(" + a + ", " + b + ")"
 }
 
 // like translates LIKE with a pattern known at translation time (a string

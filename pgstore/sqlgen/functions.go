@@ -1,6 +1,8 @@
 package sqlgen
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -34,14 +36,31 @@ func (t *translator) vals(x []cosmosql.Expr) ([]string, error) {
 	return a, nil
 }
 
+// typeIs translates the type-checking functions: whether the argument's
+// type is one of types. A value with a double form (see f8) is a number
+// when defined, NaN and the infinities included.
 func typeIs(types ...string) func(t *translator, a []string) string {
 	return func(t *translator, a []string) string {
+		if d, ok := t.rawDouble(a[0]); ok {
+			return "to_jsonb(" + strconv.FormatBool(slices.Contains(types, "number")) + " AND (" + d + ") IS NOT NULL)"
+		}
 		return "to_jsonb(coalesce(jsonb_typeof(" + a[0] + ") IN ('" + strings.Join(types, "','") + "'), false))"
 	}
 }
 
+// math1 translates a function of one number by the SQL function sqlFn of
+// a double.
 func math1(sqlFn string) func(t *translator, a []string) string {
-	return func(t *translator, a []string) string { return t.f8(sqlFn + "(cosmos.num(" + a[0] + "))") }
+	return func(t *translator, a []string) string { return t.f8(sqlFn + "(" + t.num(a[0]) + ")") }
+}
+
+// trig translates a trigonometric function by the SQL function sqlFn, with
+// an infinite argument replaced by NaN: JavaScript's (and IEEE's) result,
+// where PostgreSQL refuses it.
+func trig(sqlFn string) func(t *translator, a []string) string {
+	return func(t *translator, a []string) string {
+		return t.f8(sqlFn + "(cosmos.nan_inf(" + t.num(a[0]) + "))")
+	}
 }
 
 func str1(sqlFn string) func(t *translator, a []string) string {
@@ -81,7 +100,12 @@ func strTest(kind string, plain func(x, y string) string) func(t *translator, a 
 }
 
 var functions = map[string]fn{
-	"IS_DEFINED":   {1, 1, func(t *translator, a []string) string { return "to_jsonb((" + a[0] + ") IS NOT NULL)" }},
+	"IS_DEFINED": {1, 1, func(t *translator, a []string) string {
+		if d, ok := t.rawDouble(a[0]); ok {
+			return "to_jsonb((" + d + ") IS NOT NULL)" // NaN and Infinity are defined
+		}
+		return "to_jsonb((" + a[0] + ") IS NOT NULL)"
+	}},
 	"IS_NULL":      {1, 1, typeIs("null")},
 	"IS_BOOL":      {1, 1, typeIs("boolean")},
 	"IS_NUMBER":    {1, 1, typeIs("number")},
@@ -90,6 +114,9 @@ var functions = map[string]fn{
 	"IS_OBJECT":    {1, 1, typeIs("object")},
 	"IS_PRIMITIVE": {1, 1, typeIs("null", "boolean", "number", "string")},
 	"IS_FINITE_NUMBER": {1, 1, func(t *translator, a []string) string {
+		if d, ok := t.rawDouble(a[0]); ok {
+			return "cosmos.finite8(" + d + ")"
+		}
 		return "to_jsonb(coalesce(jsonb_typeof(" + a[0] + ") = 'number', false))"
 	}},
 	// IS_INTEGER: integral and within the signed 64-bit range as doubles
@@ -101,37 +128,37 @@ var functions = map[string]fn{
 	"CEILING": {1, 1, math1("ceiling")},
 	"FLOOR":   {1, 1, math1("floor")},
 	"TRUNC":   {1, 1, math1("trunc")},
-	"SIGN":    {1, 1, math1("sign")},
+	"SIGN":    {1, 1, math1("cosmos.sign8")},
 	"SQRT": {1, 1, func(t *translator, a []string) string {
-		return t.f8("cosmos.sqrt8(cosmos.num(" + a[0] + "))")
+		return t.f8("cosmos.sqrt8(" + t.num(a[0]) + ")")
 	}},
-	"SQUARE": {1, 1, func(t *translator, a []string) string { return t.f8("cosmos.pow8(cosmos.num(" + a[0] + "), 2)") }},
+	"SQUARE": {1, 1, func(t *translator, a []string) string { return t.f8("cosmos.pow8(" + t.num(a[0]) + ", 2)") }},
 	// EXP, POWER, ACOS, ASIN, DEGREES and RADIANS give the IEEE result
 	// (an infinity, NaN or zero) where PostgreSQL's functions raise (see
 	// migration 0022).
 	"EXP": {1, 1, math1("cosmos.exp8")},
 	"LOG10": {1, 1, func(t *translator, a []string) string {
-		return t.f8("cosmos.log10_8(cosmos.num(" + a[0] + "))")
+		return t.f8("cosmos.log10_8(" + t.num(a[0]) + ")")
 	}},
-	"SIN":  {1, 1, math1("sin")},
-	"COS":  {1, 1, math1("cos")},
-	"TAN":  {1, 1, math1("tan")},
+	"SIN":  {1, 1, trig("sin")},
+	"COS":  {1, 1, trig("cos")},
+	"TAN":  {1, 1, trig("tan")},
 	"ASIN": {1, 1, math1("cosmos.asin8")},
 	"ACOS": {1, 1, math1("cosmos.acos8")},
 	"ATAN": {1, 1, math1("atan")},
 	"DEGREES": {1, 1, func(t *translator, a []string) string {
-		return t.f8("cosmos.div8(cosmos.num(" + a[0] + "), 0.017453292519943295)")
+		return t.f8("cosmos.div8(" + t.num(a[0]) + ", 0.017453292519943295)")
 	}},
 	"RADIANS": {1, 1, func(t *translator, a []string) string {
-		return t.f8("cosmos.mul8(cosmos.num(" + a[0] + "), 0.017453292519943295)")
+		return t.f8("cosmos.mul8(" + t.num(a[0]) + ", 0.017453292519943295)")
 	}},
 	"PI": {0, 0, func(t *translator, a []string) string { return t.f8("pi()") }},
 	"ROUND": {1, 1, func(t *translator, a []string) string {
 		// halves away from zero
-		return t.f8("cosmos.round8(cosmos.num(" + a[0] + "))")
+		return t.f8("cosmos.round8(" + t.num(a[0]) + ")")
 	}},
 	"POWER": {2, 2, func(t *translator, a []string) string {
-		return t.f8("cosmos.pow8(cosmos.num(" + a[0] + "), cosmos.num(" + a[1] + "))")
+		return t.f8("cosmos.pow8(" + t.num(a[0]) + ", " + t.num(a[1]) + ")")
 	}},
 	"LENGTH":  {1, 1, str1("char_length")},
 	"LOWER":   {1, 1, str1("cosmos.lower_text")},

@@ -27,23 +27,23 @@ func int64Bits(expr func(x, y string) string) func(t *translator, a []string) st
 
 func init() {
 	register(map[string]fn{
-		"COT": {1, 1, math1("cot")},
+		"COT": {1, 1, trig("cot")},
 		// ATN2(y, x), the first argument being y (reference §6.10).
 		"ATN2": {2, 2, func(t *translator, a []string) string {
-			return t.f8("atan2(cosmos.num(" + a[0] + "), cosmos.num(" + a[1] + "))")
+			return t.f8("atan2(" + t.num(a[0]) + ", " + t.num(a[1]) + ")")
 		}},
 		"LOG": {1, 2, func(t *translator, a []string) string {
 			if len(a) == 2 {
-				return t.f8("cosmos.log_base(cosmos.num(" + a[0] + "), cosmos.num(" + a[1] + "))")
+				return t.f8("cosmos.log_base(" + t.num(a[0]) + ", " + t.num(a[1]) + ")")
 			}
-			return t.f8("cosmos.ln8(cosmos.num(" + a[0] + "))")
+			return t.f8("cosmos.ln8(" + t.num(a[0]) + ")")
 		}},
 		"NUMBERBIN": {1, 2, func(t *translator, a []string) string {
 			size := "1::double precision"
 			if len(a) == 2 {
-				size = "cosmos.num(" + a[1] + ")"
+				size = t.num(a[1])
 			}
-			return "cosmos.f8(cosmos.number_bin(cosmos.num(" + a[0] + "), " + size + "))"
+			return t.f8("cosmos.number_bin(" + t.num(a[0]) + ", " + size + ")")
 		}},
 		"RAND": {0, 0, func(t *translator, a []string) string { return "cosmos.f8(random())" }},
 

@@ -28,6 +28,10 @@ var growthShapes = []string{
 	"1 BETWEEN 0 AND X", "X NOT BETWEEN 1 AND 2", "X LIKE 'a%'", "(X ? 1 : 2)", "(true ? X : 2)",
 	"(false ? 1 : X)", "X.a", "X['a']", "X[0]", "X[c.i]", "c[X]", "[X, 1]", "{'a': X, 'b': 1}",
 	"(SELECT VALUE X)", "EXISTS(SELECT VALUE X)", "ARRAY(SELECT VALUE X)",
+	// NaN and Infinity take the double forms of the operators
+	"X - Infinity", "NaN * X", "-X + NaN", "X = NaN", "Infinity != X", "X < -Infinity", "NaN >= X",
+	"X BETWEEN -Infinity AND Infinity", "NaN BETWEEN X AND 1", "Infinity BETWEEN 0 AND X", "X | NaN",
+	"ABS(X - Infinity)", "IS_FINITE_NUMBER(X / Infinity)", "ToString(X * Infinity)",
 }
 
 // functionShapes nests X in every argument position of every built-in
