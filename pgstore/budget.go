@@ -98,19 +98,22 @@ func (s *Store) boundedQuery(ctx context.Context, q querier, d time.Duration, sq
 	stopDone, stopBudget := func() bool { return false }, func() bool { return false }
 	var fired atomic.Bool
 	if pc != nil {
-		stopDone = cancelOnDone(ctx, pc)
+		stopDone = cancelOnDone(ctx, pc, nil)
 		budgetCtx, endBudget := context.WithTimeout(context.Background(), d)
-		stop := cancelOnDone(budgetCtx, pc)
+		// fired is set before the cancel request goes out: the error the
+		// backend answers it with must never be read as anything but the
+		// budget's (a separate AfterFunc could run after the reader saw
+		// the error, making a spent budget a 500 under load)
+		stop := cancelOnDone(budgetCtx, pc, func() {
+			if errors.Is(budgetCtx.Err(), context.DeadlineExceeded) {
+				fired.Store(true)
+			}
+		})
 		stopBudget = func() bool {
 			sent := stop()
 			endBudget()
 			return sent
 		}
-		context.AfterFunc(budgetCtx, func() {
-			if errors.Is(budgetCtx.Err(), context.DeadlineExceeded) {
-				fired.Store(true)
-			}
-		})
 	}
 	release := func() {
 		sent := stopBudget()
@@ -133,13 +136,16 @@ func (s *Store) boundedQuery(ctx context.Context, q querier, d time.Duration, sq
 	return &boundedRows{Rows: rows, spent: fired.Load, finish: release}, nil
 }
 
-// cancelOnDone sends a cancel request to pc's backend when ctx ends. The
-// returned stop, called once the statement is over, reports whether one
+// cancelOnDone sends a cancel request to pc's backend when ctx ends,
+// calling before (when not nil) first. The returned stop, called once the statement is over, reports whether one
 // was sent (waiting for it to finish if it is being sent).
-func cancelOnDone(ctx context.Context, pc *pgconn.PgConn) (stop func() bool) {
+func cancelOnDone(ctx context.Context, pc *pgconn.PgConn, before func()) (stop func() bool) {
 	done := make(chan struct{})
 	stopAfter := context.AfterFunc(ctx, func() {
 		defer close(done)
+		if before != nil {
+			before()
+		}
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = pc.CancelRequest(cctx) // best effort: the backstop closes the socket

@@ -245,7 +245,7 @@ func (s *Store) udfSnapshot(ctx context.Context) (tx pgx.Tx, done func(), err er
 	if err != nil {
 		return nil, nil, classify("query items", err)
 	}
-	stop := cancelOnDone(ctx, tx.Conn().PgConn())
+	stop := cancelOnDone(ctx, tx.Conn().PgConn(), nil)
 	return tx, func() {
 		if stop() {
 			// a cancel may still be on its way: the connection is not
