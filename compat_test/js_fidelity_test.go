@@ -1,12 +1,6 @@
 package compat_test
 
-import (
-	"strings"
-	"testing"
-	"time"
-
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
-)
+import "testing"
 
 // TestJSNonPartitionedContainer runs compat_test/js/nonpartitioned.mjs: a
 // container created without a partition key at an old API version (system
@@ -16,11 +10,6 @@ import (
 // and with partitionKey []), readAll and the change feed from the
 // beginning.
 func TestJSNonPartitionedContainer(t *testing.T) {
-	node, dir := jsSDK(t)
-	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
-	start := time.Now()
-	out, stderr := runJS(t, node, dir, "nonpartitioned.mjs", 90*time.Second, "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB=nonpartitioned")
-	t.Logf("script ran in %v", time.Since(start))
 	want := `CONTAINER /_partitionKey systemKey=true
 CREATE 201 a 1
 READ a 1
@@ -35,9 +24,7 @@ CHANGEFEED a,t,u
 DELETE 204
 READ deleted: 404 true
 `
-	if got := string(out); got != want {
-		t.Fatalf("JS SDK on a non-partitioned container:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr))
-	}
+	checkJSScript(t, "JS SDK on a non-partitioned container", "nonpartitioned.mjs", "nonpartitioned", want)
 }
 
 // TestJSAllVersionsAndDeletesFromBeginning runs compat_test/js/
@@ -48,11 +35,6 @@ READ deleted: 404 true
 // Time() and Continuation() read the changes and the latest version feed
 // still starts from the beginning.
 func TestJSAllVersionsAndDeletesFromBeginning(t *testing.T) {
-	node, dir := jsSDK(t)
-	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
-	start := time.Now()
-	out, stderr := runJS(t, node, dir, "changefeed_avad_beginning.mjs", 90*time.Second, "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB=avadbeginning")
-	t.Logf("script ran in %v", time.Since(start))
 	const refused = "error 400 You must read the change feed from within the retention period."
 	want := `now 304
 beginning: ` + refused + `
@@ -64,9 +46,7 @@ now: ok a,b
 continuation: ok d
 latest version beginning: ok a,b,c,d
 `
-	if got := string(out); got != want {
-		t.Fatalf("JS SDK all versions and deletes from the beginning:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr))
-	}
+	checkJSScript(t, "JS SDK all versions and deletes from the beginning", "changefeed_avad_beginning.mjs", "avadbeginning", want)
 }
 
 // TestJSContainerQuotaInfo runs compat_test/js/quota.mjs: the JS SDK's
@@ -75,16 +55,9 @@ latest version beginning: ok a,b,c,d
 // x-ms-resource-usage that counts the container's items; a plain read gets
 // neither usage nor progress.
 func TestJSContainerQuotaInfo(t *testing.T) {
-	node, dir := jsSDK(t)
-	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
-	start := time.Now()
-	out, stderr := runJS(t, node, dir, "quota.mjs", 90*time.Second, "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB=quota")
-	t.Logf("script ran in %v", time.Since(start))
 	want := `empty progress=100 documentsCount=0 quota=true usage=true
 three progress=100 documentsCount=3 quota=true usage=true
 without progress=- documentsCount=- quota=true usage=false
 `
-	if got := string(out); got != want {
-		t.Fatalf("JS SDK container read with quota info:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr))
-	}
+	checkJSScript(t, "JS SDK container read with quota info", "quota.mjs", "quota", want)
 }

@@ -1,12 +1,6 @@
 package compat_test
 
-import (
-	"strings"
-	"testing"
-	"time"
-
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
-)
+import "testing"
 
 // TestJSLegacyPolicyQueries runs compat_test/js/policies.mjs: the
 // container the JS SDK's cross-partition, aggregate and spatial specs
@@ -19,11 +13,6 @@ import (
 // vector indexes fixed on replace even when the body lacks other members,
 // and 413 "Request size is too large" in its envelope.
 func TestJSLegacyPolicyQueries(t *testing.T) {
-	node, dir := jsSDK(t)
-	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
-	start := time.Now()
-	out, stderr := runJS(t, node, dir, "policies.mjs", 90*time.Second, "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB=policies")
-	t.Logf("policies.mjs ran in %v", time.Since(start))
 	want := `POLICY {"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/","indexes":[{"kind":"Range","dataType":"Number","precision":-1},{"kind":"Range","dataType":"String","precision":-1},{"kind":"Spatial","dataType":"Point"}]}],"excludedPaths":[{"path":"/\"_etag\"/?"}]}
 ORDERBY_ASC ["d0","d1","d2","d3","d4","d5"]
 ORDERBY_DESC [{"id":"d5","n":5},{"id":"d4","n":4},{"id":"d3","n":3},{"id":"d2","n":2},{"id":"d1","n":1},{"id":"d0","n":0}]
@@ -40,7 +29,5 @@ ERROR vector-index-without-embedding 400 The Vector Indexing Policy's path::\/ve
 ERROR vector-index-replace 400 The Vector Indexing Policy cannot be changed in Collection Replace.
 ERROR request-too-large 413 Message: {"Errors":["Request size is too large"]}
 `
-	if got := string(out); got != want {
-		t.Fatalf("JS SDK legacy policy run:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr))
-	}
+	checkJSScript(t, "JS SDK legacy policy run", "policies.mjs", "policies", want)
 }

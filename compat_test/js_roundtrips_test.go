@@ -100,6 +100,21 @@ func runJS(t *testing.T, node, dir, script string, timeout time.Duration, env ..
 	return out, errBuf.String()
 }
 
+// checkJSScript runs the JS script against a fresh emulator over http
+// (with opts) in database db and fails the test unless its stdout is want;
+// what describes the scenario in the failure message.
+func checkJSScript(t *testing.T, what, script, db, want string, opts ...emulatortest.Option) {
+	t.Helper()
+	node, dir := jsSDK(t)
+	e := emulatortest.Start(t, append([]emulatortest.Option{emulatortest.WithProtocol("http")}, opts...)...)
+	start := time.Now()
+	out, stderr := runJS(t, node, dir, script, 90*time.Second, "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_DB="+db)
+	t.Logf("%s ran in %v", script, time.Since(start).Round(time.Millisecond))
+	if got := string(out); got != want {
+		t.Fatalf("%s:\n%s\nwant:\n%s\nstderr:\n%s", what, got, want, strings.TrimSpace(stderr))
+	}
+}
+
 // TestJSOneRoundTripPerCall drives the JS SDK (compat_test/js/
 // roundtrips.mjs) through a counting proxy: after the client's one account
 // read (GET /) at start-up, each point operation and resource call is one
