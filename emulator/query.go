@@ -16,8 +16,8 @@ type QueryRequest struct {
 	// PartitionKey is the decoded partition key header (nil: none).
 	PartitionKey PartitionKey
 	// RangeID is x-ms-documentdb-partitionkeyrangeid ("" when absent): a
-	// query addressed to a partition key range runs over that range, i.e.
-	// the whole container (it has one range, "0").
+	// query addressed to a partition key range runs over that range's
+	// EPKs ("<id>" or "<collRid>,<id>"; 410/1002 when it is not live).
 	RangeID string
 	// EnableCrossPartition is x-ms-documentdb-query-enablecrosspartition.
 	EnableCrossPartition bool
@@ -26,7 +26,9 @@ type QueryRequest struct {
 
 // QueryResult is one page of an item query.
 type QueryResult struct {
-	Container    Container
+	Container Container
+	// Range is the partition key range the request named (zero when none).
+	Range        PartitionKeyRange
 	Docs         [][]byte
 	Continuation string
 }
@@ -103,13 +105,17 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	if err != nil {
 		return res, err
 	}
+	// A range id confines the query to that live range's EPKs (410/1002
+	// for an unknown or split range); the SDKs' pipelines fan out this way.
+	scope, err := c.ResolveRangeScope(r.RangeID, false, "", "")
+	if err != nil {
+		return res, err
+	}
+	res.Range = scope.Range
 	fanOut := false
 	switch {
 	case pk != nil: // scoped by the partition key header
-	case r.RangeID != "":
-		if r.RangeID != "0" {
-			return res, RangeGone(r.RangeID)
-		}
+	case scope.Named:
 	default:
 		if k, ok := pinnedPartitionKey(q, c.PartitionKey, params); ok {
 			pk = &k
@@ -131,7 +137,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		defer udfs.Close()
 	}
 	page, err := s.store.QueryItems(ctx, QueryItemsParams{
-		Container: c, Expiry: s.expiry(c), PK: pk, PKPrefix: prefix, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
+		Container: c, Expiry: s.expiry(c), PK: pk, PKPrefix: prefix, EPK: scope.EPK, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
 		GatewayFanOut: fanOut, Now: s.clock.Now(), UDFs: udfs,
 	})
 	if err != nil {
