@@ -82,7 +82,7 @@ type ChangeFeedResult struct {
 	Container Container
 	// Range is the partition key range the request named (zero when none).
 	Range PartitionKeyRange
-	Items     []Item
+	Items []Item
 	// ETag is the continuation: the response's etag header. No Items
 	// means nothing new (304).
 	ETag string

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"encoding/hex"
 	"fmt"
 	"math/big"
@@ -18,11 +19,11 @@ import (
 // replaces it by two children.
 
 // Partition key range statuses: a live range is RangeOnline; a range that
-// was split keeps its row, with RangeSplit, so that its id is never reused
+// was split keeps its row, with RangeStatusSplit, so that its id is never reused
 // and requests naming it get 410/1002.
 const (
-	RangeOnline = "online"
-	RangeSplit  = "split"
+	RangeOnline      = "online"
+	RangeStatusSplit = "split"
 )
 
 // PartitionKeyRange is one partition key range of a container, as
@@ -335,4 +336,177 @@ func (c Container) ResolveRangeScope(id string, epkSet bool, start, end string) 
 		sc.EPK = &e
 	}
 	return sc, nil
+}
+
+// RangeSplit is one split: the live range ParentID is replaced by
+// Children, which tile its EPK interval.
+type RangeSplit struct {
+	ParentID string
+	Children [2]PartitionKeyRange
+}
+
+// SplitRangesParams are the inputs of RangeStore.SplitRanges. Plan is
+// called inside the store's transaction, with the container locked, with
+// the current container (its live ranges and NextRangeID); it returns the
+// splits to apply, in order (a later split may split an earlier one's
+// child), or an error that aborts the transaction.
+type SplitRangesParams struct {
+	DatabaseRef, CollRef string
+	Plan                 func(cur Container) ([]RangeSplit, error)
+}
+
+// RangeStore is the part of a Store that changes a container's partition
+// key ranges. The service uses it when its store implements it (pgstore
+// does); otherwise splits are 400.
+type RangeStore interface {
+	// SplitRanges applies the splits p.Plan returns atomically: each
+	// parent's row is kept with status RangeStatusSplit (its id is never
+	// reused), its children are stored live, NextRangeID moves past them
+	// and RangesVersion increases by one (when anything was split). It
+	// returns the container afterwards, as GetContainer would.
+	SplitRanges(ctx context.Context, p SplitRangesParams) (Container, error)
+}
+
+// rangeSpan returns the size of r's share of the hash space of def, in
+// the hash's own units (V1: 32-bit hashes; V2/MultiHash: 126-bit), for
+// choosing the largest range to split.
+func rangeSpan(def PartitionKeyDefinition, r PartitionKeyRange) *big.Int {
+	if isV1(def) {
+		lo, hi := v1HashBound(r.MinInclusive, 0), v1HashBound(r.MaxExclusive, 1<<32)
+		return new(big.Int).SetUint64(hi - lo)
+	}
+	hi := new(big.Int).Add(maxHashV2, big.NewInt(1))
+	if r.MaxExclusive != "FF" && r.MaxExclusive != "" {
+		hi = epkToInt(r.MaxExclusive, 32)
+	}
+	return hi.Sub(hi, epkToInt(r.MinInclusive, 32))
+}
+
+// validEPK reports whether s is a non-empty upper-case hex EPK.
+func validEPK(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, ch := range s {
+		if !('0' <= ch && ch <= '9' || 'A' <= ch && ch <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// rangePlanner splits ranges of a working copy of a container's live
+// ranges, assigning new ids from its NextRangeID.
+type rangePlanner struct {
+	def    PartitionKeyDefinition
+	live   []PartitionKeyRange
+	next   int
+	ts     int64
+	splits []RangeSplit
+}
+
+func newRangePlanner(cur Container, ts int64) *rangePlanner {
+	return &rangePlanner{def: cur.PartitionKey, live: append([]PartitionKeyRange(nil), cur.liveRanges()...), next: max(cur.NextRangeID, len(cur.liveRanges())), ts: ts}
+}
+
+// split replaces the live range at index i by two children split at at
+// (strictly inside it). The children's parents are the range's id and its
+// own parents: the SDKs treat every id listed in parents as gone.
+func (p *rangePlanner) split(i int, at string) [2]PartitionKeyRange {
+	r := p.live[i]
+	parents := append([]string{r.ID}, r.Parents...)
+	child := func(min, max string) PartitionKeyRange {
+		id := p.next
+		p.next++
+		return PartitionKeyRange{ID: strconv.Itoa(id), MinInclusive: min, MaxExclusive: max,
+			Parents: parents, Status: RangeOnline, RIDPrefix: id, TS: p.ts}
+	}
+	kids := [2]PartitionKeyRange{child(r.MinInclusive, at), child(at, r.MaxExclusive)}
+	p.live = append(p.live[:i], append(kids[:], p.live[i+1:]...)...)
+	p.splits = append(p.splits, RangeSplit{ParentID: r.ID, Children: kids})
+	return kids
+}
+
+// SplitRange splits the live partition key range id of a container at EPK
+// at ("" for the middle of its hash space: SplitPoint) into two children
+// with new ids, and returns them. The split range's id then answers
+// 410/1002; change feed etags (a container-wide LSN) and query
+// continuations (a position in the result order) stay valid on the
+// children. An unknown or gone id is 410/1002; a point not strictly
+// inside the range, a range too small to split, or a partition key that
+// keeps one range (Splittable) is 400.
+func (s *Service) SplitRange(ctx context.Context, dbRef, collRef, id, at string) ([]PartitionKeyRange, error) {
+	rs, ok := s.store.(RangeStore)
+	if !ok {
+		return nil, BadRequest("Splitting partition key ranges is not supported by this store.")
+	}
+	at = strings.ToUpper(strings.TrimSpace(at))
+	var kids [2]PartitionKeyRange
+	_, err := rs.SplitRanges(ctx, SplitRangesParams{DatabaseRef: dbRef, CollRef: collRef, Plan: func(cur Container) ([]RangeSplit, error) {
+		if !Splittable(cur.PartitionKey) {
+			return nil, BadRequest("The partition key of this container (a system key or kind Range) keeps one partition key range.")
+		}
+		r, ok := cur.RangeByID(id)
+		if !ok {
+			return nil, RangeGone(id)
+		}
+		if len(cur.liveRanges()) >= MaxPartitionRanges {
+			return nil, BadRequest("The container has %d partition key ranges, the most this emulator makes.", len(cur.liveRanges()))
+		}
+		point := at
+		switch {
+		case point == "":
+			if point = SplitPoint(cur.PartitionKey, r); point == "" {
+				return nil, BadRequest("The partition key range %s holds a single hash value and cannot be split.", r.ID)
+			}
+		case !validEPK(point):
+			return nil, BadRequest("The split point %q is not an effective partition key (upper-case hex).", at)
+		case point <= r.MinInclusive || (r.MaxExclusive != "FF" && point >= r.MaxExclusive) || point >= "FF":
+			return nil, BadRequest("The split point %s is not strictly inside the partition key range %s [%s, %s).", point, r.ID, r.MinInclusive, r.MaxExclusive)
+		}
+		p := newRangePlanner(cur, s.now())
+		for i, lr := range p.live {
+			if lr.ID == r.ID {
+				kids = p.split(i, point)
+				break
+			}
+		}
+		return p.splits, nil
+	}})
+	if err != nil {
+		return nil, err
+	}
+	return kids[:], nil
+}
+
+// growRanges splits the largest live ranges of a container (first the one
+// with the largest share of the hash space, each at its middle) until it
+// has at least n, as the service does when throughput grows past what its
+// partitions serve. It never merges: a lower throughput keeps the ranges.
+func (s *Service) growRanges(ctx context.Context, dbRef, collRef string, n int) error {
+	rs, ok := s.store.(RangeStore)
+	if !ok {
+		return nil
+	}
+	n = min(n, MaxPartitionRanges)
+	_, err := rs.SplitRanges(ctx, SplitRangesParams{DatabaseRef: dbRef, CollRef: collRef, Plan: func(cur Container) ([]RangeSplit, error) {
+		if !Splittable(cur.PartitionKey) {
+			return nil, nil
+		}
+		p := newRangePlanner(cur, s.now())
+		for len(p.live) < n {
+			best, bestSpan := -1, big.NewInt(1)
+			for i, r := range p.live {
+				if sp := rangeSpan(p.def, r); sp.Cmp(bestSpan) > 0 && SplitPoint(p.def, r) != "" {
+					best, bestSpan = i, sp
+				}
+			}
+			if best < 0 {
+				break
+			}
+			p.split(best, SplitPoint(p.def, p.live[best]))
+		}
+		return p.splits, nil
+	}})
+	return err
 }

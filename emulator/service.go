@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -313,7 +314,23 @@ func (s *Service) ReplaceOffer(ctx context.Context, rid string, body []byte) (Of
 		return Offer{}, err
 	}
 	ts := s.now()
-	return s.store.ReplaceOffer(ctx, ReplaceOfferParams{RID: rid, Content: content, TS: ts, ETag: NewETag(ts)})
+	o, err := s.store.ReplaceOffer(ctx, ReplaceOfferParams{RID: rid, Content: content, TS: ts, ETag: NewETag(ts)})
+	if err != nil {
+		return o, err
+	}
+	// A container's throughput that needs more partitions than it has
+	// splits its largest ranges (never merges on a decrease, as the
+	// service keeps its physical partitions). The split follows the
+	// offer's commit: a failure leaves the new throughput with the old
+	// ranges, which the next replace splits again.
+	if n := RangeCountFor(tp); n > 1 {
+		if b, ok := DecodeRID(o.ResourceRID); ok && len(b) == 8 {
+			if err := s.growRanges(ctx, DatabaseRID(int64(binary.BigEndian.Uint32(b[:4]))), o.ResourceRID, n); err != nil {
+				return o, err
+			}
+		}
+	}
+	return o, nil
 }
 
 // ---- items
