@@ -316,7 +316,7 @@ func TestPartitionKeyRangeSplit(t *testing.T) {
 			path, body string
 			status     int
 		}{
-			{"/_emulator/dbs/splitdb/colls/c/pkranges/0/split", `{}`, http.StatusGone},           // split already
+			{"/_emulator/dbs/splitdb/colls/c/pkranges/0/split", `{}`, http.StatusGone},                 // split already
 			{"/_emulator/dbs/splitdb/colls/c/pkranges/1/split", `{"epk":"30"}`, http.StatusBadRequest}, // outside [, 20..)
 			{"/_emulator/dbs/splitdb/colls/c/pkranges/1/split", `{"epk":"xyz"}`, http.StatusBadRequest},
 			{"/_emulator/dbs/splitdb/colls/c/pkranges/1/split", `{"epk":""}`, http.StatusOK}, // the middle: 10..
