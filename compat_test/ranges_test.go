@@ -212,6 +212,17 @@ func TestPartitionKeyRangeSplit(t *testing.T) {
 	cf := raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "A-IM", "Incremental Feed", "x-ms-documentdb-partitionkeyrangeid", "0")
 	wantStatus(t, cf, http.StatusOK)
 	parentETag := cf.Header.Get("etag")
+	// a query page of range "0" with a continuation (a keyset position in
+	// the result order, not bound to the range)
+	pageQuery := mustJSON(t, map[string]any{"query": "SELECT * FROM c ORDER BY c.id"})
+	pageHdr := []string{"Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True",
+		"x-ms-documentdb-query-enablecrosspartition", "True", "x-ms-max-item-count", "1"}
+	qp := raw.do(http.MethodPost, docsPath("splitdb", "c"), pageQuery, append(pageHdr, "x-ms-documentdb-partitionkeyrangeid", "0")...)
+	wantStatus(t, qp, http.StatusOK)
+	parentQueryToken := qp.Header.Get("x-ms-continuation")
+	if parentQueryToken == "" {
+		t.Fatal("no continuation after the first of two results")
+	}
 
 	// split "0" at its middle
 	split := raw.do(http.MethodPost, "/_emulator/dbs/splitdb/colls/c/pkranges/0/split", []byte(`{}`))
@@ -272,6 +283,9 @@ func TestPartitionKeyRangeSplit(t *testing.T) {
 				// a parent's etag continues on a child: one LSN sequence per container
 				"change feed": raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "A-IM", "Incremental Feed", "If-None-Match", parentETag,
 					"x-ms-documentdb-partitionkeyrangeid", id),
+				// and a parent's query continuation continues on each child
+				"query continuation": raw.do(http.MethodPost, docsPath("splitdb", "c"), pageQuery,
+					append(pageHdr, "x-ms-documentdb-partitionkeyrangeid", id, "x-ms-continuation", parentQueryToken)...),
 			} {
 				if resp.Status != http.StatusOK && resp.Status != http.StatusNotModified {
 					t.Errorf("%s on range %q: %d %s", name, id, resp.Status, resp.Body)

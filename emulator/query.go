@@ -76,7 +76,8 @@ func queryCompileError(se *cosmosql.SyntaxError) error {
 // QueryItems runs one page of an item query with the gateway's rules for
 // partitions: a partition key header (or a WHERE clause that pins every
 // partition key path to a value) makes it a single-partition query; a
-// partition key range id runs it over that range (the whole container);
+// partition key range id runs it over that range's EPKs (410/1002 when the
+// range is unknown or was split);
 // otherwise it is cross-partition, which needs
 // x-ms-documentdb-query-enablecrosspartition and is refused for queries
 // the gateway cannot serve directly (TOP, ORDER BY, OFFSET/LIMIT,
@@ -167,7 +168,8 @@ func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage
 // derivedNeedsPipeline reports a FROM (subquery) whose subquery, at any
 // depth, needs state across partitions: the gateway cannot serve it
 // directly either. (Its plan describes the outer query only; SDK pipelines
-// then send the query whole to range "0", which answers it.)
+// then send the query whole to each range, which is exact only when the
+// container has one range.)
 func derivedNeedsPipeline(q *cosmosql.Query) bool {
 	if q.From == nil || q.From.Source.Subquery == nil {
 		return false

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -185,6 +186,24 @@ func TestResolveRangeScope(t *testing.T) {
 			}
 			if (sc.EPK == nil) != (tc.want == nil) || (sc.EPK != nil && *sc.EPK != *tc.want) {
 				t.Fatalf("EPK = %v, want %v", sc.EPK, tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkRangeIDForPK measures what finding a point operation's range
+// adds to it, at 1 and 16 ranges (decode the canonical key, hash it,
+// binary search; nothing at one range).
+//
+//	go test -run '^$' -bench BenchmarkRangeIDForPK ./emulator/
+func BenchmarkRangeIDForPK(b *testing.B) {
+	def := PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash", Version: 2}
+	for _, n := range []int{1, 16} {
+		c := Container{PartitionKey: def, Ranges: InitialRanges(def, n, 1, 1)}
+		pk := PartitionKey{"tenant-42"}.Canonical()
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				_ = c.RangeIDForPK(pk)
 			}
 		})
 	}
