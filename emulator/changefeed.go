@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -81,7 +80,9 @@ type ChangeFeedRequest struct {
 // ChangeFeedResult is one change feed page.
 type ChangeFeedResult struct {
 	Container Container
-	Items     []Item
+	// Range is the partition key range the request named (zero when none).
+	Range PartitionKeyRange
+	Items []Item
 	// ETag is the continuation: the response's etag header. No Items
 	// means nothing new (304).
 	ETag string
@@ -98,12 +99,6 @@ func parseLSNETag(s string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil && n >= 0 && len(s) <= 19
-}
-
-// RangeGone is the 410 of a request addressing partition key range id, which
-// the container's one range ("0") is not.
-func RangeGone(id string) error {
-	return (&Error{Kind: KindGone, Message: fmt.Sprintf("The partition key range %s does not exist (the container has one range, \"0\").", id)}).WithSub(SubStatusPartitionKeyRangeGone)
 }
 
 // pkScope returns the logical partitions a partition key header hdr
@@ -125,15 +120,6 @@ func pkScope(c Container, hdr PartitionKey) (pk *string, prefix bool, err error)
 	return nil, false, nil
 }
 
-// rangeIDServed reports whether a partition key range id header names the
-// container's one range: "0" or "<collRid>,0".
-func rangeIDServed(c Container, id string) bool {
-	if rid, rest, ok := strings.Cut(id, ","); ok {
-		return rid == c.RID && rest == "0"
-	}
-	return id == "0"
-}
-
 // ReadChangeFeed returns one page of the latest-version change feed: live
 // items changed after the start point, each once in its latest version, in
 // LSN order. Deleted and expired items never appear.
@@ -147,10 +133,12 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 	if !ok {
 		return res, BadRequest("The change feed is not supported by this store.")
 	}
-	if r.RangeID != "" && !rangeIDServed(c, r.RangeID) {
-		return res, RangeGone(r.RangeID)
+	scope, err := c.ResolveRangeScope(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
+	if err != nil {
+		return res, err
 	}
-	p := ChangesParams{Container: c, Expiry: s.expiry(c), Limit: PageRequest{MaxItems: r.MaxItems}.Limit(), ScanLimit: ChangeFeedScanRows}
+	res.Range = scope.Range
+	p := ChangesParams{Container: c, Expiry: s.expiry(c), EPK: scope.EPK, Limit: PageRequest{MaxItems: r.MaxItems}.Limit(), ScanLimit: ChangeFeedScanRows}
 	if p.PK, p.PKPrefix, err = pkScope(c, r.PartitionKey); err != nil {
 		return res, err
 	}

@@ -90,6 +90,9 @@ type ChangeLog interface {
 type AllVersionsFeedRequest struct {
 	Database, Container string
 	PartitionKey        PartitionKey // nil: every partition
+	// RangeID is x-ms-documentdb-partitionkeyrangeid ("" when absent): the
+	// feed of that live range's EPKs (410/1002 when it is not live).
+	RangeID string
 	// StartEPK and EndEPK bound the effective partition keys when
 	// EPKRange is set (x-ms-start-epk, x-ms-end-epk), as in
 	// ChangeFeedRequest.
@@ -118,6 +121,8 @@ var ErrAllVersionsFromBeginning = BadRequest("You must read the change feed from
 // AllVersionsFeedResult is one page of the feed.
 type AllVersionsFeedResult struct {
 	Container Container
+	// Range is the partition key range the request named (zero when none).
+	Range PartitionKeyRange
 	// Docs are the rendered entries ({"current","metadata"}).
 	Docs [][]byte
 	// ETag is the continuation: the position after this page.
@@ -166,6 +171,11 @@ func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequ
 	if !ok {
 		return res, BadRequest("The all versions and deletes change feed is not supported by this store.")
 	}
+	scope, err := c.ResolveRangeScope(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
+	if err != nil {
+		return res, err
+	}
+	res.Range = scope.Range
 	var pk *string
 	if r.PartitionKey != nil {
 		k, err := checkPKHeader(c, r.PartitionKey)
@@ -189,7 +199,7 @@ func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequ
 			return res, err
 		}
 	}
-	lp := ReadChangeLogParams{Container: c, PK: pk, AfterSeq: after, Limit: r.Page.Limit(), ScanLimit: ChangeFeedScanRows}
+	lp := ReadChangeLogParams{Container: c, PK: pk, EPK: scope.EPK, AfterSeq: after, Limit: r.Page.Limit(), ScanLimit: ChangeFeedScanRows}
 	if r.EPKRange {
 		if lp.Match, err = epkMatcher(c, r.StartEPK, r.EndEPK); err != nil {
 			return res, err

@@ -17,8 +17,8 @@ type QueryRequest struct {
 	// PartitionKey is the decoded partition key header (nil: none).
 	PartitionKey PartitionKey
 	// RangeID is x-ms-documentdb-partitionkeyrangeid ("" when absent): a
-	// query addressed to a partition key range runs over that range, i.e.
-	// the whole container (it has one range, "0").
+	// query addressed to a partition key range runs over that range's
+	// EPKs ("<id>" or "<collRid>,<id>"; 410/1002 when it is not live).
 	RangeID string
 	// EnableCrossPartition is x-ms-documentdb-query-enablecrosspartition.
 	EnableCrossPartition bool
@@ -27,7 +27,9 @@ type QueryRequest struct {
 
 // QueryResult is one page of an item query.
 type QueryResult struct {
-	Container    Container
+	Container Container
+	// Range is the partition key range the request named (zero when none).
+	Range        PartitionKeyRange
 	Docs         [][]byte
 	Continuation string
 }
@@ -75,7 +77,8 @@ func queryCompileError(se *cosmosql.SyntaxError) error {
 // QueryItems runs one page of an item query with the gateway's rules for
 // partitions: a partition key header (or a WHERE clause that pins every
 // partition key path to a value) makes it a single-partition query; a
-// partition key range id runs it over that range (the whole container);
+// partition key range id runs it over that range's EPKs (410/1002 when the
+// range is unknown or was split);
 // otherwise it is cross-partition, which needs
 // x-ms-documentdb-query-enablecrosspartition and is refused for queries
 // the gateway cannot serve directly (TOP, ORDER BY, OFFSET/LIMIT,
@@ -104,13 +107,17 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	if err != nil {
 		return res, err
 	}
+	// A range id confines the query to that live range's EPKs (410/1002
+	// for an unknown or split range); the SDKs' pipelines fan out this way.
+	scope, err := c.ResolveRangeScope(r.RangeID, false, "", "")
+	if err != nil {
+		return res, err
+	}
+	res.Range = scope.Range
 	fanOut := false
 	switch {
 	case pk != nil: // scoped by the partition key header
-	case r.RangeID != "":
-		if r.RangeID != "0" {
-			return res, RangeGone(r.RangeID)
-		}
+	case scope.Named:
 	default:
 		if k, ok := pinnedPartitionKey(q, c.PartitionKey, params); ok {
 			pk = &k
@@ -132,7 +139,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		defer udfs.Close()
 	}
 	page, err := s.store.QueryItems(ctx, QueryItemsParams{
-		Container: c, Expiry: s.expiry(c), PK: pk, PKPrefix: prefix, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
+		Container: c, Expiry: s.expiry(c), PK: pk, PKPrefix: prefix, EPK: scope.EPK, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
 		GatewayFanOut: fanOut, Now: s.clock.Now(), UDFs: udfs,
 	})
 	if err != nil {
@@ -162,7 +169,8 @@ func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage
 // derivedNeedsPipeline reports a FROM (subquery) whose subquery, at any
 // depth, needs state across partitions: the gateway cannot serve it
 // directly either. (Its plan describes the outer query only; SDK pipelines
-// then send the query whole to range "0", which answers it.)
+// then send the query whole to each range, which is exact only when the
+// container has one range.)
 func derivedNeedsPipeline(q *cosmosql.Query) bool {
 	if q.From == nil || q.From.Source.Subquery == nil {
 		return false

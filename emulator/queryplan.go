@@ -14,8 +14,10 @@ import (
 // emulator builds the gateway's plans for ORDER BY (the orderByItems /
 // payload rewrite), TOP, OFFSET/LIMIT, DISTINCT and VALUE aggregates (the
 // [{"item": ...}] rewrites); for GROUP BY and aggregates without VALUE it
-// gives a pass-through plan (no client-side work), which is still correct
-// here because the container has one range, answered whole.
+// gives a pass-through plan (no client-side work), which is correct for a
+// container with one range, answered whole; with several ranges an SDK
+// following it gets one partial result per range, unmerged (the gateway's
+// groupBy plan is not built yet).
 
 type queryInfo struct {
 	DistinctType                string         `json:"distinctType"`

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"fmt"
 	"strconv"
 )
 
@@ -45,6 +46,15 @@ type Container struct {
 	DefaultTTL *int32
 	TS         int64
 	ETag       string
+	// Ranges are the container's live partition key ranges, sorted by
+	// MinInclusive (they tile the EPK space); RangesVersion changes with
+	// every split (the etag of GET .../pkranges) and NextRangeID is the id
+	// the next range made will get (ids are never reused). The store
+	// loads them with the container, so they cost a point operation
+	// nothing.
+	Ranges        []PartitionKeyRange
+	RangesVersion int64
+	NextRangeID   int
 }
 
 // Self returns the container's _self link.
@@ -65,23 +75,48 @@ func (c Container) JSON() []byte {
 	return buf
 }
 
-// PartitionKeyRangeJSON renders the container's only partition key range,
-// "0", covering the whole hash space "" .. "FF".
-func (c Container) PartitionKeyRangeJSON(lsn int64) []byte {
-	rid := PartitionKeyRangeRID(c.RID)
-	buf := make([]byte, 0, 320)
+// PartitionKeyRangeJSON renders live range r of the container as GET
+// .../pkranges lists it. throughputFraction is 1/n for n live ranges: the
+// service spreads a container's throughput evenly over its physical
+// partitions, whatever their share of the hash space.
+func (c Container) PartitionKeyRangeJSON(r PartitionKeyRange) []byte {
+	rid := PartitionKeyRangeRID(c.RID, r.RIDPrefix)
+	buf := make([]byte, 0, 400)
 	buf = append(buf, `{"_rid":`...)
 	buf = AppendJSONString(buf, rid)
-	buf = append(buf, `,"id":"0","_etag":`...)
-	buf = AppendJSONString(buf, c.ETag)
-	buf = append(buf, `,"minInclusive":"","maxExclusive":"FF","ridPrefix":0,"_self":`...)
+	buf = append(buf, `,"id":`...)
+	buf = AppendJSONString(buf, r.ID)
+	buf = append(buf, `,"_etag":`...)
+	buf = AppendJSONString(buf, fmt.Sprintf(`"%08x-0000-0100-0000-%08x0000"`, r.RIDPrefix, uint32(r.TS)))
+	buf = append(buf, `,"minInclusive":`...)
+	buf = AppendJSONString(buf, r.MinInclusive)
+	buf = append(buf, `,"maxExclusive":`...)
+	buf = AppendJSONString(buf, r.MaxExclusive)
+	buf = append(buf, `,"ridPrefix":`...)
+	buf = strconv.AppendInt(buf, int64(r.RIDPrefix), 10)
+	buf = append(buf, `,"_self":`...)
 	buf = AppendJSONString(buf, c.Self()+"pkranges/"+rid+"/")
-	buf = append(buf, `,"throughputFraction":1,"status":"online","parents":[],"ownedArchivalPKRangeIds":[],"_ts":`...)
-	buf = strconv.AppendInt(buf, c.TS, 10)
+	buf = append(buf, `,"throughputFraction":`...)
+	buf = strconv.AppendFloat(buf, 1/float64(len(c.liveRanges())), 'g', -1, 64)
+	buf = append(buf, `,"status":`...)
+	buf = AppendJSONString(buf, r.Status)
+	buf = append(buf, `,"parents":[`...)
+	for i, p := range r.Parents {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = AppendJSONString(buf, p)
+	}
+	buf = append(buf, `],"ownedArchivalPKRangeIds":[],"_ts":`...)
+	buf = strconv.AppendInt(buf, r.TS, 10)
 	buf = append(buf, `,"lsn":`...)
-	buf = strconv.AppendInt(buf, lsn, 10)
+	buf = strconv.AppendInt(buf, max(r.LSN, 1), 10)
 	return append(buf, '}')
 }
+
+// LiveRanges returns the container's live partition key ranges in EPK
+// order (the one range "0" for a Container built without any).
+func (c Container) LiveRanges() []PartitionKeyRange { return c.liveRanges() }
 
 // appendOpenObject appends the JSON object props without its closing
 // brace, ready for more members: "{...," (or "{" for an empty object).

@@ -54,9 +54,10 @@ func DocumentRID(collRID string, seq int64) string {
 	return encodeRID(b)
 }
 
-// PartitionKeyRangeRID returns the RID of partition key range 0 of a
-// container (last byte 0x50 marks a partition key range).
-func PartitionKeyRangeRID(collRID string) string {
+// PartitionKeyRangeRID returns the RID of the partition key range with
+// ridPrefix n of a container (last byte 0x50 marks a partition key range;
+// n is in bytes 10-13, so range 0's RID is what it always was).
+func PartitionKeyRangeRID(collRID string, n int) string {
 	cb, ok := DecodeRID(collRID)
 	if !ok || len(cb) != 8 {
 		cb = make([]byte, 8)
@@ -64,6 +65,7 @@ func PartitionKeyRangeRID(collRID string) string {
 	b := make([]byte, 16)
 	copy(b, cb)
 	b[8] = 1
+	binary.BigEndian.PutUint32(b[10:14], uint32(n))
 	b[15] = 0x50
 	return encodeRID(b)
 }

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -17,7 +18,17 @@ type Service struct {
 	store Store
 	clock *Clock
 	js    scriptEngine // server-side JavaScript (emulator/sproc.go)
+	// minRanges is the least number of partition key ranges a new
+	// container gets (SetMinPartitionRanges).
+	minRanges int
 }
+
+// SetMinPartitionRanges makes every container created from now on have at
+// least n partition key ranges (where its partition key allows several:
+// Splittable), so that a test suite exercises the SDKs' multi-range code
+// without provisioning large throughput. n <= 1 restores the service's
+// rule alone (RangeCountFor). Call it before serving requests.
+func (s *Service) SetMinPartitionRanges(n int) { s.minRanges = min(n, MaxPartitionRanges) }
 
 // New returns a Service over store, reading time from clock (a nil clock
 // means the wall clock).
@@ -180,9 +191,13 @@ func (s *Service) CreateContainer(ctx context.Context, dbRef string, body []byte
 		return Container{}, err
 	}
 	ts := s.now()
+	// The container's ranges follow its own throughput (one for a
+	// container of a shared-throughput database, which has none).
+	n := max(RangeCountFor(tp), s.minRanges)
 	return s.store.CreateContainer(ctx, CreateContainerParams{
 		DatabaseRef: dbRef, ID: id, Properties: EncodeJSON(obj), PartitionKey: def,
 		DefaultTTL: ttl, TS: ts, ETag: NewETag(ts), Offer: offer, DefaultOffer: dflt,
+		Ranges: InitialRanges(def, n, ts, 0), // the store stamps the LSN
 	})
 }
 
@@ -299,7 +314,23 @@ func (s *Service) ReplaceOffer(ctx context.Context, rid string, body []byte) (Of
 		return Offer{}, err
 	}
 	ts := s.now()
-	return s.store.ReplaceOffer(ctx, ReplaceOfferParams{RID: rid, Content: content, TS: ts, ETag: NewETag(ts)})
+	o, err := s.store.ReplaceOffer(ctx, ReplaceOfferParams{RID: rid, Content: content, TS: ts, ETag: NewETag(ts)})
+	if err != nil {
+		return o, err
+	}
+	// A container's throughput that needs more partitions than it has
+	// splits its largest ranges (never merges on a decrease, as the
+	// service keeps its physical partitions). The split follows the
+	// offer's commit: a failure leaves the new throughput with the old
+	// ranges, which the next replace splits again.
+	if n := RangeCountFor(tp); n > 1 {
+		if b, ok := DecodeRID(o.ResourceRID); ok && len(b) == 8 {
+			if err := s.growRanges(ctx, DatabaseRID(int64(binary.BigEndian.Uint32(b[:4]))), o.ResourceRID, n); err != nil {
+				return o, err
+			}
+		}
+	}
+	return o, nil
 }
 
 // ---- items
@@ -640,12 +671,17 @@ func parseCondition(condition string) (*cosmosql.Query, error) {
 type FeedRequest struct {
 	Database, Container string
 	PartitionKey        PartitionKey // nil: every partition
-	Page                PageRequest
+	// RangeID is x-ms-documentdb-partitionkeyrangeid ("" when absent): the
+	// read covers that live range's EPKs (410/1002 when it is not live).
+	RangeID string
+	Page    PageRequest
 }
 
 // FeedResult is one page of items.
 type FeedResult struct {
-	Container    Container
+	Container Container
+	// Range is the partition key range the request named (zero when none).
+	Range        PartitionKeyRange
 	Items        []Item
 	Continuation string // "" on the last page
 }
@@ -664,17 +700,21 @@ func (s *Service) ReadFeed(ctx context.Context, r FeedRequest) (FeedResult, erro
 		}
 		pk = &k
 	}
+	scope, err := c.ResolveRangeScope(r.RangeID, false, "", "")
+	if err != nil {
+		return FeedResult{Container: c}, err
+	}
 	after, err := decodeSeqContinuation(r.Page.Continuation)
 	if err != nil {
 		return FeedResult{Container: c}, err
 	}
 	limit := r.Page.Limit()
-	items, err := s.store.ReadItems(ctx, ReadItemsParams{Container: c, PK: pk, AfterSeq: after, Limit: limit + 1, Expiry: s.expiry(c)})
+	items, err := s.store.ReadItems(ctx, ReadItemsParams{Container: c, PK: pk, EPK: scope.EPK, AfterSeq: after, Limit: limit + 1, Expiry: s.expiry(c)})
 	if err != nil {
 		return FeedResult{Container: c}, err
 	}
 	page, more := Paginate(items, limit, func(it Item) int { return len(it.Body) + 200 })
-	res := FeedResult{Container: c, Items: page}
+	res := FeedResult{Container: c, Range: scope.Range, Items: page}
 	if more {
 		res.Continuation = encodeSeqContinuation(page[len(page)-1].Seq)
 	}

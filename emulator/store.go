@@ -112,6 +112,9 @@ type CreateContainerParams struct {
 	// database has no shared throughput (the service gives every such
 	// container 400 RU/s); nil provisions nothing.
 	DefaultOffer *NewOffer
+	// Ranges are the container's partition key ranges (InitialRanges),
+	// ids "0" .. n-1; empty means the one range "0".
+	Ranges []PartitionKeyRange
 }
 
 // ReplaceContainerParams are the inputs of Store.ReplaceContainer. Check is

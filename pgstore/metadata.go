@@ -111,13 +111,25 @@ func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
 
 // ---- containers
 
-const containerCols = `c.num, c.db_num, d.id, d.rid, c.id, c.rid, c.props, c.pk_def, c.default_ttl, c.ts, c.etag`
+// containerCols are the columns scanContainer reads, the container's live
+// partition key ranges included (one JSON array, in EPK order), so that a
+// container lookup stays one round trip.
+const containerCols = `c.num, c.db_num, d.id, d.rid, c.id, c.rid, c.props, c.pk_def, c.default_ttl, c.ts, c.etag,
+c.ranges_version, c.next_range_id, (` + liveRangesSQL + `)`
+
+// liveRangesSQL is the JSON array of the live ranges of container c.num,
+// shaped like emulator.PartitionKeyRange.
+const liveRangesSQL = `SELECT jsonb_agg(jsonb_build_object('id', r.id::text, 'minInclusive', r.min_inclusive,
+ 'maxExclusive', r.max_exclusive, 'parents', to_jsonb(r.parents::text[]), 'status', r.status, 'lsn', r.lsn,
+ 'ridPrefix', r.rid_prefix, 'ts', r.ts) ORDER BY r.min_inclusive)
+FROM cosmos.partition_key_ranges r WHERE r.coll_num = c.num AND r.status = 'online'`
 
 func scanContainer(row pgx.Row) (emulator.Container, error) {
 	var c emulator.Container
 	var props string
-	var pkDef []byte
-	err := row.Scan(&c.Num, &c.DatabaseNum, &c.DatabaseID, &c.DatabaseRID, &c.ID, &c.RID, &props, &pkDef, &c.DefaultTTL, &c.TS, &c.ETag)
+	var pkDef, ranges []byte
+	err := row.Scan(&c.Num, &c.DatabaseNum, &c.DatabaseID, &c.DatabaseRID, &c.ID, &c.RID, &props, &pkDef, &c.DefaultTTL, &c.TS, &c.ETag,
+		&c.RangesVersion, &c.NextRangeID, &ranges)
 	if err != nil {
 		return c, err
 	}
@@ -125,7 +137,37 @@ func scanContainer(row pgx.Row) (emulator.Container, error) {
 	if err := json.Unmarshal(pkDef, &c.PartitionKey); err != nil {
 		return c, fmt.Errorf("container %s: partition key definition: %w", c.ID, err)
 	}
+	if ranges != nil {
+		if err := json.Unmarshal(ranges, &c.Ranges); err != nil {
+			return c, fmt.Errorf("container %s: partition key ranges: %w", c.ID, err)
+		}
+	}
 	return c, nil
+}
+
+// insertRanges stores ranges of container collNum, made with the database
+// at its latest LSN.
+func insertRanges(ctx context.Context, tx pgx.Tx, collNum int64, ranges []emulator.PartitionKeyRange) error {
+	for _, r := range ranges {
+		parents := make([]int32, 0, len(r.Parents))
+		for _, p := range r.Parents {
+			n, err := strconv.ParseInt(p, 10, 32)
+			if err != nil {
+				return fmt.Errorf("partition key range parent %q: %w", p, err)
+			}
+			parents = append(parents, int32(n))
+		}
+		id, err := strconv.ParseInt(r.ID, 10, 32)
+		if err != nil {
+			return fmt.Errorf("partition key range id %q: %w", r.ID, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO cosmos.partition_key_ranges (coll_num, id, min_inclusive, max_exclusive, parents, status, lsn, rid_prefix, ts)
+VALUES ($1, $2, $3, $4, $5, 'online', (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM cosmos.lsn_seq), $6, $7)`,
+			collNum, id, r.MinInclusive, r.MaxExclusive, parents, r.RIDPrefix, r.TS); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 const lookupContainer = `SELECT ` + containerCols + `
@@ -227,8 +269,19 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 				return err
 			}
 		}
+		ranges := p.Ranges
+		if len(ranges) == 0 {
+			ranges = emulator.InitialRanges(p.PartitionKey, 1, p.TS, 0)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE cosmos.containers SET next_range_id = $2 WHERE num = $1`, num, len(ranges)); err != nil {
+			return err
+		}
+		if err := insertRanges(ctx, tx, num, ranges); err != nil {
+			return err
+		}
 		c = emulator.Container{Num: num, DatabaseNum: d.Num, DatabaseID: d.ID, DatabaseRID: d.RID, ID: p.ID, RID: rid,
-			Properties: p.Properties, PartitionKey: p.PartitionKey, DefaultTTL: p.DefaultTTL, TS: p.TS, ETag: p.ETag}
+			Properties: p.Properties, PartitionKey: p.PartitionKey, DefaultTTL: p.DefaultTTL, TS: p.TS, ETag: p.ETag,
+			Ranges: ranges, RangesVersion: 1, NextRangeID: len(ranges)}
 		offer := p.Offer
 		if offer == nil && p.DefaultOffer != nil {
 			var shared bool

@@ -97,6 +97,12 @@ type Config struct {
 	// DefaultMaxConns; negative: no limit). Further connections wait in the
 	// listen queue until one closes.
 	MaxConns int
+	// MinPartitionRanges, above 1, gives every container created from now
+	// on at least that many partition key ranges (a system key or kind
+	// Range keeps one), so that a suite exercises the SDKs' multi-range
+	// code without provisioning over 10,000 RU/s (default 1: the
+	// service's rule alone, emulator.RangeCountFor).
+	MinPartitionRanges int
 	// ScriptTimeout bounds one execution of a stored procedure, trigger
 	// or the UDF calls of a query (default 5 s, the service's).
 	ScriptTimeout time.Duration
@@ -285,6 +291,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	s.svc = emulator.New(s.store, cfg.Clock)
 	s.svc.ConfigureScripts(jsengine.Config{Timeout: cfg.ScriptTimeout, MaxMemory: cfg.ScriptMaxMemory})
+	s.svc.SetMinPartitionRanges(cfg.MinPartitionRanges)
 	fg := newForeground()
 	s.sweeper = &ttl.Sweeper{Expirer: s.store, Clock: cfg.Clock, Interval: cfg.TTLSweepInterval, BatchSize: cfg.TTLSweepBatch, Logger: s.log, Foreground: fg}
 
@@ -552,6 +559,14 @@ func (s *Server) Sweep(ctx context.Context) (int, error) { return s.sweeper.Swee
 
 // SweeperStats returns the sweeper's counters.
 func (s *Server) SweeperStats() ttl.Stats { return s.sweeper.Stats() }
+
+// SplitPartitionKeyRange splits live partition key range id of container
+// coll in database db at EPK at ("" for the middle of its hash space) and
+// returns the two children (emulator.Service.SplitRange; what POST
+// /_emulator/dbs/{db}/colls/{coll}/pkranges/{id}/split does).
+func (s *Server) SplitPartitionKeyRange(ctx context.Context, db, coll, id, at string) ([]emulator.PartitionKeyRange, error) {
+	return s.svc.SplitRange(ctx, db, coll, id, at)
+}
 
 // ContainerStats counts stored rows and live items of every container.
 func (s *Server) ContainerStats(ctx context.Context) ([]emulator.ContainerStats, error) {

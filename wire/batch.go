@@ -79,8 +79,8 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 	buf = append(buf, ']')
 	hd := w.Header()
 	hd.Set("X-Ms-Request-Charge", strconv.FormatFloat(float64(int(total*100+0.5))/100, 'f', -1, 64))
-	hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", "0")
-	setSession(w, lsn)
+	named, _ := res.Container.RangeByID(r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"))
+	setRangeSession(w, res.Container, servedRange(res.Container, named, req.PartitionKey), lsn)
 	status := http.StatusOK
 	if res.Failed {
 		status = http.StatusMultiStatus

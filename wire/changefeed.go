@@ -125,17 +125,19 @@ func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 		docs[i] = it.AppendChangeFeedJSON(nil, res.Container)
 		lsn = max(lsn, it.LSN)
 	}
-	writeChangeFeedPage(w, res.Container.RID, res.ETag, lsn, docs)
+	writeChangeFeedPage(w, res.Container, servedRange(res.Container, res.Range, req.PartitionKey), res.ETag, lsn, docs)
 }
 
-// writeChangeFeedPage answers a change feed read of either mode: the etag
-// (the continuation), range "0" and the session at lsn (the page's largest
-// LSN), then the page, or 304 with an empty body when docs is empty.
-func writeChangeFeedPage(w http.ResponseWriter, ownerRID, etag string, lsn int64, docs [][]byte) {
+// writeChangeFeedPage answers a change feed read of either mode of
+// container c: the etag (the continuation), the range it was served from
+// (rangeID, "" for the whole container) and the session at lsn (the page's
+// largest LSN), then the page, or 304 with an empty body when docs is
+// empty.
+func writeChangeFeedPage(w http.ResponseWriter, c emulator.Container, rangeID, etag string, lsn int64, docs [][]byte) {
+	ownerRID := c.RID
 	hd := w.Header()
 	hd.Set("Etag", etag)
-	hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", "0")
-	setSession(w, lsn)
+	setRangeSession(w, c, rangeID, lsn)
 	if len(docs) == 0 {
 		hd.Set("X-Ms-Request-Charge", charge(false, 0))
 		writeBody(w, http.StatusNotModified, nil)

@@ -17,8 +17,8 @@ const allVersionsFeedAIM = "Full-Fidelity Feed"
 // one page of every create, replace and delete after If-None-Match ("*":
 // from now; an earlier etag: after it; absent: a 400 unless
 // If-Modified-Since is set, then from the oldest retained change), in
-// commit order, for the whole container (partition key range
-// "0"), one logical partition or an effective partition key range
+// commit order, for the whole container, one partition key range
+// (x-ms-documentdb-partitionkeyrangeid), one logical partition or an effective partition key range
 // (x-ms-start-epk, x-ms-end-epk, as the latest-version feed takes them). The etag header is the continuation; no
 // changes is a 304 with an empty body.
 func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
@@ -27,12 +27,8 @@ func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	if id := r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"); id != "" && id != "0" {
-		h.writeError(w, r, emulator.RangeGone(id))
-		return
-	}
 	req := emulator.AllVersionsFeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"),
-		PartitionKey: pk, IfNoneMatch: r.Header.Get("If-None-Match"),
+		PartitionKey: pk, RangeID: strings.TrimSpace(r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid")), IfNoneMatch: r.Header.Get("If-None-Match"),
 		PointInTime: strings.TrimSpace(r.Header.Get("If-Modified-Since")) != ""}
 	if req.EPKRange, req.StartEPK, req.EndEPK, err = epkRangeHeaders(r); err != nil {
 		h.writeError(w, r, err)
@@ -51,5 +47,5 @@ func (h *handler) readAllVersionsFeed(w http.ResponseWriter, r *http.Request) {
 		// this feed's 304 also counts its (no) items
 		w.Header().Set("X-Ms-Item-Count", "0")
 	}
-	writeChangeFeedPage(w, res.Container.RID, res.ETag, res.LSN, res.Docs)
+	writeChangeFeedPage(w, res.Container, servedRange(res.Container, res.Range, pk), res.ETag, res.LSN, res.Docs)
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -20,7 +21,14 @@ import (
 //	POST /_emulator/clock      <- {"advanceSeconds": n} | {"offsetSeconds": n[, "reset": true]}
 //	POST /_emulator/ttl/sweep  -> {"deleted": n}
 //	GET  /_emulator/stats      -> {"containers":[...],"sweeper":{...},"scripts":{"abandoned":n,"abandonedRunning":n}}
+//	POST /_emulator/dbs/{db}/colls/{coll}/pkranges/{id}/split  <- {} | {"epk": "<EPK>"}
+//	                           -> {"_rid":..,"PartitionKeyRanges":[<child>,<child>],"_count":2}
 //
+// The split endpoint (type: the range id, link: the whole path, by the
+// generic rule) splits live partition key range {id} at the middle of its
+// hash space, or at "epk" (strictly inside it), into two children with new
+// ids, answered in the form GET .../pkranges lists ranges; {id} then
+// answers 410/1002.
 // "scripts" counts the script executions abandoned past their time bound
 // (answered 408 while their JavaScript had not stopped) and how many of
 // them still run.
@@ -43,6 +51,46 @@ func (h *handler) registerControl(r *mux.Router) {
 	r.HandleFunc("/_emulator/clock", h.setClock).Methods(http.MethodPost)
 	r.HandleFunc("/_emulator/ttl/sweep", h.sweep).Methods(http.MethodPost)
 	r.HandleFunc("/_emulator/stats", h.stats).Methods(http.MethodGet)
+	r.HandleFunc("/_emulator/dbs/{db}/colls/{coll}/pkranges/{id}/split", h.splitRange).Methods(http.MethodPost)
+}
+
+// SplitRequest is the body of POST
+// /_emulator/dbs/{db}/colls/{coll}/pkranges/{id}/split; an empty body or
+// EPK splits at the middle of the range.
+type SplitRequest struct {
+	EPK string `json:"epk,omitempty"`
+}
+
+func (h *handler) splitRange(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	var req SplitRequest
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &req); err != nil {
+			h.writeError(w, r, &emulator.Error{Kind: emulator.KindBadRequest, Message: "The split request must be {} or {\"epk\": \"<effective partition key>\"}.", Err: err})
+			return
+		}
+	}
+	db, coll := pathVar(r, "db"), pathVar(r, "coll")
+	kids, err := h.svc.SplitRange(r.Context(), db, coll, pathVar(r, "id"), req.EPK)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	c, err := h.svc.GetContainer(r.Context(), db, coll)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	docs := make([][]byte, len(kids))
+	for i, k := range kids {
+		docs[i] = c.PartitionKeyRangeJSON(k)
+	}
+	w.Header().Set("Etag", rangesETag(c))
+	writeFeed(w, c.RID, "PartitionKeyRanges", docs, "")
 }
 
 func (h *handler) writeJSON(w http.ResponseWriter, r *http.Request, v any) {

@@ -579,18 +579,6 @@ func chargeRU(write bool, n int) float64 {
 	return float64(int(ru*100+0.5)) / 100
 }
 
-func setSession(w http.ResponseWriter, lsn int64) {
-	if lsn <= 0 {
-		lsn = 1
-	}
-	s := strconv.FormatInt(lsn, 10)
-	hd := w.Header()
-	hd.Set("X-Ms-Session-Token", "0:-1#"+s)
-	hd.Set("lsn", s)
-	hd.Set("X-Ms-Item-Lsn", s)
-	hd.Set("X-Ms-Global-Committed-Lsn", s)
-}
-
 // writeResource sends one resource with its etag.
 func writeResource(w http.ResponseWriter, status int, body []byte, etag string) {
 	if etag != "" {

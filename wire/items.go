@@ -51,10 +51,9 @@ func (h *handler) writeItem(w http.ResponseWriter, r *http.Request, status int, 
 	}
 	hd := w.Header()
 	hd.Set("X-Ms-Request-Charge", charge(write, len(body)))
-	hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", "0")
 	hd.Set("X-Ms-Alt-Content-Path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID)
 	hd.Set("X-Ms-Content-Path", res.Container.RID)
-	setSession(w, res.Item.LSN)
+	setRangeSession(w, res.Container, res.Container.RangeIDForPK(res.Item.PK), res.Item.LSN)
 	if write && wantsMinimal(r) {
 		body = nil
 	}
@@ -114,7 +113,7 @@ func (h *handler) readItem(w http.ResponseWriter, r *http.Request) {
 	}
 	if res.NotModified {
 		w.Header().Set("Etag", res.Item.ETag)
-		setSession(w, res.Item.LSN)
+		setRangeSession(w, res.Container, res.Container.RangeIDForPK(res.Item.PK), res.Item.LSN)
 		writeBody(w, http.StatusNotModified, nil)
 		return
 	}
@@ -157,7 +156,7 @@ func (h *handler) deleteItem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("X-Ms-Request-Charge", charge(true, 0))
-	setSession(w, res.Item.LSN)
+	setRangeSession(w, res.Container, res.Container.RangeIDForPK(res.Item.PK), res.Item.LSN)
 	writeBody(w, http.StatusNoContent, nil)
 }
 
@@ -178,7 +177,8 @@ func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	res, err := h.svc.ReadFeed(r.Context(), emulator.FeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"), PartitionKey: pk, Page: p})
+	res, err := h.svc.ReadFeed(r.Context(), emulator.FeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"), PartitionKey: pk,
+		RangeID: strings.TrimSpace(r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid")), Page: p})
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -191,7 +191,7 @@ func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
 			lsn = it.LSN
 		}
 	}
-	setSession(w, lsn)
+	setRangeSession(w, res.Container, servedRange(res.Container, res.Range, pk), lsn)
 	writeFeed(w, res.Container.RID, "Documents", docs, res.Continuation)
 }
 
@@ -238,7 +238,7 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 	if isTrue(r.Header.Get("X-Ms-Cosmos-Populateindexmetrics")) {
 		hd.Set("X-Ms-Cosmos-Index-Utilization", base64.StdEncoding.EncodeToString([]byte(`{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}`)))
 	}
-	hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", "0")
+	setRangeHeaders(w, res.Container, servedRange(res.Container, res.Range, pk), 0, false)
 	writeFeed(w, res.Container.RID, "Documents", res.Docs, res.Continuation)
 }
 

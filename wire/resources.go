@@ -310,21 +310,38 @@ func (h *handler) deleteContainer(w http.ResponseWriter, r *http.Request) {
 	writeBody(w, http.StatusNoContent, nil)
 }
 
-// partitionKeyRanges serves the single range "0". Its etag is the
-// container's, so the SDKs' incremental drain (If-None-Match) ends with 304.
+// partitionKeyRanges serves GET .../pkranges: the container's live
+// partition key ranges in EPK order (never split ones: the JS SDK builds
+// its routing map from a plain GET and refuses overlapping ranges). The
+// etag is the ranges version, which changes with every split, so the
+// incremental form the Go and .NET SDKs drain (A-IM: Incremental Feed,
+// If-None-Match: <previous etag>) gets every live range while its etag is
+// older, then 304 at the current one. The list is not paged: a container
+// has at most emulator.MaxPartitionRanges ranges.
 func (h *handler) partitionKeyRanges(w http.ResponseWriter, r *http.Request) {
 	c, err := h.svc.GetContainer(r.Context(), pathVar(r, "db"), pathVar(r, "coll"))
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	etag := c.ETag
+	etag := rangesETag(c)
 	w.Header().Set("Etag", etag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "*") {
 		writeBody(w, http.StatusNotModified, nil)
 		return
 	}
-	writeFeed(w, c.RID, "PartitionKeyRanges", [][]byte{c.PartitionKeyRangeJSON(1)}, "")
+	rs := c.LiveRanges()
+	docs := make([][]byte, len(rs))
+	for i, pr := range rs {
+		docs[i] = c.PartitionKeyRangeJSON(pr)
+	}
+	writeFeed(w, c.RID, "PartitionKeyRanges", docs, "")
+}
+
+// rangesETag is the etag of a container's ranges: its ranges version,
+// bound to the container.
+func rangesETag(c emulator.Container) string {
+	return `"` + c.RID + ":" + strconv.FormatInt(max(c.RangesVersion, 1), 10) + `"`
 }
 
 // ---- offers

@@ -166,7 +166,7 @@ func (h *handler) executeSproc(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Ms-Request-Charge", charge(res.LSN != 0, len(res.Body)))
 	hd.Set("X-Ms-Alt-Content-Path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID)
 	hd.Set("X-Ms-Content-Path", res.Container.RID)
-	setSession(w, res.LSN)
+	setRangeSession(w, res.Container, servedRange(res.Container, emulator.PartitionKeyRange{}, pk), res.LSN)
 	writeBody(w, http.StatusOK, res.Body)
 }
 

@@ -103,6 +103,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long an idle keep-alive connection stays open")
 	fs.IntVar(&cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections served at once; more wait to be accepted (negative: no limit)")
 	fs.DurationVar(&cfg.ScriptTimeout, "script-timeout", jsengine.DefaultTimeout, "longest execution of a stored procedure, trigger or a query's UDF calls (the service's is 5s)")
+	fs.IntVar(&cfg.MinPartitionRanges, "min-partition-ranges", 1, "every container created gets at least this many partition key ranges (a system key or kind Range keeps one), to exercise the SDKs' multi-range code without large throughput; containers above 10,000 RU/s get more anyway, as on the service")
 	fs.DurationVar(&cfg.PageTimeout, "page-timeout", server.DefaultPageTimeout, "longest time one page of a query or read feed runs in PostgreSQL; past it the page ends with the results it holds and a continuation, or with a 408 when it holds none (the service's is 5s)")
 	fs.BoolVar(&cfg.ExplorerExposeKey, "explorer-expose-key", false, "let the data explorer (/_explorer/index.html) hand the master key to its pages even when the emulator listens on a non-loopback address; by default only a loopback listener, through a loopback host name, does")
 	fs.StringVar(&cfg.PprofAddr, "pprof", "", "loopback host:port serving net/http/pprof (/debug/pprof/) for profiling; empty: off")

@@ -141,3 +141,26 @@ func TestParseFlagsPprof(t *testing.T) {
 		}
 	}
 }
+
+// TestParseFlagsMinPartitionRanges: every container gets one range unless
+// --min-partition-ranges or COSMOS_EMULATOR_MIN_PARTITION_RANGES raises
+// the minimum, the flag winning.
+func TestParseFlagsMinPartitionRanges(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want int
+	}{
+		{nil, nil, 1},
+		{nil, map[string]string{"COSMOS_EMULATOR_MIN_PARTITION_RANGES": "4"}, 4},
+		{[]string{"--min-partition-ranges", "7"}, map[string]string{"COSMOS_EMULATOR_MIN_PARTITION_RANGES": "4"}, 7},
+	} {
+		cfg, err := ParseFlags(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.MinPartitionRanges != tc.want {
+			t.Errorf("%v %v: MinPartitionRanges = %d, want %d", tc.args, tc.env, cfg.MinPartitionRanges, tc.want)
+		}
+	}
+}

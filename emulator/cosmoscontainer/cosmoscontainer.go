@@ -40,6 +40,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,10 +83,11 @@ type Container struct {
 
 // settings are what the Options configure.
 type settings struct {
-	key      string
-	protocol string
-	build    *testcontainers.FromDockerfile
-	timeout  time.Duration
+	key       string
+	protocol  string
+	minRanges int
+	build     *testcontainers.FromDockerfile
+	timeout   time.Duration
 }
 
 // Option configures Run. It is a testcontainers.ContainerCustomizer, so
@@ -120,6 +123,20 @@ func WithKey(key string) Option {
 			return fmt.Errorf("cosmoscontainer: the key must be non-empty base64")
 		}
 		s.key = key
+		return nil
+	}
+}
+
+// WithMinPartitionRanges gives every container the emulator creates at
+// least n partition key ranges (COSMOS_EMULATOR_MIN_PARTITION_RANGES), so
+// that the SDKs' multi-range code runs without large throughput. n must be
+// at least 1.
+func WithMinPartitionRanges(n int) Option {
+	return func(s *settings) error {
+		if n < 1 {
+			return fmt.Errorf("cosmoscontainer: the minimum number of partition key ranges must be at least 1")
+		}
+		s.minRanges = n
 		return nil
 	}
 }
@@ -174,6 +191,9 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 	}
 	if s.key != Key {
 		env["COSMOS_EMULATOR_KEY"] = s.key
+	}
+	if s.minRanges > 0 {
+		env["COSMOS_EMULATOR_MIN_PARTITION_RANGES"] = strconv.Itoa(s.minRanges)
 	}
 	health := &healthStrategy{prefer: s.protocol, timeout: s.timeout}
 	req := testcontainers.GenericContainerRequest{
@@ -334,6 +354,21 @@ func (c *Container) Stats(ctx context.Context) (Stats, error) {
 	}
 	err := c.control(ctx, http.MethodGet, "_emulator/stats", "_emulator", "_emulator/stats", nil, &r)
 	return Stats{Containers: r.Containers, Sweeper: r.Sweeper, Clock: clockOf(r.Clock)}, err
+}
+
+// SplitRange splits live partition key range id of container coll in
+// database db at the middle of its hash space, or at EPK at when not ""
+// (strictly inside the range), and returns the two children (POST
+// /_emulator/dbs/{db}/colls/{coll}/pkranges/{id}/split). Requests naming
+// id afterwards get 410/1002, as after a split on the service.
+func (c *Container) SplitRange(ctx context.Context, db, coll, id, at string) ([]emulator.PartitionKeyRange, error) {
+	path := "_emulator/dbs/" + url.PathEscape(db) + "/colls/" + url.PathEscape(coll) + "/pkranges/" + url.PathEscape(id) + "/split"
+	typ, link := wire.ResourceTypeAndLink(path)
+	var r struct {
+		PartitionKeyRanges []emulator.PartitionKeyRange `json:"PartitionKeyRanges"`
+	}
+	err := c.control(ctx, http.MethodPost, path, typ, link, wire.SplitRequest{EPK: at}, &r)
+	return r.PartitionKeyRanges, err
 }
 
 // maxControlResponse bounds a control endpoint's answer.

@@ -92,6 +92,29 @@ func WithPageTimeout(d time.Duration) Option {
 	return func(cfg *server.Config) { cfg.PageTimeout = d }
 }
 
+// WithMinPartitionRanges gives every container the emulator creates at
+// least n partition key ranges (--min-partition-ranges), so that the
+// SDKs' multi-range code paths (fan-out, per-range continuations, feed
+// ranges) run without provisioning over 10,000 RU/s.
+func WithMinPartitionRanges(n int) Option {
+	return func(cfg *server.Config) { cfg.MinPartitionRanges = n }
+}
+
+// SplitRange splits live partition key range id of container coll in
+// database db at the middle of its hash space (or at EPK at, when not "")
+// and returns the two children, failing the test on error. Requests that
+// name id afterwards get 410/1002, as after a split on the service.
+func (e *Emulator) SplitRange(t testing.TB, db, coll, id, at string) []emulator.PartitionKeyRange {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	kids, err := e.SplitPartitionKeyRange(ctx, db, coll, id, at)
+	if err != nil {
+		t.Fatalf("emulatortest: split range %s of %s/%s: %v", id, db, coll, err)
+	}
+	return kids
+}
+
 // Start starts an emulator over a fresh database and stops it when the test
 // ends.
 func Start(t testing.TB, opts ...Option) *Emulator {
