@@ -109,6 +109,13 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
+	if !p.raw && p.on == nil && epkFilters(p.EPK) {
+		// (a script's queries, on its transaction, are confined to its
+		// partition and carry no EPK range)
+		if err := s.ensureEPK(ctx, p.Container); err != nil {
+			return emulator.QueryPage{}, err
+		}
+	}
 	if !p.raw && p.UDFs != nil && len(sqlgen.UDFCalls(p.Query)) > 0 {
 		return s.runUDFQuery(ctx, p, hash, cur)
 	}
@@ -351,9 +358,10 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 	pol, vectorFns := queryProperties(p.Container) // parsed once per page
 	sqlgen.ApplyVectorEmbeddingPolicy(p.Query, vectorFns)
 	pkPath, pkJSON := partitionKeyValue(p)
+	epkMin, epkMax := epkBounds(p.EPK)
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
-		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, PKPath: pkPath, PKJSON: pkJSON,
+		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, PKPath: pkPath, PKJSON: pkJSON, EPKMin: epkMin, EPKMax: epkMax,
 		Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
 		NowTicks: nowTicks(p.Now), UDF: udf,
