@@ -19,6 +19,12 @@ type QueryRequest struct {
 	// query addressed to a partition key range runs over that range, i.e.
 	// the whole container (it has one range, "0").
 	RangeID string
+	// StartEPK and EndEPK, when EPKRange is set (x-ms-start-epk,
+	// x-ms-end-epk with x-ms-read-key-type EffectivePartitionKeyRange),
+	// confine the query to the items whose effective partition key lies
+	// in [StartEPK, EndEPK): a sub-range of a partition key range.
+	EPKRange         bool
+	StartEPK, EndEPK string
 	// EnableCrossPartition is x-ms-documentdb-query-enablecrosspartition.
 	EnableCrossPartition bool
 	Page                 PageRequest
@@ -103,6 +109,12 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	if err != nil {
 		return res, err
 	}
+	var epk *EPKRange
+	if r.EPKRange {
+		if epk, err = ParseEPKRange(r.StartEPK, r.EndEPK); err != nil {
+			return res, err
+		}
+	}
 	fanOut := false
 	switch {
 	case pk != nil: // scoped by the partition key header
@@ -131,7 +143,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		defer udfs.Close()
 	}
 	page, err := s.store.QueryItems(ctx, QueryItemsParams{
-		Container: c, Expiry: s.expiry(c), PK: pk, PKPrefix: prefix, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
+		Container: c, Expiry: s.expiry(c), PK: pk, PKPrefix: prefix, EPK: epk, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
 		GatewayFanOut: fanOut, Now: s.clock.Now(), UDFs: udfs,
 	})
 	if err != nil {

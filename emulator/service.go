@@ -640,7 +640,12 @@ func parseCondition(condition string) (*cosmosql.Query, error) {
 type FeedRequest struct {
 	Database, Container string
 	PartitionKey        PartitionKey // nil: every partition
-	Page                PageRequest
+	// StartEPK and EndEPK, when EPKRange is set (x-ms-start-epk,
+	// x-ms-end-epk), confine the feed to the items whose effective
+	// partition key lies in [StartEPK, EndEPK).
+	EPKRange         bool
+	StartEPK, EndEPK string
+	Page             PageRequest
 }
 
 // FeedResult is one page of items.
@@ -664,12 +669,18 @@ func (s *Service) ReadFeed(ctx context.Context, r FeedRequest) (FeedResult, erro
 		}
 		pk = &k
 	}
+	var epk *EPKRange
+	if r.EPKRange {
+		if epk, err = ParseEPKRange(r.StartEPK, r.EndEPK); err != nil {
+			return FeedResult{Container: c}, err
+		}
+	}
 	after, err := decodeSeqContinuation(r.Page.Continuation)
 	if err != nil {
 		return FeedResult{Container: c}, err
 	}
 	limit := r.Page.Limit()
-	items, err := s.store.ReadItems(ctx, ReadItemsParams{Container: c, PK: pk, AfterSeq: after, Limit: limit + 1, Expiry: s.expiry(c)})
+	items, err := s.store.ReadItems(ctx, ReadItemsParams{Container: c, PK: pk, EPK: epk, AfterSeq: after, Limit: limit + 1, Expiry: s.expiry(c)})
 	if err != nil {
 		return FeedResult{Container: c}, err
 	}

@@ -43,6 +43,10 @@ import (
 // epkFillBatch is how many rows one backfill transaction fills.
 const epkFillBatch = 1000
 
+// epkFillInBackground starts the background fill at Open (tests turn it
+// off to see a request fill a container first).
+var epkFillInBackground = true
+
 // epkLockClass is the advisory lock class (with the container number)
 // under which a container's backfill ends: the index is built and the
 // queue entry deleted by one process at a time.
@@ -139,7 +143,7 @@ func (s *Store) startEPKFill(ctx context.Context) error {
 	for _, n := range nums {
 		s.epk.pending[n] = &sync.Mutex{}
 	}
-	if len(nums) == 0 {
+	if len(nums) == 0 || !epkFillInBackground {
 		return nil
 	}
 	s.epk.wg.Add(1)

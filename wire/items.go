@@ -178,7 +178,12 @@ func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	res, err := h.svc.ReadFeed(r.Context(), emulator.FeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"), PartitionKey: pk, Page: p})
+	req := emulator.FeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"), PartitionKey: pk, Page: p}
+	if req.EPKRange, req.StartEPK, req.EndEPK, err = epkRangeHeaders(r); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.ReadFeed(r.Context(), req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -217,10 +222,15 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 	if cross == "" {
 		cross = r.Header.Get("X-Ms-Query-Enable-Crosspartition")
 	}
-	res, err := h.svc.QueryItems(r.Context(), emulator.QueryRequest{
+	req := emulator.QueryRequest{
 		Database: pathVar(r, "db"), Container: pathVar(r, "coll"), Query: q, PartitionKey: pk,
 		RangeID: r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"), EnableCrossPartition: isTrue(cross), Page: p,
-	})
+	}
+	if req.EPKRange, req.StartEPK, req.EndEPK, err = epkRangeHeaders(r); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.QueryItems(r.Context(), req)
 	hd := w.Header()
 	if err != nil {
 		h.writeError(w, r, err)
