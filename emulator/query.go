@@ -85,7 +85,9 @@ func queryCompileError(se *cosmosql.SyntaxError) error {
 // x-ms-documentdb-query-enablecrosspartition and is refused for queries
 // the gateway cannot serve directly (TOP, ORDER BY, OFFSET/LIMIT,
 // DISTINCT, GROUP BY, aggregates): 400 with sub-status 1004 and the query
-// plan, so that SDKs with a query pipeline switch to it.
+// plan, so that SDKs with a query pipeline switch to it. EPK range headers
+// (r.EPKRange) further confine it to the items whose effective partition
+// key lies in the range.
 func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, error) {
 	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
 	if err != nil {

@@ -543,3 +543,67 @@ func TestEPKBackfill(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkEPKRangeQuery measures queries over a container of 10,000 items
+// (hash V2, 1,000 logical partitions) unfiltered and confined to a quarter
+// and a sixteenth of the EPK space (V2 keys lie in ["", "40")): the first
+// page of SELECT * (100 items), a COUNT over every item in range, and a
+// read feed page.
+//
+//	go test -run '^$' -bench BenchmarkEPKRangeQuery -benchtime 200x ./pgstore/
+func BenchmarkEPKRangeQuery(b *testing.B) {
+	s := openStore(b)
+	ctx := context.Background()
+	c := newDefContainer(b, s, "bench", emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash", Version: 2}, nil)
+	const n = 10000
+	for from := 0; from < n; from += 500 {
+		err := s.InItemTx(ctx, emulator.TxOptions{}, func(st emulator.ItemStore) error {
+			var ops []emulator.ItemOp
+			for i := from; i < from+500; i++ {
+				id, pk := "id"+strconv.Itoa(i), "p"+strconv.Itoa(i%1000)
+				ops = append(ops, emulator.ItemOp{Op: emulator.BatchCreate, Params: emulator.WriteItemParams{
+					ItemKey: emulator.ItemKey{Container: c, PK: emulator.PartitionKey{pk}.Canonical(), ID: id},
+					Body:    []byte(fmt.Sprintf(`{"id":%q,"pk":%q,"n":%d,"pad":"%s"}`, id, pk, i, strings.Repeat("x", 200))), TS: 1, ETag: `"e"`}})
+			}
+			_, err := st.(emulator.ItemPipeliner).RunItemOps(ctx, ops)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := s.pool.Exec(ctx, `ANALYZE `+itemsTable(c.Num)); err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range []struct {
+		name string
+		epk  *emulator.EPKRange
+	}{{"all", nil}, {"quarter", &emulator.EPKRange{Min: "10", Max: "20"}}, {"sixteenth", &emulator.EPKRange{Min: "20", Max: "24"}}} {
+		for _, q := range []string{"SELECT * FROM c", "SELECT VALUE COUNT(1) FROM c"} {
+			parsed, err := emulator.ParseQuery(q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			name := "page"
+			if strings.Contains(q, "COUNT") {
+				name = "count"
+			}
+			b.Run(name+"/"+r.name, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					page, err := s.QueryItems(ctx, emulator.QueryItemsParams{Container: c, Query: parsed, Text: q, EPK: r.epk, Page: emulator.PageRequest{MaxItems: 100}})
+					if err != nil || len(page.Docs) == 0 {
+						b.Fatal(err, len(page.Docs))
+					}
+				}
+			})
+		}
+		b.Run("feed/"+r.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				items, err := s.ReadItems(ctx, emulator.ReadItemsParams{Container: c, EPK: r.epk, Limit: 100})
+				if err != nil || len(items) != 100 {
+					b.Fatal(err, len(items))
+				}
+			}
+		})
+	}
+}

@@ -162,7 +162,8 @@ func (h *handler) deleteItem(w http.ResponseWriter, r *http.Request) {
 }
 
 // readFeed serves GET .../docs: the items of a container (or of one logical
-// partition with the partition key header) in creation order, paged.
+// partition with the partition key header, or of an effective partition key
+// sub-range with x-ms-start-epk/x-ms-end-epk) in creation order, paged.
 func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("A-Im") != "" {
 		h.changeFeed(w, r) // wire/changefeed.go
@@ -200,7 +201,8 @@ func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
 	writeFeed(w, res.Container.RID, "Documents", docs, res.Continuation)
 }
 
-// queryItems serves an item query page.
+// queryItems serves an item query page (confined to an effective partition
+// key sub-range by x-ms-start-epk/x-ms-end-epk).
 func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	q, err := decodeQuery(r)
