@@ -86,7 +86,7 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 	sql += ` AND ` + livePredicate(p.Expiry, "", &a) + ` ORDER BY lsn LIMIT ` + a.add(scan)
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(qctx, sql, a...)
+	rows, err := s.pool.Query(qctx, sql, planEach(epkFilters(p.EPK), a)...)
 	if err != nil {
 		return emulator.ChangesPage{}, classify("read changes", err)
 	}

@@ -58,7 +58,7 @@ func (s *Store) ReadChangeLog(ctx context.Context, p emulator.ReadChangeLogParam
 		where += ` AND ` + cond
 	}
 	b := append(args{}, a...)
-	out, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` ORDER BY seq LIMIT `+a.add(p.Limit), a...)
+	out, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` ORDER BY seq LIMIT `+a.add(p.Limit), planEach(cond != "", a)...)
 	if err != nil {
 		return emulator.ChangeLogPage{}, err
 	}
@@ -76,7 +76,7 @@ func (s *Store) ReadChangeLog(ctx context.Context, p emulator.ReadChangeLogParam
 	b[1] = last.Seq
 	txn := b.add(last.Txn) + `::xid8`
 	rest, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` AND txid = `+txn+
-		` AND seq < coalesce((SELECT seq FROM cosmos.changes WHERE `+where+` AND txid <> `+txn+` ORDER BY seq LIMIT 1), 9223372036854775807) ORDER BY seq`, b...)
+		` AND seq < coalesce((SELECT seq FROM cosmos.changes WHERE `+where+` AND txid <> `+txn+` ORDER BY seq LIMIT 1), 9223372036854775807) ORDER BY seq`, planEach(cond != "", b)...)
 	return changeLogPage(append(out, rest...)), err
 }
 

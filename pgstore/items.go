@@ -415,7 +415,7 @@ func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]em
 		}
 		return classify("read items", err)
 	}
-	rows, err := s.boundedQuery(qctx, s.pool, s.pageTimeout, sql, a...)
+	rows, err := s.boundedQuery(qctx, s.pool, s.pageTimeout, sql, planEach(epkFilters(p.EPK), a)...)
 	if err != nil {
 		return nil, fail(err)
 	}

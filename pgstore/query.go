@@ -157,7 +157,7 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 	defer cancelPage()
 	qctx, cancel := context.WithCancel(pctx)
 	defer cancel()
-	rows, err := s.boundedQuery(qctx, q, s.pageTimeout, st.SQL, st.Args...)
+	rows, err := s.boundedQuery(qctx, q, s.pageTimeout, st.SQL, planEach(epkFilters(p.EPK), st.Args)...)
 	if err != nil {
 		if budgetSpent(ctx, pctx, nil, err) {
 			return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
