@@ -28,7 +28,9 @@ type queryToken struct {
 var errInvalidContinuation = emulator.BadRequest("Invalid Continuation Token")
 
 // queryHash identifies a query (text and parameters) so that a token is
-// only accepted by the query that issued it.
+// only accepted by the query that issued it. The EPK range is left out:
+// after a split the SDKs continue a range's query on each of its children
+// (narrower ranges) with the parent's token.
 func queryHash(p emulator.QueryItemsParams) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(p.Text))
