@@ -13,8 +13,8 @@ type ChangeFeedStore interface {
 	// ReadChanges reads the live items of p.Container whose lsn is above
 	// p.AfterLSN (and, with p.SinceTS, whose _ts is at least that), in
 	// LSN order, keeping at most p.Limit of them and no more than
-	// MaxResponseBytes of bodies (at least one). With p.Match it reads at
-	// most p.ScanLimit rows and keeps those p.Match accepts.
+	// MaxResponseBytes of bodies (at least one); with p.EPK only the items
+	// whose effective partition key lies in it.
 	ReadChanges(ctx context.Context, p ChangesParams) (ChangesPage, error)
 	// LatestLSN returns the highest lsn stored in the container's table
 	// (expired rows included) below which no change can still appear, 0
@@ -36,10 +36,8 @@ type ChangesParams struct {
 	PKPrefix bool
 	// EPK, when set, keeps only the items whose effective partition key
 	// lies in it (a partition key range, or a sub-range of one).
-	EPK       *EPKRange
-	Match     func(pk string) bool
-	Limit     int
-	ScanLimit int
+	EPK   *EPKRange
+	Limit int
 }
 
 // ChangesPage is what ReadChanges read.
@@ -51,11 +49,6 @@ type ChangesPage struct {
 	// Exhausted says the scan reached the end of the rows.
 	Exhausted bool
 }
-
-// ChangeFeedScanRows bounds the rows one change feed request reads when it
-// filters by effective partition key range: a request that finds nothing
-// in that many rows answers 304 with an etag past them.
-const ChangeFeedScanRows = 10000
 
 // ChangeFeedRequest is a latest-version change feed read (A-IM:
 // Incremental Feed) of a container.
@@ -138,14 +131,9 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 		return res, err
 	}
 	res.Range = scope.Range
-	p := ChangesParams{Container: c, Expiry: s.expiry(c), EPK: scope.EPK, Limit: PageRequest{MaxItems: r.MaxItems}.Limit(), ScanLimit: ChangeFeedScanRows}
+	p := ChangesParams{Container: c, Expiry: s.expiry(c), EPK: scope.EPK, Limit: PageRequest{MaxItems: r.MaxItems}.Limit()}
 	if p.PK, p.PKPrefix, err = pkScope(c, r.PartitionKey); err != nil {
 		return res, err
-	}
-	if r.EPKRange {
-		if p.Match, err = epkMatcher(c, r.StartEPK, r.EndEPK); err != nil {
-			return res, err
-		}
 	}
 	// The container's latest lsn, read before the scan: a scan that finds
 	// nothing may continue from there.
@@ -182,38 +170,6 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 	}
 	res.Items, res.ETag = page.Items, lsnETag(next)
 	return res, nil
-}
-
-// epkMatcher returns the filter of stored (canonical) partition keys whose
-// effective partition key lies in [start, end) (hex, case-insensitive; ""
-// end: no upper bound), nil when the range is the whole container, and a
-// 400 when it is empty.
-func epkMatcher(c Container, start, end string) (func(pk string) bool, error) {
-	ustart, uend := strings.ToUpper(start), strings.ToUpper(end)
-	if uend != "" && uend <= ustart {
-		return nil, BadRequest("The effective partition key range [%s, %s) is empty.", start, end)
-	}
-	if ustart == "" && (uend == "" || uend == "FF") {
-		return nil, nil
-	}
-	def := c.PartitionKey
-	return func(pk string) bool {
-		k, ok := decodeCanonicalPK(pk)
-		return ok && EPKInRange(EffectivePartitionKey(def, k), ustart, uend)
-	}, nil
-}
-
-// decodeCanonicalPK parses a stored (canonical) partition key.
-func decodeCanonicalPK(s string) (PartitionKey, bool) {
-	v, err := DecodeJSON([]byte(s))
-	if err != nil {
-		return nil, false
-	}
-	arr, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	return PartitionKeyFromJSON(arr)
 }
 
 // AppendChangeFeedJSON appends the rendered document with its _lsn, as the

@@ -54,19 +54,14 @@ type ReadChangeLogParams struct {
 	EPK      *EPKRange
 	AfterSeq int64
 	Limit    int
-	// Match, when set, keeps only the entries whose canonical partition
-	// key it accepts; the store then reads at most ScanLimit entries (plus
-	// the rest of a transaction it keeps entries of).
-	Match     func(pk string) bool
-	ScanLimit int
 }
 
 // ChangeLogPage is what ChangeLog.ReadChangeLog read.
 type ChangeLogPage struct {
 	Changes []Change
 	// ScannedTo is the Seq up to which the read is complete: every entry
-	// after p.AfterSeq up to it is in Changes or was refused by p.Match
-	// (0 when nothing was read).
+	// after p.AfterSeq up to it is in Changes or lies outside p.EPK (0
+	// when nothing was read).
 	ScannedTo int64
 }
 
@@ -75,7 +70,7 @@ type ChangeLogPage struct {
 // alongside Store.
 type ChangeLog interface {
 	// ReadChangeLog returns the container's entries after p.AfterSeq in
-	// order (those p.Match accepts, when set): p.Limit of them (fewer at
+	// order (those in p.PK and p.EPK, when set): p.Limit of them (fewer at
 	// the end), and then the remaining entries of the last one's
 	// transaction.
 	ReadChangeLog(ctx context.Context, p ReadChangeLogParams) (ChangeLogPage, error)
@@ -158,8 +153,8 @@ func parseChangePosition(c Container, s string) (int64, error) {
 // feed (refusing a start from the beginning: ErrAllVersionsFromBeginning):
 // every create, replace and delete after the request's position, in
 // commit order, scoped to one logical partition when r.PartitionKey is set
-// and to an effective partition key range when r.EPKRange is (reading at
-// most ChangeFeedScanRows entries per request, like the latest-version feed).
+// and to an effective partition key range when r.EPKRange is (filtered by
+// the store).
 // An empty page means caught up (the service answers 304).
 func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequest) (AllVersionsFeedResult, error) {
 	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
@@ -199,12 +194,7 @@ func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequ
 			return res, err
 		}
 	}
-	lp := ReadChangeLogParams{Container: c, PK: pk, EPK: scope.EPK, AfterSeq: after, Limit: r.Page.Limit(), ScanLimit: ChangeFeedScanRows}
-	if r.EPKRange {
-		if lp.Match, err = epkMatcher(c, r.StartEPK, r.EndEPK); err != nil {
-			return res, err
-		}
-	}
+	lp := ReadChangeLogParams{Container: c, PK: pk, EPK: scope.EPK, AfterSeq: after, Limit: r.Page.Limit()}
 	page, err := log.ReadChangeLog(ctx, lp)
 	if err != nil {
 		return res, err

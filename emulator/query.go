@@ -20,6 +20,12 @@ type QueryRequest struct {
 	// query addressed to a partition key range runs over that range's
 	// EPKs ("<id>" or "<collRid>,<id>"; 410/1002 when it is not live).
 	RangeID string
+	// StartEPK and EndEPK, when EPKRange is set (x-ms-start-epk,
+	// x-ms-end-epk with x-ms-read-key-type EffectivePartitionKeyRange),
+	// confine the query to the items whose effective partition key lies
+	// in [StartEPK, EndEPK): a sub-range of a partition key range.
+	EPKRange         bool
+	StartEPK, EndEPK string
 	// EnableCrossPartition is x-ms-documentdb-query-enablecrosspartition.
 	EnableCrossPartition bool
 	Page                 PageRequest
@@ -83,7 +89,9 @@ func queryCompileError(se *cosmosql.SyntaxError) error {
 // x-ms-documentdb-query-enablecrosspartition and is refused for queries
 // the gateway cannot serve directly (TOP, ORDER BY, OFFSET/LIMIT,
 // DISTINCT, GROUP BY, aggregates): 400 with sub-status 1004 and the query
-// plan, so that SDKs with a query pipeline switch to it.
+// plan, so that SDKs with a query pipeline switch to it. EPK range headers
+// (r.EPKRange) further confine it to the items whose effective partition
+// key lies in the range.
 func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, error) {
 	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
 	if err != nil {
@@ -108,8 +116,9 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		return res, err
 	}
 	// A range id confines the query to that live range's EPKs (410/1002
-	// for an unknown or split range); the SDKs' pipelines fan out this way.
-	scope, err := c.ResolveRangeScope(r.RangeID, false, "", "")
+	// for an unknown or split range; the SDKs' pipelines fan out this
+	// way), narrowed by an EPK sub-range when one is sent.
+	scope, err := c.ResolveRangeScope(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
 	if err != nil {
 		return res, err
 	}

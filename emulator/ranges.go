@@ -311,8 +311,15 @@ type RangeScope struct {
 // the range they name (partitioning.md §12); a sub-range that leaves the
 // named range is answered 410/1002 as well, so that the client re-reads
 // the ranges (the service's answer is not documented). Without a range id
-// the sub-range is left to the caller (EPK stays nil).
+// the sub-range alone confines the request. An empty sub-range is 400
+// (ParseEPKRange).
 func (c Container) ResolveRangeScope(id string, epkSet bool, start, end string) (RangeScope, error) {
+	if epkSet {
+		sub, err := ParseEPKRange(start, end)
+		if err != nil || id == "" {
+			return RangeScope{EPK: sub}, err
+		}
+	}
 	if id == "" {
 		return RangeScope{}, nil
 	}

@@ -674,7 +674,13 @@ type FeedRequest struct {
 	// RangeID is x-ms-documentdb-partitionkeyrangeid ("" when absent): the
 	// read covers that live range's EPKs (410/1002 when it is not live).
 	RangeID string
-	Page    PageRequest
+	// StartEPK and EndEPK, when EPKRange is set (x-ms-start-epk,
+	// x-ms-end-epk), confine the feed to the items whose effective
+	// partition key lies in [StartEPK, EndEPK) (within the range RangeID
+	// names, when set).
+	EPKRange         bool
+	StartEPK, EndEPK string
+	Page             PageRequest
 }
 
 // FeedResult is one page of items.
@@ -700,7 +706,7 @@ func (s *Service) ReadFeed(ctx context.Context, r FeedRequest) (FeedResult, erro
 		}
 		pk = &k
 	}
-	scope, err := c.ResolveRangeScope(r.RangeID, false, "", "")
+	scope, err := c.ResolveRangeScope(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
 	if err != nil {
 		return FeedResult{Container: c}, err
 	}

@@ -114,8 +114,8 @@ func (t *batchTx) commit(ctx context.Context, q querier) error {
 	if t.writes == 1 && len(t.seqs) > 0 {
 		b.Queue(`SELECT pg_advisory_xact_lock(1128679015, ($1::bigint % 2147483647)::integer), set_config('cosmos.logged_seqs', $2, true)`,
 			t.coll, strconv.FormatInt(t.seqs[0], 10)+":"+strconv.FormatInt(t.seqs[len(t.seqs)-1], 10))
-		b.Queue(`INSERT INTO cosmos.changes (coll, seq, op, pk, id, doc_seq, lsn, prev_lsn, crts, etag, body)
-SELECT $1, nextval('cosmos.change_seq'), 'c', pk, id, seq, lsn, NULL, ts, etag, body FROM `+itemsTable(t.coll)+`
+		b.Queue(`INSERT INTO cosmos.changes (coll, seq, op, pk, id, doc_seq, lsn, prev_lsn, crts, etag, body, epk)
+SELECT $1, nextval('cosmos.change_seq'), 'c', pk, id, seq, lsn, NULL, ts, etag, body, epk FROM `+itemsTable(t.coll)+`
 WHERE seq = ANY($2::bigint[]) ORDER BY seq`, t.coll, t.seqs)
 	}
 	b.Queue("COMMIT")
@@ -259,17 +259,18 @@ func createRun(ops []emulator.ItemOp, i int) int {
 // conflict.
 func createManyStmt(ops []emulator.ItemOp, lsn string) (string, args) {
 	n := len(ops)
-	pks, ids, bodies, etags := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	pks, ids, bodies, etags, epks := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	tss, ttls := make([]int64, n), make([]*int32, n)
 	for k, op := range ops {
 		p := op.Params
 		pks[k], ids[k], bodies[k], etags[k], tss[k], ttls[k] = p.PK, p.ID, string(p.Body), p.ETag, p.TS, p.TTL
+		epks[k] = itemEPK(p.Container, p.PK)
 	}
 	first := ops[0].Params
-	a := args{pks, ids, bodies, tss, ttls, etags}
-	sql := `INSERT INTO ` + itemsTable(first.Container.Num) + ` AS i (pk, id, seq, body, ts, ttl, etag, lsn)
-SELECT v.pk, v.id, nextval('cosmos.doc_seq'), v.body, v.ts, v.ttl, v.etag, ` + lsn + `
-FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::integer[], $6::text[]) WITH ORDINALITY AS v (pk, id, body, ts, ttl, etag, n)
+	a := args{pks, ids, bodies, tss, ttls, etags, epks}
+	sql := `INSERT INTO ` + itemsTable(first.Container.Num) + ` AS i (pk, id, seq, body, ts, ttl, etag, lsn, epk)
+SELECT v.pk, v.id, nextval('cosmos.doc_seq'), v.body, v.ts, v.ttl, v.etag, ` + lsn + `, v.epk
+FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::integer[], $6::text[], $7::text[]) WITH ORDINALITY AS v (pk, id, body, ts, ttl, etag, epk, n)
 ORDER BY v.n
 ON CONFLICT (pk, id) DO `
 	if first.Expiry.DefaultTTL == nil {

@@ -97,8 +97,8 @@ func TestBatchWritesShareOneLSN(t *testing.T) {
 // TestChangeFeedDrainsSharedLSNsOnce: drained with pages of one item,
 // the latest-version feed gives every item of several batches exactly
 // once, each batch on one page (a page never ends inside an LSN), with
-// and without a partition filter (Match), whose row limit may cut an
-// LSN's rows.
+// and without an effective partition key range, whose row limit may cut
+// an LSN's rows.
 func TestChangeFeedDrainsSharedLSNsOnce(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
@@ -127,15 +127,15 @@ func TestChangeFeedDrainsSharedLSNsOnce(t *testing.T) {
 			want = append(want, op.Params.ID)
 		}
 	}
-	// Filtered, the scan (of 100 rows when ScanLimit is 0) skips 64 rows of
-	// partition q, then meets a batch of 60 rows that its row limit cuts.
+	// Filtered, the statement skips 64 rows of partition q, then meets a
+	// batch of 60 rows that its row limit (1 + maxTxnRows) cuts.
 	for _, tc := range []struct {
-		name  string
-		match func(string) bool
-		want  []string
-	}{{"all", nil, want}, {"filtered", func(pk string) bool { return pk == `["p"]` }, want[64:]}} {
+		name string
+		epk  *emulator.EPKRange
+		want []string
+	}{{"all", nil, want}, {"filtered", pointRange(itemEPK(c, `["p"]`)), want[64:]}} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := emulator.ChangesParams{Container: c, Limit: 1, ScanLimit: 0, Match: tc.match}
+			p := emulator.ChangesParams{Container: c, Limit: 1, EPK: tc.epk}
 			var got []string
 			for range 1000 {
 				page, err := s.ReadChanges(ctx, p)

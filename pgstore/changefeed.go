@@ -76,15 +76,17 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 	if p.SinceTS != 0 {
 		sql += ` AND ts >= ` + a.add(p.SinceTS)
 	}
-	scan := p.ScanLimit
-	if p.Match == nil {
-		scan = p.Limit
+	if cond := epkCond(p.EPK, "epk", &a); cond != "" {
+		if err := s.ensureEPK(ctx, p.Container); err != nil {
+			return emulator.ChangesPage{}, err
+		}
+		sql += ` AND ` + cond
 	}
-	scan += maxTxnRows
+	scan := p.Limit + maxTxnRows
 	sql += ` AND ` + livePredicate(p.Expiry, "", &a) + ` ORDER BY lsn LIMIT ` + a.add(scan)
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(qctx, sql, a...)
+	rows, err := s.pool.Query(qctx, sql, planEach(epkFilters(p.EPK), a)...)
 	if err != nil {
 		return emulator.ChangesPage{}, classify("read changes", err)
 	}
@@ -116,9 +118,6 @@ func (s *Store) ReadChanges(ctx context.Context, p emulator.ChangesParams) (emul
 		}
 		read++
 		page.LastLSN = it.LSN
-		if p.Match != nil && !p.Match(it.PK) {
-			continue
-		}
 		size += cost
 		it.Body = []byte(body)
 		page.Items = append(page.Items, it)

@@ -50,7 +50,7 @@ func TestReadChangesStopsAtItsBudget(t *testing.T) {
 	s := openStore(t)
 	c := newContainer(t, s, nil)
 	insertDocs(t, s, c, 10, 1<<20)
-	p := emulator.ChangesParams{Container: c, Limit: 100, ScanLimit: 100}
+	p := emulator.ChangesParams{Container: c, Limit: 100}
 	var got []int64
 	for pages := 0; ; pages++ {
 		if pages > 10 {
@@ -105,14 +105,14 @@ func TestReadChangesWaitsForTransactionsInProgress(t *testing.T) {
 		Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 	}, id string) {
 		t.Helper()
-		if _, err := q.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, etag, lsn)
-VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{"id":"'||$1||'"}', 1, '"e"', nextval('cosmos.lsn_seq'))`, id); err != nil {
+		if _, err := q.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, etag, lsn, epk)
+VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{"id":"'||$1||'"}', 1, '"e"', nextval('cosmos.lsn_seq'), '')`, id); err != nil {
 			t.Fatal(err)
 		}
 	}
 	read := func(after int64) emulator.ChangesPage {
 		t.Helper()
-		page, err := s.ReadChanges(ctx, emulator.ChangesParams{Container: c, AfterLSN: after, Limit: 10, ScanLimit: 10})
+		page, err := s.ReadChanges(ctx, emulator.ChangesParams{Container: c, AfterLSN: after, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,8 +151,8 @@ func TestReadChangesKeepsTransactionsTogether(t *testing.T) {
 	s := openStore(t)
 	c := newContainer(t, s, nil)
 	insert := func(lsn string) string {
-		return `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn)
-SELECT '["p"]', $1 || g, nextval('cosmos.doc_seq'), '{}', 1, '"e"', ` + lsn + ` FROM generate_series(1, $2) g`
+		return `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn, epk)
+SELECT '["p"]', $1 || g, nextval('cosmos.doc_seq'), '{}', 1, '"e"', ` + lsn + `, '' FROM generate_series(1, $2) g`
 	}
 	if _, err := s.pool.Exec(ctx, insert(lsnEach), "single", 1); err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ SELECT '["p"]', $1 || g, nextval('cosmos.doc_seq'), '{}', 1, '"e"', ` + lsn + ` 
 		t.Fatal(err)
 	}
 	var pages [][]string
-	p := emulator.ChangesParams{Container: c, Limit: 2, ScanLimit: 2}
+	p := emulator.ChangesParams{Container: c, Limit: 2}
 	for len(pages) < 5 {
 		page, err := s.ReadChanges(ctx, p)
 		if err != nil {

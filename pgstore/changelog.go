@@ -36,9 +36,10 @@ const changeCols = `seq, op, pk, id, coalesce(doc_seq, 0), lsn, coalesce(prev_ls
 
 // ReadChangeLog implements emulator.ChangeLog: up to p.Limit entries, then
 // the rest of the last entry's transaction (its entries are consecutive).
-// With p.Match it streams at most p.ScanLimit entries (plus maxTxnRows to
-// finish a transaction) from one statement and filters them, cancelling
-// the statement once the page is full.
+// With p.EPK the statements keep the entries whose epk lies in it; a page
+// that comes back short has read every entry up to the horizon, so it is
+// complete up to there (ScannedTo), and the feed's continuation moves past
+// the entries of other ranges.
 func (s *Store) ReadChangeLog(ctx context.Context, p emulator.ReadChangeLogParams) (emulator.ChangeLogPage, error) {
 	horizon, err := s.changeHorizon(ctx, p.Container)
 	if err != nil || horizon <= p.AfterSeq {
@@ -49,13 +50,24 @@ func (s *Store) ReadChangeLog(ctx context.Context, p emulator.ReadChangeLogParam
 	if p.PK != nil {
 		where += ` AND pk = ` + a.add(*p.PK)
 	}
-	if p.Match != nil {
-		return s.readMatchingChanges(ctx, p, where, a)
+	cond := epkCond(p.EPK, "epk", &a)
+	if cond != "" {
+		if err := s.ensureEPK(ctx, p.Container); err != nil {
+			return emulator.ChangeLogPage{}, err
+		}
+		where += ` AND ` + cond
 	}
 	b := append(args{}, a...)
-	out, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` ORDER BY seq LIMIT `+a.add(p.Limit), a...)
-	if err != nil || len(out) < p.Limit || len(out) == 0 {
-		return changeLogPage(out), err
+	out, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` ORDER BY seq LIMIT `+a.add(p.Limit), planEach(cond != "", a)...)
+	if err != nil {
+		return emulator.ChangeLogPage{}, err
+	}
+	if len(out) < p.Limit || len(out) == 0 {
+		page := changeLogPage(out)
+		if cond != "" {
+			page.ScannedTo = horizon
+		}
+		return page, nil
 	}
 	// A transaction's entries are consecutive, so its rest ends before
 	// the first later entry of another transaction: the scan stops there
@@ -64,7 +76,7 @@ func (s *Store) ReadChangeLog(ctx context.Context, p emulator.ReadChangeLogParam
 	b[1] = last.Seq
 	txn := b.add(last.Txn) + `::xid8`
 	rest, err := s.readChanges(ctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` AND txid = `+txn+
-		` AND seq < coalesce((SELECT seq FROM cosmos.changes WHERE `+where+` AND txid <> `+txn+` ORDER BY seq LIMIT 1), 9223372036854775807) ORDER BY seq`, b...)
+		` AND seq < coalesce((SELECT seq FROM cosmos.changes WHERE `+where+` AND txid <> `+txn+` ORDER BY seq LIMIT 1), 9223372036854775807) ORDER BY seq`, planEach(cond != "", b)...)
 	return changeLogPage(append(out, rest...)), err
 }
 
@@ -76,37 +88,6 @@ func changeLogPage(chs []emulator.Change) emulator.ChangeLogPage {
 		page.ScannedTo = chs[len(chs)-1].Seq
 	}
 	return page
-}
-
-// readMatchingChanges is ReadChangeLog with p.Match (see there).
-func (s *Store) readMatchingChanges(ctx context.Context, p emulator.ReadChangeLogParams, where string, a args) (emulator.ChangeLogPage, error) {
-	qctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	rows, err := s.pool.Query(qctx, `SELECT `+changeCols+` FROM cosmos.changes WHERE `+where+` ORDER BY seq LIMIT `+a.add(p.ScanLimit+maxTxnRows), a...)
-	if err != nil {
-		return emulator.ChangeLogPage{}, classify("read changes", err)
-	}
-	defer rows.Close()
-	var page emulator.ChangeLogPage
-	read, lastTxn := 0, ""
-	for rows.Next() {
-		ch, err := scanChange(rows)
-		if err != nil {
-			return emulator.ChangeLogPage{}, err
-		}
-		// A full page (or a finished scan) ends where the next
-		// transaction starts.
-		if (len(page.Changes) >= p.Limit || read >= p.ScanLimit) && ch.Txn != lastTxn {
-			return page, nil
-		}
-		read++
-		page.ScannedTo = ch.Seq
-		if p.Match(ch.PK) {
-			page.Changes = append(page.Changes, ch)
-		}
-		lastTxn = ch.Txn
-	}
-	return page, classify("read changes", rows.Err())
 }
 
 // scanChange scans one row of changeCols.

@@ -80,7 +80,7 @@ func TestChangeLogRecordsEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, etag, lsn) VALUES ('["p"]', 'x', nextval('cosmos.doc_seq'), '{}', 15, '"x"', nextval('cosmos.lsn_seq'))`); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, etag, lsn, epk) VALUES ('["p"]', 'x', nextval('cosmos.doc_seq'), '{}', 15, '"x"', nextval('cosmos.lsn_seq'), '')`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM `+itemsTable(c.Num)+` WHERE id = 'b'`); err != nil {
@@ -314,7 +314,7 @@ func TestChangeLogKeepsATransactionTogether(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	c := newContainer(t, s, nil)
-	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn) VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq'))`
+	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn, epk) VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq'), '')`
 	if _, err := s.pool.Exec(ctx, insert, "solo"); err != nil {
 		t.Fatal(err)
 	}
@@ -553,14 +553,16 @@ DELETE FROM cosmos.schema_migrations WHERE version = 10`); err != nil {
 	}
 }
 
-// TestChangeLogMatchScanBound: with a Match filter a read keeps the
-// entries it accepts, reads at most ScanLimit entries (finishing a
-// transaction it keeps entries of) and reports how far it read.
-func TestChangeLogMatchScanBound(t *testing.T) {
+// TestChangeLogEPKFilter: with an effective partition key range a read
+// keeps the entries whose epk lies in it (filtered in SQL), finishes a
+// transaction it keeps entries of, and, when it comes back short, reports
+// the horizon as read, so the continuation moves past other ranges'
+// entries.
+func TestChangeLogEPKFilter(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	c := newContainer(t, s, nil)
-	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn) VALUES ($1, $2, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq'))`
+	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn, epk) VALUES ($1, $2, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq'), $3)`
 	// x1 y1 y2 [x2 x3] y3 x4: the bracketed pair in one transaction.
 	for _, w := range [][]string{{"x1"}, {"y1"}, {"y2"}, {"x2", "x3"}, {"y3"}, {"x4"}} {
 		tx, err := s.pool.Begin(ctx)
@@ -568,7 +570,8 @@ func TestChangeLogMatchScanBound(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, id := range w {
-			if _, err := tx.Exec(ctx, insert, `["`+id[:1]+`"]`, id); err != nil {
+			pk := `["` + id[:1] + `"]`
+			if _, err := tx.Exec(ctx, insert, pk, id, itemEPK(c, pk)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -581,23 +584,26 @@ func TestChangeLogMatchScanBound(t *testing.T) {
 		t.Fatalf("%d entries, %v", len(all.Changes), err)
 	}
 	seq := func(i int) int64 { return all.Changes[i].Seq }
-	isX := func(pk string) bool { return pk == `["x"]` }
+	horizon := seq(6)
+	x := pointRange(itemEPK(c, `["x"]`))
 	for _, tc := range []struct {
 		name        string
+		epk         *emulator.EPKRange
 		after       int64
-		limit, scan int
+		limit       int
 		want        []string
 		wantScanned int64
 	}{
-		{"limit", 0, 1, 100, []string{"x1"}, seq(0)},
-		{"scan bound", seq(0), 10, 2, nil, seq(2)},
-		{"scan bound ends after the transaction", 0, 10, 4, []string{"x1", "x2", "x3"}, seq(4)},
-		{"full page keeps its transaction", 0, 2, 100, []string{"x1", "x2", "x3"}, seq(4)},
-		{"to the end", seq(4), 10, 100, []string{"x4"}, seq(6)},
-		{"nothing after", seq(6), 10, 100, nil, 0},
+		{"limit", x, 0, 1, []string{"x1"}, seq(0)},
+		{"full page keeps its transaction", x, 0, 2, []string{"x1", "x2", "x3"}, seq(4)},
+		{"short page reads to the horizon", x, seq(0), 10, []string{"x2", "x3", "x4"}, horizon},
+		{"nothing in range", pointRange(itemEPK(c, `["y"]`)), seq(5), 10, nil, horizon},
+		{"empty sub-range", &emulator.EPKRange{Min: "00", Max: "01"}, 0, 10, nil, horizon},
+		{"full range", &emulator.EPKRange{Min: "", Max: "FF"}, 0, 100, []string{"x1", "y1", "y2", "x2", "x3", "y3", "x4"}, seq(6)},
+		{"nothing after", x, seq(6), 10, nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			page, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, AfterSeq: tc.after, Limit: tc.limit, Match: isX, ScanLimit: tc.scan})
+			page, err := s.ReadChangeLog(ctx, emulator.ReadChangeLogParams{Container: c, AfterSeq: tc.after, Limit: tc.limit, EPK: tc.epk})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -621,7 +627,7 @@ func TestChangeLogWritersCommitTogether(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	c := newContainer(t, s, nil)
-	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn) VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq'))`
+	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn, epk) VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{}', 1, '"e"', nextval('cosmos.lsn_seq'), '')`
 	var txs []pgx.Tx
 	for _, id := range []string{"first", "second"} {
 		tx, err := s.pool.Begin(ctx)

@@ -12,7 +12,10 @@
 //     key), id, seq (document number: creation order and _rid), body (the
 //     document text as written, so property order and number spelling
 //     round-trip), doc (jsonb generated from body, for queries), ts (_ts),
-//     ttl (the item's ttl property or NULL), etag, lsn. Primary key (pk, id).
+//     ttl (the item's ttl property or NULL), etag, lsn, epk (the effective
+//     partition key, computed in Go at every write and indexed: a
+//     partition key range is an interval of it; epk.go, migration 0025).
+//     Primary key (pk, id).
 //   - cosmos.changes: the change log behind the all-versions-and-deletes
 //     change feed (changelog.go, migration 0010). A deferred row trigger
 //     on every items table logs each create, replace and delete when its
@@ -30,7 +33,10 @@
 //     those rows itself, in one INSERT ... SELECT just before COMMIT and
 //     under the same lock, and the trigger skips them (cosmos.logged_seqs,
 //     migration 0015): a row-by-row insert from the trigger costs about
-//     10 µs a row, most of such a batch's commit.
+//     10 µs a row, most of such a batch's commit. Each entry carries
+//     its item's epk, so an EPK-range read filters in SQL.
+//   - cosmos.epk_backfill (epk.go, migration 0025): the containers made
+//     before the epk column whose rows and entries the store still fills.
 //   - cosmos.spare_tables, cosmos.dropped_tables (tablepool.go, migration
 //     0016): items tables made in advance, which container creates claim,
 //     and the tables of deleted containers, renamed at once and dropped

@@ -157,7 +157,7 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 	pred := expiredPredicate(e, &a)
 	t := itemsTable(c.Num)
 	sql := `DELETE FROM ` + t + ` WHERE ctid = ANY(ARRAY(SELECT ctid FROM ` + t + ` WHERE ` + pred +
-		` LIMIT $1 FOR UPDATE SKIP LOCKED)) AND ` + pred + ` RETURNING pk, id, lsn`
+		` LIMIT $1 FOR UPDATE SKIP LOCKED)) AND ` + pred + ` RETURNING pk, id, lsn, epk`
 	var n int64
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// synchronous_commit off for this transaction only: its commit
@@ -176,18 +176,20 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 			return err
 		}
 		var pks, ids []string
+		var epks []*string
 		var lsns []int64
 		var pk, id string
+		var epk *string // NULL in a row still waiting for the EPK backfill
 		var lsn int64
-		_, err = pgx.ForEachRow(rows, []any{&pk, &id, &lsn}, func() error {
-			pks, ids, lsns = append(pks, pk), append(ids, id), append(lsns, lsn)
+		_, err = pgx.ForEachRow(rows, []any{&pk, &id, &lsn, &epk}, func() error {
+			pks, ids, lsns, epks = append(pks, pk), append(ids, id), append(lsns, lsn), append(epks, epk)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
 		n = int64(len(pks))
-		return logSwept(ctx, tx, c.Num, now, pks, ids, lsns)
+		return logSwept(ctx, tx, c.Num, now, pks, ids, lsns, epks)
 	})
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "55P03") {
@@ -209,15 +211,15 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 // container's log lock first, as the trigger does at commit, so the
 // entries get their seq in commit order; it must be the transaction's
 // last statement before COMMIT.
-func logSwept(ctx context.Context, tx pgx.Tx, coll, now int64, pks, ids []string, lsns []int64) error {
+func logSwept(ctx context.Context, tx pgx.Tx, coll, now int64, pks, ids []string, lsns []int64, epks []*string) error {
 	if len(pks) == 0 {
 		return nil
 	}
 	b := &pgx.Batch{}
 	b.Queue(`SELECT pg_advisory_xact_lock(1128679015, ($1::bigint % 2147483647)::integer)`, coll)
-	b.Queue(`INSERT INTO cosmos.changes (coll, seq, op, pk, id, lsn, prev_lsn, crts, ttl_expired)
-SELECT $1, nextval('cosmos.change_seq'), 'd', d.pk, d.id, nextval('cosmos.lsn_seq'), d.lsn, $2, true
-FROM unnest($3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS d(pk, id, lsn, i) ORDER BY d.i`, coll, now, pks, ids, lsns)
+	b.Queue(`INSERT INTO cosmos.changes (coll, seq, op, pk, id, lsn, prev_lsn, crts, ttl_expired, epk)
+SELECT $1, nextval('cosmos.change_seq'), 'd', d.pk, d.id, nextval('cosmos.lsn_seq'), d.lsn, $2, true, d.epk
+FROM unnest($3::text[], $4::text[], $5::bigint[], $6::text[]) WITH ORDINALITY AS d(pk, id, lsn, epk, i) ORDER BY d.i`, coll, now, pks, ids, lsns, epks)
 	return tx.SendBatch(ctx, b).Close()
 }
 

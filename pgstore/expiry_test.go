@@ -93,11 +93,11 @@ func TestExpiryUsesIndexes(t *testing.T) {
 	tbl := itemsTable(c.Num)
 	// 200,000 rows: ~90% written long ago (expired), some with their own
 	// ttl, 1% that never expire.
-	_, err := s.pool.Exec(ctx, `INSERT INTO `+tbl+` (pk, id, seq, body, ts, ttl, etag, lsn)
+	_, err := s.pool.Exec(ctx, `INSERT INTO `+tbl+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
 SELECT '["p' || (g % 100) || '"]', 'id' || g, g, '{"id":"id' || g || '"}',
        CASE WHEN g % 10 = 0 THEN 1000000 ELSE 1000 END,
        CASE WHEN g % 7 = 0 THEN 50 WHEN g % 101 = 0 THEN -1 ELSE NULL END,
-       '"e"', g
+       '"e"', g, ''
 FROM generate_series(1, 200000) g`)
 	if err != nil {
 		t.Fatal(err)

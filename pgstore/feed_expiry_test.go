@@ -23,11 +23,11 @@ func TestReadFeedStepsOverExpiredRowsInIndex(t *testing.T) {
 	// container's defaultTtl); every 7th has its own ttl (50 s: expired
 	// unless written recently... and then still live), every 101st never
 	// expires.
-	_, err := s.pool.Exec(ctx, `INSERT INTO `+tbl+` (pk, id, seq, body, ts, ttl, etag, lsn)
+	_, err := s.pool.Exec(ctx, `INSERT INTO `+tbl+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
 SELECT '["p' || (g % 100) || '"]', 'id' || g, g, '{"id":"id' || g || '"}',
        CASE WHEN g > 45000 THEN 1000000 ELSE 1000 END,
        CASE WHEN g % 101 = 0 THEN -1 WHEN g % 7 = 0 THEN 50 ELSE NULL END,
-       '"e"', g
+       '"e"', g, ''
 FROM generate_series(1, 50000) g`)
 	if err != nil {
 		t.Fatal(err)

@@ -151,15 +151,25 @@ func writtenItem(p emulator.WriteItemParams) emulator.Item {
 	return emulator.Item{ID: p.ID, PK: p.PK, Body: p.Body, TS: p.TS, ETag: p.ETag}
 }
 
-// insertItem is the tail of a single-row INSERT of an item, the LSN given
-// by the SQL expression lsn.
+// insertItem is the tail of a single-row INSERT of an item (arguments
+// writeArgs), the LSN given by the SQL expression lsn.
 func insertItem(lsn string) string {
-	return ` AS i (pk, id, seq, body, ts, ttl, etag, lsn)
-VALUES ($1, $2, nextval('cosmos.doc_seq'), $3, $4, $5, $6, ` + lsn + `)
+	return ` AS i (pk, id, seq, body, ts, ttl, etag, lsn, epk)
+VALUES ($1, $2, nextval('cosmos.doc_seq'), $3, $4, $5, $6, ` + lsn + `, $7)
 ON CONFLICT (pk, id) DO `
 }
 
-const overwriteItem = `UPDATE SET body = EXCLUDED.body, ts = EXCLUDED.ts, ttl = EXCLUDED.ttl, etag = EXCLUDED.etag, lsn = EXCLUDED.lsn`
+// overwriteItem rewrites a conflicting row. It sets epk too, although an
+// item's key (so its EPK) never changes: a row of a table from before the
+// epk column may still wait for the backfill (epk.go).
+const overwriteItem = `UPDATE SET body = EXCLUDED.body, ts = EXCLUDED.ts, ttl = EXCLUDED.ttl, etag = EXCLUDED.etag, lsn = EXCLUDED.lsn, epk = EXCLUDED.epk`
+
+// writeArgs are the first arguments of the statements that write the
+// document of p: $1 pk, $2 id, $3 body, $4 ts, $5 ttl, $6 etag and $7 the
+// effective partition key, computed here (itemEPK).
+func writeArgs(p emulator.WriteItemParams) args {
+	return args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag, itemEPK(p.Container, p.PK)}
+}
 
 // CreateItem implements emulator.Store. A conflicting row that has expired
 // is overwritten (as a new document with a new seq): an expired item is gone
@@ -195,7 +205,7 @@ func (o itemOps) CreateItem(ctx context.Context, p emulator.WriteItemParams) (em
 }
 
 func createStmt(p emulator.WriteItemParams, lsn string) itemStmt {
-	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
+	a := writeArgs(p)
 	sql := `INSERT INTO ` + itemsTable(p.Container.Num) + insertItem(lsn)
 	if p.Expiry.DefaultTTL == nil {
 		sql += `NOTHING`
@@ -237,7 +247,7 @@ func (o itemOps) UpsertItem(ctx context.Context, p emulator.WriteItemParams) (em
 // no other row holds) for an insert or an expired row made anew, the old
 // row's for a replace.
 func upsertStmt(p emulator.WriteItemParams, lsn string) itemStmt {
-	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
+	a := writeArgs(p)
 	sql := `INSERT INTO ` + itemsTable(p.Container.Num) + insertItem(lsn) + overwriteItem
 	if p.Expiry.DefaultTTL != nil {
 		sql += `, seq = CASE WHEN ` + livePredicate(p.Expiry, "i.", &a) + ` THEN i.seq ELSE EXCLUDED.seq END`
@@ -270,8 +280,8 @@ func (o itemOps) ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (e
 }
 
 func replaceStmt(p emulator.WriteItemParams, lsn string) itemStmt {
-	a := args{p.PK, p.ID, string(p.Body), p.TS, p.TTL, p.ETag}
-	write := `UPDATE ` + itemsTable(p.Container.Num) + ` SET body = $3, ts = $4, ttl = $5, etag = $6, lsn = ` + lsn + `
+	a := writeArgs(p)
+	write := `UPDATE ` + itemsTable(p.Container.Num) + ` SET body = $3, ts = $4, ttl = $5, etag = $6, lsn = ` + lsn + `, epk = $7
 WHERE pk = $1 AND id = $2 AND ` + livePredicate(p.Expiry, "", &a)
 	sql, a, cond := guarded(p.ItemKey, p.IfMatch, write, `seq, lsn`, `w.seq, w.lsn`, a)
 	return itemStmt{op: "replace item", sql: sql, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
@@ -388,6 +398,11 @@ func deleteStmt(k emulator.ItemKey, ifMatch, lsn string) itemStmt {
 // database is overloaded, and the page fails with a 408 rather than
 // ending short (the caller reads a short page as the last one).
 func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]emulator.Item, error) {
+	if epkFilters(p.EPK) {
+		if err := s.ensureEPK(ctx, p.Container); err != nil {
+			return nil, err
+		}
+	}
 	sql, a := feedSQL(p)
 	pctx, cancelPage := s.pageContext(ctx)
 	defer cancelPage()
@@ -400,7 +415,7 @@ func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]em
 		}
 		return classify("read items", err)
 	}
-	rows, err := s.boundedQuery(qctx, s.pool, s.pageTimeout, sql, a...)
+	rows, err := s.boundedQuery(qctx, s.pool, s.pageTimeout, sql, planEach(epkFilters(p.EPK), a)...)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -432,12 +447,13 @@ func (s *Store) ReadItems(ctx context.Context, p emulator.ReadItemsParams) ([]em
 // from the covering index on (seq) INCLUDE (ts, ttl, exp) (expiryIndexesDDL),
 // an index-only scan that steps over expired rows not yet swept without
 // reading them from the table, then reads just those rows. The page's rows
-// are the same as with a plain scan: both parts see one snapshot.
+// are the same as with a plain scan: both parts see one snapshot. A feed
+// confined to an EPK range reads the table (the index holds no epk).
 func feedSQL(p emulator.ReadItemsParams) (string, args) {
 	a := args{p.AfterSeq}
 	t := itemsTable(p.Container.Num)
 	const cols = `pk, id, seq, body, ts, etag, lsn`
-	if p.PK == nil && p.Expiry.DefaultTTL != nil {
+	if p.PK == nil && p.Expiry.DefaultTTL != nil && !epkFilters(p.EPK) {
 		sql := `SELECT ` + cols + ` FROM ` + t + ` WHERE seq = ANY(ARRAY(SELECT seq FROM ` + t + ` WHERE seq > $1 AND ` +
 			livePredicate(p.Expiry, "", &a) + ` ORDER BY seq LIMIT ` + a.add(p.Limit) + `)) ORDER BY seq`
 		return sql, a
@@ -445,6 +461,9 @@ func feedSQL(p emulator.ReadItemsParams) (string, args) {
 	sql := `SELECT ` + cols + ` FROM ` + t + ` WHERE seq > $1`
 	if p.PK != nil {
 		sql += ` AND pk = ` + a.add(*p.PK)
+	}
+	if cond := epkCond(p.EPK, "epk", &a); cond != "" {
+		sql += ` AND ` + cond
 	}
 	sql += ` AND ` + livePredicate(p.Expiry, "", &a) + ` ORDER BY seq LIMIT ` + a.add(p.Limit)
 	return sql, a

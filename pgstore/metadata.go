@@ -181,6 +181,8 @@ ORDER BY (d.id = $1) DESC, (c.id = $2) DESC LIMIT 1`
 // come from expiryIndexesDDL. The table's fillfactor leaves room on each page so that
 // replacing a document is usually a HOT update (no index touched). jsonb cannot hold U+0000, which JSON strings may contain:
 // the query column doc gets U+FFFD instead (the body keeps the original).
+// epk is the item's effective partition key, written by every write (see
+// epk.go); "C" makes its order the ordinal order of EPK strings.
 func itemsTableDDL(n int64) string {
 	t := itemsTable(n)
 	return `CREATE TABLE ` + t + ` (
@@ -195,6 +197,7 @@ func itemsTableDDL(n int64) string {
     exp  bigint GENERATED ALWAYS AS (CASE WHEN ttl = -1 THEN 9223372036854775807 ELSE ts + ttl END) STORED,
     etag text NOT NULL,
     lsn  bigint NOT NULL,
+    epk  text COLLATE "C" NOT NULL,
     PRIMARY KEY (pk, id)
 ) WITH (fillfactor = 90);`
 }

@@ -18,10 +18,10 @@ import (
 // "pad":"xx..."} (pad of padBytes bytes) with seq i, in one statement.
 func insertDocs(t testing.TB, s *Store, c emulator.Container, n, padBytes int) {
 	t.Helper()
-	_, err := s.pool.Exec(context.Background(), `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn)
+	_, err := s.pool.Exec(context.Background(), `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
 SELECT '["p' || (g % 2) || '"]', g::text, g,
        '{"id":"' || g || '","pk":"p' || (g % 2) || '","n":' || g || ',"g":' || (g % 3) || ',"arr":[1,2],"pad":"' || repeat('x', $2) || '"}',
-       1000, NULL, '"e"', g
+       1000, NULL, '"e"', g, ''
 FROM generate_series(1, $1) g`, n, padBytes)
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,9 @@ type queryToken struct {
 var errInvalidContinuation = emulator.BadRequest("Invalid Continuation Token")
 
 // queryHash identifies a query (text and parameters) so that a token is
-// only accepted by the query that issued it.
+// only accepted by the query that issued it. The EPK range is left out:
+// after a split the SDKs continue a range's query on each of its children
+// (narrower ranges) with the parent's token.
 func queryHash(p emulator.QueryItemsParams) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(p.Text))
@@ -109,6 +111,13 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
+	if !p.raw && p.on == nil && epkFilters(p.EPK) {
+		// (a script's queries, on its transaction, are confined to its
+		// partition and carry no EPK range)
+		if err := s.ensureEPK(ctx, p.Container); err != nil {
+			return emulator.QueryPage{}, err
+		}
+	}
 	if !p.raw && p.UDFs != nil && len(sqlgen.UDFCalls(p.Query)) > 0 {
 		return s.runUDFQuery(ctx, p, hash, cur)
 	}
@@ -150,7 +159,7 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 	defer cancelPage()
 	qctx, cancel := context.WithCancel(pctx)
 	defer cancel()
-	rows, err := s.boundedQuery(qctx, q, s.pageTimeout, st.SQL, st.Args...)
+	rows, err := s.boundedQuery(qctx, q, s.pageTimeout, st.SQL, planEach(epkFilters(p.EPK), st.Args)...)
 	if err != nil {
 		if budgetSpent(ctx, pctx, nil, err) {
 			return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
@@ -351,9 +360,10 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 	pol, vectorFns := queryProperties(p.Container) // parsed once per page
 	sqlgen.ApplyVectorEmbeddingPolicy(p.Query, vectorFns)
 	pkPath, pkJSON := partitionKeyValue(p)
+	epkMin, epkMax := epkBounds(p.EPK)
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
-		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, PKPath: pkPath, PKJSON: pkJSON,
+		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, PKPath: pkPath, PKJSON: pkJSON, EPKMin: epkMin, EPKMax: epkMax,
 		Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
 		NowTicks: nowTicks(p.Now), UDF: udf,

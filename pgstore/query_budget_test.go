@@ -17,8 +17,8 @@ func insertArrays(t testing.TB, s *Store, c emulator.Container, arrays []string)
 	t.Helper()
 	for i, a := range arrays {
 		body := fmt.Sprintf(`{"id":"%d","pk":"p","n":%d,"a":%s}`, i+1, i+1, a)
-		if _, err := s.pool.Exec(context.Background(), `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn)
-VALUES ('["p"]', $1, $2, $3, 1000, NULL, '"e"', $2)`, fmt.Sprint(i+1), i+1, body); err != nil {
+		if _, err := s.pool.Exec(context.Background(), `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
+VALUES ('["p"]', $1, $2, $3, 1000, NULL, '"e"', $2, '')`, fmt.Sprint(i+1), i+1, body); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -24,8 +24,8 @@ func TestLargeQueriesAnswerOr400(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	c := newContainer(t, s, nil)
-	if _, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn)
-SELECT '["p"]', 'id' || g, g, '{"id":"id' || g || '","n":' || g || '}', 1000, NULL, '"e"', g FROM generate_series(1, 50) g`); err != nil {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
+SELECT '["p"]', 'id' || g, g, '{"id":"id' || g || '","n":' || g || '}', 1000, NULL, '"e"', g, '' FROM generate_series(1, 50) g`); err != nil {
 		t.Fatal(err)
 	}
 	in := make([]string, 40000)
@@ -97,8 +97,8 @@ func BenchmarkQueryIN40000(b *testing.B) {
 	s := openStore(b)
 	ctx := context.Background()
 	c := newContainer(b, s, nil)
-	if _, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn)
-SELECT '["p"]', 'id' || g, g, '{"id":"id' || g || '","n":' || g || '}', 1000, NULL, '"e"', g FROM generate_series(1, 1000) g`); err != nil {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
+SELECT '["p"]', 'id' || g, g, '{"id":"id' || g || '","n":' || g || '}', 1000, NULL, '"e"', g, '' FROM generate_series(1, 1000) g`); err != nil {
 		b.Fatal(err)
 	}
 	in := make([]string, 40000)

@@ -23,10 +23,10 @@ func TestQueryPushdownUsesIndexes(t *testing.T) {
 	ctx := context.Background()
 	c := newContainer(t, s, nil)
 	c.Properties = []byte(`{"indexingPolicy":{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/\"_etag\"/?"},{"path":"/secret/*"}]}}`)
-	_, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn)
+	_, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
 SELECT '["p' || (g % 100) || '"]', 'id' || g, g,
        '{"id":"id' || g || '","pk":"p' || (g % 100) || '","n":' || g || ',"s":"s' || lpad(g::text, 6, '0') || '","nested":{"v":' || (g % 1000) || '},"secret":{"x":' || g || '}}',
-       1000, NULL, '"e"', g
+       1000, NULL, '"e"', g, ''
 FROM generate_series(1, 100000) g`)
 	if err != nil {
 		t.Fatal(err)
@@ -111,8 +111,8 @@ func TestQueryByIDUsesPrimaryKeyAtScale(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	c := newContainer(t, s, nil)
-	_, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn)
-SELECT '["p' || (g % 100) || '"]', 'id' || g, g, '{"id":"id' || g || '","pk":"p' || (g % 100) || '","n":' || g || '}', 1000, NULL, '"e"', g
+	_, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
+SELECT '["p' || (g % 100) || '"]', 'id' || g, g, '{"id":"id' || g || '","pk":"p' || (g % 100) || '","n":' || g || '}', 1000, NULL, '"e"', g, ''
 FROM generate_series(1, 100000) g`)
 	if err != nil {
 		t.Fatal(err)
@@ -183,8 +183,8 @@ func TestSinglePartitionFilterUsesPartitionFirstIndex(t *testing.T) {
 	c := newContainer(t, s, nil)
 	c.Properties = []byte(`{"indexingPolicy":{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}]}}`)
 	const n, partitions = 400_000, 4000
-	_, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn)
-SELECT '["p' || (g % $2) || '"]', 'id' || g, g, '{"id":"id' || g || '","pk":"p' || (g % $2) || '","n":' || g / $2 || '}', 1000, NULL, '"e"', g
+	_, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
+SELECT '["p' || (g % $2) || '"]', 'id' || g, g, '{"id":"id' || g || '","pk":"p' || (g % $2) || '","n":' || g / $2 || '}', 1000, NULL, '"e"', g, ''
 FROM generate_series(0, $1 - 1) g`, n, partitions)
 	if err != nil {
 		t.Fatal(err)
@@ -272,8 +272,8 @@ func TestReplacedCompositeIndexIsAnalyzed(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	c := newContainer(t, s, nil)
-	if _, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn)
-SELECT '["p' || (g % 10) || '"]', 'id' || g, g, '{"id":"id' || g || '","pk":"p' || (g % 10) || '","a":' || g % 7 || ',"b":' || g || '}', 1000, NULL, '"e"', g
+	if _, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
+SELECT '["p' || (g % 10) || '"]', 'id' || g, g, '{"id":"id' || g || '","pk":"p' || (g % 10) || '","a":' || g % 7 || ',"b":' || g || '}', 1000, NULL, '"e"', g, ''
 FROM generate_series(0, 999) g`); err != nil {
 		t.Fatal(err)
 	}

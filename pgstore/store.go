@@ -38,6 +38,7 @@ type Store struct {
 	vacuum  vacuumState
 	trim    trimState
 	tables  tableWork
+	epk     epkFill
 	// codePointCollation: the database orders text by code point (C).
 	codePointCollation bool
 	// background is the context of the store's own work (the metadata
@@ -161,6 +162,11 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, opts Options) (*Store,
 	}
 	s.codePointCollation = collate == "C" || collate == "POSIX"
 	s.background, s.stopBackground = context.WithCancel(context.Background())
+	if err := s.startEPKFill(ctx); err != nil {
+		s.stopBackground()
+		pool.Close()
+		return nil, err
+	}
 	go s.listen(s.background, s.listenDone)
 	spares := opts.SpareTables
 	if spares == 0 {
@@ -177,6 +183,7 @@ func (s *Store) Close() {
 	<-s.listenDone
 	s.vacuum.wg.Wait()
 	s.tables.wg.Wait()
+	s.epk.wg.Wait()
 	s.pool.Close()
 }
 

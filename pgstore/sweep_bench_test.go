@@ -80,8 +80,8 @@ func BenchmarkSweepBatch(b *testing.B) {
 			var walBytes, swept int64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				exec(`INSERT INTO `+t+` (pk, id, seq, body, ts, etag, lsn)
-SELECT '["p' || (g % 100) || '"]', 'id' || g, g, '{"id":"id' || g || '","pad":"' || repeat('x', 360) || '"}', 1000, '"e"', g
+				exec(`INSERT INTO `+t+` (pk, id, seq, body, ts, etag, lsn, epk)
+SELECT '["p' || (g % 100) || '"]', 'id' || g, g, '{"id":"id' || g || '","pad":"' || repeat('x', 360) || '"}', 1000, '"e"', g, ''
 FROM generate_series($1::bigint, $2::bigint) g`, seq+1, seq+rows)
 				seq += rows
 				exec(`VACUUM ` + t)

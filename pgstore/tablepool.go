@@ -88,10 +88,10 @@ var spareDDLKey = func() string {
 // newItemsTableDDL is the DDL of a container's items table as every
 // container has it whatever its properties: the table, its indexes (the
 // unique seq index in its TTL-off form: a container created with TTL on
-// swaps it for the covering one, expiryIndexesDDL) and its change-log
-// trigger.
+// swaps it for the covering one, expiryIndexesDDL; the epk index) and its
+// change-log trigger.
 func newItemsTableDDL(n int64) string {
-	return itemsTableDDL(n) + "\n" + expiryIndexesDDL(n, false) + "\n" + lsnIndexDDL(n) + "\n" + changeLogTriggerDDL(n)
+	return itemsTableDDL(n) + "\n" + expiryIndexesDDL(n, false) + "\n" + lsnIndexDDL(n) + "\n" + epkIndexDDL(n) + "\n" + changeLogTriggerDDL(n)
 }
 
 // droppedTable is the name of a deleted container's items table until the

@@ -456,7 +456,7 @@ func TestChangeFeedDoesNotWaitForTableWorkers(t *testing.T) {
 		if _, err := s.CreateItem(ctx, emulator.WriteItemParams{ItemKey: emulator.ItemKey{Container: c, PK: `["p"]`, ID: id}, Body: []byte(`{}`), TS: 1, ETag: `"e"`}); err != nil {
 			t.Fatal(err)
 		}
-		page, err := s.ReadChanges(ctx, emulator.ChangesParams{Container: c, Limit: 10, ScanLimit: 10})
+		page, err := s.ReadChanges(ctx, emulator.ChangesParams{Container: c, Limit: 10})
 		close(release)
 		if err := <-done; err != nil {
 			t.Fatal(err)

@@ -110,7 +110,7 @@ func (s *Store) runUDFPage(ctx context.Context, p queryRun, hash uint64, cur *sq
 			// not cancelled when the page fills: the rest of the batch is
 			// drained (at most udfBatchRows rows), which keeps the
 			// transaction usable
-			rows, err := tx.Query(ctx, ev.SQL, ev.Args...)
+			rows, err := tx.Query(ctx, ev.SQL, planEach(epkFilters(p.EPK), ev.Args)...)
 			if err != nil {
 				return false, classifyQuery(err)
 			}
@@ -274,7 +274,7 @@ func (s *Store) udfScan(ctx context.Context, tx pgx.Tx, st *sqlgen.Statement, p 
 	calls := sqlgen.UDFCalls(p.Query)
 	b.Ords = make([][]int64, st.Joins)
 	b.Results = make([][]*string, len(calls))
-	rows, err := tx.Query(ctx, st.SQL, st.Args...) // drained when left early (see runUDFQuery)
+	rows, err := tx.Query(ctx, st.SQL, planEach(epkFilters(p.EPK), st.Args)...) // drained when left early (see runUDFQuery)
 	if err != nil {
 		return b, false, classifyQuery(err)
 	}

@@ -32,9 +32,9 @@ func TestContainerUsage(t *testing.T) {
 			c := newContainer(t, s, i32(-1))
 			tbl := itemsTable(c.Num)
 			// every fifth item expired (ttl 50 long past), spread evenly
-			if _, err := s.pool.Exec(ctx, `INSERT INTO `+tbl+` (pk, id, seq, body, ts, ttl, etag, lsn)
+			if _, err := s.pool.Exec(ctx, `INSERT INTO `+tbl+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
 SELECT '["p' || (g % 10) || '"]', 'id' || g, g, '{"id":"id' || g || '","pad":"' || repeat('x', 200) || '"}', 1000,
-       CASE WHEN g % 5 = 0 THEN 50 ELSE NULL END, '"e"', g
+       CASE WHEN g % 5 = 0 THEN 50 ELSE NULL END, '"e"', g, ''
 FROM generate_series(1, $1::bigint) g`, tc.rows); err != nil {
 				t.Fatal(err)
 			}

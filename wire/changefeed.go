@@ -84,9 +84,9 @@ func changeFeedRequest(r *http.Request) (emulator.ChangeFeedRequest, error) {
 	return req, err
 }
 
-// epkRangeHeaders decodes the effective partition key range of a change
-// feed read (x-ms-read-key-type, x-ms-start-epk, x-ms-end-epk): ok is false
-// when the request has none.
+// epkRangeHeaders decodes the effective partition key range of a query,
+// read feed or change feed read (x-ms-read-key-type, x-ms-start-epk,
+// x-ms-end-epk): ok is false when the request has none.
 func epkRangeHeaders(r *http.Request) (ok bool, start, end string, err error) {
 	start, end = r.Header.Get("X-Ms-Start-Epk"), r.Header.Get("X-Ms-End-Epk")
 	switch kt := r.Header.Get("X-Ms-Read-Key-Type"); {

@@ -161,7 +161,8 @@ func (h *handler) deleteItem(w http.ResponseWriter, r *http.Request) {
 }
 
 // readFeed serves GET .../docs: the items of a container (or of one logical
-// partition with the partition key header) in creation order, paged.
+// partition with the partition key header, or of an effective partition key
+// sub-range with x-ms-start-epk/x-ms-end-epk) in creation order, paged.
 func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("A-Im") != "" {
 		h.changeFeed(w, r) // wire/changefeed.go
@@ -177,8 +178,13 @@ func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	res, err := h.svc.ReadFeed(r.Context(), emulator.FeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"), PartitionKey: pk,
-		RangeID: strings.TrimSpace(r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid")), Page: p})
+	req := emulator.FeedRequest{Database: pathVar(r, "db"), Container: pathVar(r, "coll"), PartitionKey: pk,
+		RangeID: strings.TrimSpace(r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid")), Page: p}
+	if req.EPKRange, req.StartEPK, req.EndEPK, err = epkRangeHeaders(r); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.ReadFeed(r.Context(), req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -195,7 +201,8 @@ func (h *handler) readFeed(w http.ResponseWriter, r *http.Request) {
 	writeFeed(w, res.Container.RID, "Documents", docs, res.Continuation)
 }
 
-// queryItems serves an item query page.
+// queryItems serves an item query page (confined to an effective partition
+// key sub-range by x-ms-start-epk/x-ms-end-epk).
 func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	q, err := decodeQuery(r)
@@ -217,10 +224,15 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 	if cross == "" {
 		cross = r.Header.Get("X-Ms-Query-Enable-Crosspartition")
 	}
-	res, err := h.svc.QueryItems(r.Context(), emulator.QueryRequest{
+	req := emulator.QueryRequest{
 		Database: pathVar(r, "db"), Container: pathVar(r, "coll"), Query: q, PartitionKey: pk,
 		RangeID: r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"), EnableCrossPartition: isTrue(cross), Page: p,
-	})
+	}
+	if req.EPKRange, req.StartEPK, req.EndEPK, err = epkRangeHeaders(r); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.QueryItems(r.Context(), req)
 	hd := w.Header()
 	if err != nil {
 		h.writeError(w, r, err)

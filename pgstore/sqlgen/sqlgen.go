@@ -70,6 +70,12 @@ type Input struct {
 	// partition, so the pk column term stands for it (see sargable).
 	PKPath []string
 	PKJSON []byte
+	// EPKMin and EPKMax, when set, keep only the documents whose
+	// effective partition key (the items table's epk column, upper-case
+	// hex, ordinal order) is at least EPKMin and below EPKMax: a query
+	// confined to a partition key range or a sub-range of one. Like PK,
+	// they filter the container's rows, whatever the query's shape.
+	EPKMin, EPKMax *string
 	// Params are the query parameters by name (with '@'); an absent name
 	// or a nil value is undefined.
 	Params map[string]json.RawMessage
@@ -284,6 +290,12 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 			sc.where = append(sc.where, KeyedIndexPredicate("r.pk"))
 			t.keyed = true
 		}
+	}
+	if t.in.EPKMin != nil {
+		sc.where = append(sc.where, "r.epk >= "+t.bind(*t.in.EPKMin)+"::text")
+	}
+	if t.in.EPKMax != nil {
+		sc.where = append(sc.where, "r.epk < "+t.bind(*t.in.EPKMax)+"::text")
 	}
 	rootDoc := "r.doc"
 	// The first source: the container itself (c, root r), a path inside it
