@@ -151,10 +151,10 @@ func (b *bench) openItemsTable(ctx context.Context, dataDir string, sdk *sdkBenc
 // the SQL of each item's JSON over g ($1 is n, args follow as $2...), then
 // VACUUM ANALYZEs the table.
 func seedItems(ctx context.Context, pool *pgxpool.Pool, table, body string, n int, args ...any) error {
-	if _, err := pool.Exec(ctx, `INSERT INTO `+table+` (pk, id, seq, body, ts, ttl, etag, lsn)
+	if _, err := execSeed(ctx, pool, table, `INSERT INTO `+table+` (pk, id, seq, body, ts, ttl, etag, lsn)
 SELECT '["p' || (g % 100) || '"]', g::text, nextval('cosmos.doc_seq'), `+body+`,
        extract(epoch FROM now())::bigint, NULL, '"' || md5(g::text) || '"', nextval('cosmos.lsn_seq')
-FROM generate_series(1, $1) g`, append([]any{n}, args...)...); err != nil {
+FROM generate_series(1, $1) g`, 100, append([]any{n}, args...)...); err != nil {
 		return fmt.Errorf("pgx: seeding: %w", err)
 	}
 	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) `+table); err != nil {

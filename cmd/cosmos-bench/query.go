@@ -599,18 +599,19 @@ FROM (
 
 // seedQueryTable writes n items into table, then settles it (seedTable).
 func seedQueryTable(ctx context.Context, pool *pgxpool.Pool, table string, n, size int, now int64) (seedResult, error) {
-	return seedTable(ctx, pool, table, querySeedSQL(table, n, size), n, now)
+	return seedTable(ctx, pool, table, querySeedSQL(table, n, size), queryPartitions, n, now)
 }
 
-// seedTable runs insert, which writes n items into table as of time $1
-// (unix seconds), then settles the table as autovacuum would have by the
+// seedTable runs insert, which writes n items of the keys ["p0"] ..
+// ["p<partitions-1>"] into table as of time $1 (unix seconds; see
+// execSeed), then settles the table as autovacuum would have by the
 // time a container holds that many items: VACUUM (ANALYZE) of it and of
 // the change log (which the inserts fed), and a CHECKPOINT, so that
 // neither lands in a measurement.
-func seedTable(ctx context.Context, pool *pgxpool.Pool, table, insert string, n int, now int64) (seedResult, error) {
+func seedTable(ctx context.Context, pool *pgxpool.Pool, table, insert string, partitions, n int, now int64) (seedResult, error) {
 	r := seedResult{What: "all"}
 	t0 := time.Now()
-	tag, err := pool.Exec(ctx, insert, now)
+	tag, err := execSeed(ctx, pool, table, insert, partitions, now)
 	if err != nil {
 		return r, fmt.Errorf("pgx: seeding %s: %w", table, err)
 	}

@@ -177,7 +177,7 @@ FROM (
 
 // seedScaleTable writes n items into table, then settles it (seedTable).
 func seedScaleTable(ctx context.Context, pool *pgxpool.Pool, table string, n, size int, now int64) (seedResult, error) {
-	return seedTable(ctx, pool, table, scaleSeedSQL(table, n, size), n, now)
+	return seedTable(ctx, pool, table, scaleSeedSQL(table, n, size), n/scalePerPartition, n, now)
 }
 
 // scaleOp is one operation of the scenario: run i on container c.

@@ -845,7 +845,7 @@ func (s *ttlStore) exec(ctx context.Context, sql string) (time.Duration, error) 
 func (s *ttlStore) seed(ctx context.Context, table, which string, now int64) (seedResult, error) {
 	r := seedResult{What: which}
 	t0 := time.Now()
-	tag, err := s.pool.Exec(ctx, s.lay.seedSQL(table, which), now)
+	tag, err := execSeed(ctx, s.pool, table, s.lay.seedSQL(table, which), s.lay.cfg.partitions, now)
 	if err != nil {
 		return r, fmt.Errorf("pgx: seeding %s: %w", table, err)
 	}

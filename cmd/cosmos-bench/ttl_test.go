@@ -86,6 +86,25 @@ func TestSeedSQL(t *testing.T) {
 		if r.Rows != int64(cfg.items) {
 			t.Fatalf("%s: seeded %d rows", lay.name(), r.Rows)
 		}
+		// every row carries the EPK the emulator computes for its key
+		rows, err := pool.Query(ctx, `SELECT DISTINCT pk, epk FROM `+table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := 0
+		for rows.Next() {
+			var pk, epk string
+			if err := rows.Scan(&pk, &epk); err != nil {
+				t.Fatal(err)
+			}
+			if want := emulator.CanonicalEPK(c.PartitionKey, pk); epk != want || want == "" {
+				t.Fatalf("%s: key %s stored with epk %q, want %q", lay.name(), pk, epk, want)
+			}
+			keys++
+		}
+		if rows.Close(); rows.Err() != nil || keys != cfg.partitions {
+			t.Fatalf("%s: %d keys with their EPK, want %d (%v)", lay.name(), keys, cfg.partitions, rows.Err())
+		}
 		e := emulator.Expiry{Now: now, DefaultTTL: &ttl}
 		stats, err := s.CountItems(ctx, c, e)
 		if err != nil {
