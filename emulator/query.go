@@ -135,7 +135,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		if !r.EnableCrossPartition {
 			return res, BadRequest("%s", MsgCrossPartitionDisabled)
 		}
-		if err := crossPartitionServable(c, q, params); err != nil {
+		if err := crossPartitionServable(q, params); err != nil {
 			return res, err
 		}
 		fanOut = true
@@ -161,10 +161,10 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 // crossPartitionServable returns the gateway's refusal for queries that
 // need state across partitions (reference §7.5): non-VALUE aggregates and
 // GROUP BY with aggregates get "only supports 'VALUE <AggregateFunc>'",
-// the others 400/1004 with the plan an SDK pipeline follows, except, in a
-// container of several ranges, a query whose plan cannot merge the ranges'
-// answers (see multiRangeRefusal).
-func crossPartitionServable(c Container, q *cosmosql.Query, params map[string]json.RawMessage) error {
+// as do other aggregates that are not one aggregate call (SELECT VALUE
+// {n: COUNT(1)}: the plan cannot merge them, see multiRangeRefusal); the
+// others get 400/1004 with the plan an SDK pipeline follows.
+func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage) error {
 	if q.From == nil {
 		return nil // reads no partition: one row, evaluated once
 	}
@@ -174,8 +174,12 @@ func crossPartitionServable(c Container, q *cosmosql.Query, params map[string]js
 	}
 	if agg || q.Top != nil || q.OrderBy != nil || q.Offset != nil || q.Distinct || q.GroupBy != nil || derivedNeedsPipeline(q) {
 		plan, merged := buildQueryPlan(q, params)
-		if err := multiRangeRefusal(c, merged); err != nil {
-			return err
+		if !merged {
+			// (an SDK pipeline answered this turns to the plan, which
+			// serves it where one range answers it whole: @azure/cosmos
+			// 4.10.1 queryIterator needsQueryPlan takes this message as it
+			// takes a 1004)
+			return BadRequest("%s", MsgCrossPartitionAggregate)
 		}
 		return &Error{Kind: KindBadRequest, SubStatus: SubStatusCrossPartitionQuery, Message: MsgCrossPartitionNotServable,
 			AdditionalErrorInfo: string(plan)}
@@ -183,16 +187,17 @@ func crossPartitionServable(c Container, q *cosmosql.Query, params map[string]js
 	return nil
 }
 
-// multiRangeRefusal refuses (400) a cross-partition query whose plan
-// cannot merge the ranges' answers (merged false: it computes over
-// aggregates, e.g. SELECT VALUE {n: COUNT(1)} or ROUND(AVG(c.x)), which the
-// SDK pipelines do not evaluate) when c has several ranges, with the
-// gateway's refusal of aggregates it cannot serve across partitions
-// (reference §3.3 and §7.5: "Cross partition query only supports 'VALUE
-// <AggregateFunc>' for aggregates"). With one range the pass-through plan
-// is exact (the range answers the whole query), so it is served: the
-// service's own answer to these shapes is not recorded, and this is never
-// stricter than a refusal.
+// multiRangeRefusal refuses (400) the plan of a query the SDK pipelines
+// cannot merge across ranges (merged false: it computes over aggregates,
+// e.g. SELECT VALUE {n: COUNT(1)} or ROUND(AVG(c.x)), which the pipelines
+// do not evaluate) when c has several ranges, with the gateway's refusal
+// of aggregates it cannot serve across partitions (reference §3.3 and
+// §7.5: "Cross partition query only supports 'VALUE <AggregateFunc>' for
+// aggregates"); an SDK surfaces it (@azure/cosmos 4.10.1 queryIterator
+// createExecutionContext throws the plan request's error). With one range
+// the pass-through plan is exact (the range answers the whole query), so
+// its plan is given: the service's plan for these shapes is not recorded,
+// and serving them is never stricter than the service.
 func multiRangeRefusal(c Container, merged bool) error {
 	if merged || len(c.liveRanges()) < 2 {
 		return nil
