@@ -159,7 +159,11 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 }
 
 // crossPartitionServable returns the gateway's refusal for queries that
-// need state across partitions.
+// need state across partitions (reference §7.5): non-VALUE aggregates and
+// GROUP BY with aggregates get "only supports 'VALUE <AggregateFunc>'",
+// as do other aggregates that are not one aggregate call (SELECT VALUE
+// {n: COUNT(1)}: the plan cannot merge them, see multiRangeRefusal); the
+// others get 400/1004 with the plan an SDK pipeline follows.
 func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage) error {
 	if q.From == nil {
 		return nil // reads no partition: one row, evaluated once
@@ -169,10 +173,36 @@ func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage
 		return BadRequest("%s", MsgCrossPartitionAggregate)
 	}
 	if agg || q.Top != nil || q.OrderBy != nil || q.Offset != nil || q.Distinct || q.GroupBy != nil || derivedNeedsPipeline(q) {
+		plan, merged := buildQueryPlan(q, params)
+		if !merged {
+			// (an SDK pipeline answered this turns to the plan, which
+			// serves it where one range answers it whole: @azure/cosmos
+			// 4.10.1 queryIterator needsQueryPlan takes this message as it
+			// takes a 1004)
+			return BadRequest("%s", MsgCrossPartitionAggregate)
+		}
 		return &Error{Kind: KindBadRequest, SubStatus: SubStatusCrossPartitionQuery, Message: MsgCrossPartitionNotServable,
-			AdditionalErrorInfo: string(buildQueryPlan(q, params))}
+			AdditionalErrorInfo: string(plan)}
 	}
 	return nil
+}
+
+// multiRangeRefusal refuses (400) the plan of a query the SDK pipelines
+// cannot merge across ranges (merged false: it computes over aggregates,
+// e.g. SELECT VALUE {n: COUNT(1)} or ROUND(AVG(c.x)), which the pipelines
+// do not evaluate) when c has several ranges, with the gateway's refusal
+// of aggregates it cannot serve across partitions (reference §3.3 and
+// §7.5: "Cross partition query only supports 'VALUE <AggregateFunc>' for
+// aggregates"); an SDK surfaces it (@azure/cosmos 4.10.1 queryIterator
+// createExecutionContext throws the plan request's error). With one range
+// the pass-through plan is exact (the range answers the whole query), so
+// its plan is given: the service's plan for these shapes is not recorded,
+// and serving them is never stricter than the service.
+func multiRangeRefusal(c Container, merged bool) error {
+	if merged || len(c.liveRanges()) < 2 {
+		return nil
+	}
+	return BadRequest("%s", MsgCrossPartitionAggregate)
 }
 
 // derivedNeedsPipeline reports a FROM (subquery) whose subquery, at any
@@ -192,7 +222,8 @@ func derivedNeedsPipeline(q *cosmosql.Query) bool {
 // QueryPlan answers a query plan request (x-ms-cosmos-is-query-plan-request)
 // with the gateway's plan (see queryplan.go).
 func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query) ([]byte, error) {
-	if _, err := s.store.GetContainer(ctx, dbRef, collRef); err != nil {
+	c, err := s.store.GetContainer(ctx, dbRef, collRef)
+	if err != nil {
 		return nil, err
 	}
 	parsed, err := ParseQuery(q.Text)
@@ -206,7 +237,11 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query)
 	if err := checkCounts(parsed, params); err != nil {
 		return nil, err
 	}
-	return buildQueryPlan(parsed, params), nil
+	plan, merged := buildQueryPlan(parsed, params)
+	if err := multiRangeRefusal(c, merged); err != nil {
+		return nil, err
+	}
+	return plan, nil
 }
 
 // pinnedPartitionKey recognises a WHERE clause whose top-level AND chain

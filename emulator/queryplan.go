@@ -12,12 +12,16 @@ import (
 // run a query across partition key ranges: what to do on the client
 // (queryInfo) and the query to send to each range (rewrittenQuery). This
 // emulator builds the gateway's plans for ORDER BY (the orderByItems /
-// payload rewrite), TOP, OFFSET/LIMIT, DISTINCT and VALUE aggregates (the
-// [{"item": ...}] rewrites); for GROUP BY and aggregates without VALUE it
-// gives a pass-through plan (no client-side work), which is correct for a
-// container with one range, answered whole; with several ranges an SDK
-// following it gets one partial result per range, unmerged (the gateway's
-// groupBy plan is not built yet).
+// payload rewrite), TOP, OFFSET/LIMIT, DISTINCT, VALUE aggregates (the
+// [{"item": ...}] rewrites), aggregates without VALUE and GROUP BY (the
+// groupByItems / payload rewrite, with or without VALUE), so that the
+// pipeline's merge of the ranges' answers equals the answer of one range.
+// A SELECT that computes over aggregates (an object of aggregates, a
+// function of an aggregate) cannot be merged by the pipelines, which only
+// combine whole aggregates and repeat per-group constants: its plan is
+// pass-through (exact when the container has one range, answered whole)
+// and, with several ranges, the query is refused as the gateway refuses
+// aggregates it cannot serve (see QueryPlan).
 
 type queryInfo struct {
 	DistinctType                string         `json:"distinctType"`
@@ -52,17 +56,28 @@ type queryPlan struct {
 
 var aggregateNames = map[string]string{"COUNT": "Count", "SUM": "Sum", "MIN": "Min", "MAX": "Max", "AVG": "Average"}
 
-// buildQueryPlan returns the plan of q as JSON.
-func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte {
-	info := queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
-		GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]any{},
-		HasSelectValue: q.Select.Value != nil}
-	plan := queryPlan{Version: 2, Ranges: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}}}
+// emptyQueryInfo is the queryInfo of a query that needs no client-side
+// work (the pass-through plan).
+func emptyQueryInfo() queryInfo {
+	return queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
+		GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]any{}}
+}
+
+// buildQueryPlan returns the plan of q as JSON; merged is false when q
+// computes over aggregates in a way no SDK pipeline can merge across
+// ranges, so that the plan is pass-through and exact only over one range.
+func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) (plan []byte, merged bool) {
+	info := emptyQueryInfo()
+	info.HasSelectValue = q.Select.Value != nil
+	p := queryPlan{Version: 2, Ranges: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}}}
+	done := func(info queryInfo, merged bool) ([]byte, bool) {
+		p.QueryInfo = info
+		b, _ := json.Marshal(p)
+		return b, merged
+	}
 	if q.From == nil {
-		plan.QueryInfo = info
-		plan.QueryInfo.HasSelectValue = false
-		b, _ := json.Marshal(plan)
-		return b
+		info.HasSelectValue = false
+		return done(info, true)
 	}
 	number := func(e cosmosql.Expr) *int64 {
 		if e == nil {
@@ -75,28 +90,27 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 	// (with GROUP BY or aggregates, the SDK applies TOP and OFFSET/LIMIT
 	// to the merged groups)
 	info.Top, info.Offset, info.Limit = number(q.Top), number(q.Offset), number(q.Limit)
-	if q.GroupBy != nil || (q.HasAggregates() && q.Select.Value == nil) {
-		if groupByPlan(q, &info) {
-			plan.QueryInfo = info
-			b, _ := json.Marshal(plan)
-			return b
-		}
-		info = queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
-			GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]any{}}
-		plan.QueryInfo = info
-		b, _ := json.Marshal(plan)
-		return b
-	}
 	if q.Distinct {
 		info.DistinctType = "Unordered"
 		if q.OrderBy != nil {
 			info.DistinctType = "Ordered"
 		}
 	}
-	switch {
-	case q.OrderBy != nil && !(q.HasAggregates() && q.Select.Value != nil):
-		// (aggregates yield one value: their ORDER BY orders nothing, and
-		// the gateway's plan is the aggregate's, below)
+	if q.GroupBy != nil || q.HasAggregates() {
+		// (aggregates yield one value per group: an ORDER BY next to them
+		// orders nothing, and the gateway's plan is the aggregate's. The
+		// SDK pipelines apply DISTINCT, TOP and OFFSET/LIMIT to the merged
+		// groups: @azure/cosmos 4.10.1 pipelinedQueryExecutionContext
+		// createStreamingEndpoint wraps the GROUP BY component in them.)
+		if q.Distinct {
+			info.DistinctType = "Unordered"
+		}
+		if !aggregatePlan(q, &info) {
+			return done(emptyQueryInfo(), false)
+		}
+		return done(info, true)
+	}
+	if q.OrderBy != nil {
 		var items []string
 		for _, o := range q.OrderBy {
 			dir := "Ascending"
@@ -109,20 +123,8 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 			items = append(items, `{"item": `+expr+`}`)
 		}
 		info.RewrittenQuery = orderByRewrite(q, items)
-	case q.HasAggregates():
-		if call, ok := q.Select.Value.(*cosmosql.Call); ok {
-			name := strings.ToUpper(call.Name)
-			if agg, ok := aggregateNames[name]; ok && len(call.Args) == 1 {
-				info.Aggregates = []string{agg}
-				info.RewrittenQuery = aggregateRewrite(q, name, cosmosql.ExprSQL(call.Args[0]))
-			}
-		}
-		if info.RewrittenQuery == "" { // an expression over aggregates: pass-through
-			info = queryInfo{DistinctType: "None", OrderBy: []string{}, OrderByExpressions: []string{}, GroupByExpressions: []string{},
-				GroupByAliases: []string{}, Aggregates: []string{}, GroupByAliasToAggregateType: map[string]any{}}
-		}
 	}
-	if info.Offset != nil && info.Limit != nil && len(info.Aggregates) == 0 {
+	if info.Offset != nil && info.Limit != nil {
 		// Each range returns its first offset+limit results; the client
 		// skips and takes (a range must not skip on its own). This is the
 		// service's plan, not a choice: the SDK pipelines skip queryInfo's
@@ -145,9 +147,7 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) []byte
 			info.RewrittenQuery = clone.SQL()
 		}
 	}
-	plan.QueryInfo = info
-	b, _ := json.Marshal(plan)
-	return b
+	return done(info, true)
 }
 
 // Messages of the service's refusals of TOP, OFFSET and LIMIT counts that
@@ -271,22 +271,11 @@ func orderByRewrite(q *cosmosql.Query, items []string) string {
 		fromWhere(q, "{documentdb-formattableorderbyquery-filter}") + " ORDER BY " + strings.Join(order, ", ")
 }
 
-// aggregateRewrite is the gateway's rewrite of SELECT VALUE <aggregate>.
-func aggregateRewrite(q *cosmosql.Query, name, arg string) string {
-	var item string
-	switch name {
-	case "AVG":
-		item = `{"item": {"sum": SUM(` + arg + `), "count": COUNT(` + arg + `)}}`
-	case "MIN", "MAX":
-		item = `{"item": ` + name + `(` + arg + `), "item2": {"` + strings.ToLower(name) + `": ` + name + `(` + arg + `), "count": COUNT(` + arg + `)}}`
-	default:
-		item = `{"item": ` + name + `(` + arg + `)}`
-	}
-	return "SELECT VALUE [" + item + "]" + fromWhere(q, "")
-}
-
 // aggregateItem is the partial-aggregate form the gateway's rewrites use
-// for one aggregate, which the SDK pipelines merge across ranges.
+// for one aggregate, which the SDK pipelines merge across ranges: the
+// aggregators take "item2" when present, else "item" (@azure/cosmos
+// 4.10.1 EndpointComponent/emptyGroup extractAggregateResult; Average
+// merges {sum, count}, Min and Max {min|max, count}, Count and Sum add).
 func aggregateItem(name, arg string) string {
 	switch name {
 	case "AVG":
@@ -298,13 +287,82 @@ func aggregateItem(name, arg string) string {
 	}
 }
 
-// groupByPlan fills the plan of a GROUP BY query, or of aggregates without
-// VALUE: every projected item is either a GROUP BY expression or a single
-// aggregate call (other shapes get a pass-through plan: ok is false). The
-// rewrite sends the group keys as groupByItems and, per alias, the key or
-// the partial aggregate in payload.
-func groupByPlan(q *cosmosql.Query, info *queryInfo) bool {
-	if q.Select.Value != nil || q.Select.Star {
+// singleAggregate returns the aggregate type (Count, Sum, ...) and the
+// partial-aggregate item of e when e is one aggregate call.
+func singleAggregate(e cosmosql.Expr) (agg, item string, ok bool) {
+	call, isCall := e.(*cosmosql.Call)
+	if !isCall || call.UDF || len(call.Args) != 1 {
+		return "", "", false
+	}
+	name := strings.ToUpper(call.Name)
+	agg, ok = aggregateNames[name]
+	if !ok {
+		return "", "", false
+	}
+	return agg, aggregateItem(name, cosmosql.ExprSQL(call.Args[0])), true
+}
+
+// hasAggregate reports whether e calls an aggregate (at its own level).
+func hasAggregate(e cosmosql.Expr) bool {
+	q := cosmosql.Query{Select: cosmosql.Selection{Value: e}}
+	return q.HasAggregates()
+}
+
+// aggregatePlan fills the plan of a query with GROUP BY or aggregates and
+// reports whether the SDK pipelines can merge it across ranges. They can
+// when each projected value is either one aggregate call, merged by the
+// aggregator of its type, or holds no aggregate (a GROUP BY expression, a
+// function of them, a literal), which is constant within a group and kept
+// once (StaticValueAggregator: the type is null). The shapes, as the
+// gateway rewrites them (reference §7.4) and as @azure/cosmos 4.10.1 reads
+// them:
+//   - SELECT VALUE <aggregate> without GROUP BY: aggregates [type],
+//     hasSelectValue, "SELECT VALUE [<item>] FROM ..."; each range answers
+//     one [item] (GroupByValueEndpointComponent, no groupByItems: the
+//     payload is the row, its [0] the partial aggregate).
+//   - SELECT VALUE with GROUP BY: groupByExpressions, hasSelectValue,
+//     aggregates [type] with "[<item>] AS payload" for an aggregate, or
+//     aggregates [] with "<expr> AS payload" for a per-group constant
+//     (GroupByValueEndpointComponent groups rows by hash of groupByItems).
+//   - SELECT <items> (aggregates without VALUE, or GROUP BY):
+//     groupByAliases and groupByAliasToAggregateType name every output
+//     property, aggregates stays [] (the SDK refuses aggregates without
+//     hasSelectValue: queryIterator createPipelinedExecutionContext), and
+//     payload is {alias: <item> or <expr>} (GroupByEndpointComponent).
+//
+// GROUP BY rows carry "[{"item": <key>}, ...] AS groupByItems".
+func aggregatePlan(q *cosmosql.Query, info *queryInfo) bool {
+	var keys, keyItems []string
+	for _, g := range q.GroupBy {
+		e := cosmosql.ExprSQL(g)
+		keys = append(keys, e)
+		keyItems = append(keyItems, `{"item": `+e+`}`)
+	}
+	info.GroupByExpressions = append([]string{}, keys...)
+	rewrite := func(payload string) string {
+		if q.GroupBy == nil {
+			return "SELECT " + payload + fromWhere(q, "")
+		}
+		return "SELECT [" + strings.Join(keyItems, ", ") + "] AS groupByItems, " + payload + fromWhere(q, "") + " GROUP BY " + strings.Join(keys, ", ")
+	}
+	if q.Select.Value != nil {
+		info.HasSelectValue = true
+		agg, item, isAgg := singleAggregate(q.Select.Value)
+		switch {
+		case isAgg && q.GroupBy == nil:
+			info.Aggregates = []string{agg}
+			info.RewrittenQuery = rewrite("VALUE [" + item + "]")
+		case isAgg:
+			info.Aggregates = []string{agg}
+			info.RewrittenQuery = rewrite("[" + item + "] AS payload")
+		case q.GroupBy != nil && !hasAggregate(q.Select.Value):
+			info.RewrittenQuery = rewrite(cosmosql.ExprSQL(q.Select.Value) + " AS payload")
+		default:
+			return false
+		}
+		return true
+	}
+	if q.Select.Star {
 		return false
 	}
 	names := q.Select.OutputNames()
@@ -312,41 +370,19 @@ func groupByPlan(q *cosmosql.Query, info *queryInfo) bool {
 	for i, it := range q.Select.Items {
 		alias := names[i]
 		n, _ := json.Marshal(alias)
-		if call, ok := it.Expr.(*cosmosql.Call); ok {
-			name := strings.ToUpper(call.Name)
-			if agg, ok := aggregateNames[name]; ok && len(call.Args) == 1 {
-				info.GroupByAliases = append(info.GroupByAliases, alias)
-				info.GroupByAliasToAggregateType[alias] = agg
-				fields = append(fields, string(n)+": "+aggregateItem(name, cosmosql.ExprSQL(call.Args[0])))
-				continue
-			}
+		info.GroupByAliases = append(info.GroupByAliases, alias)
+		if agg, item, ok := singleAggregate(it.Expr); ok {
+			info.GroupByAliasToAggregateType[alias] = agg
+			fields = append(fields, string(n)+": "+item)
+			continue
 		}
-		isKey := false
-		for _, g := range q.GroupBy {
-			if cosmosql.Equal(it.Expr, g) {
-				isKey = true
-			}
-		}
-		if !isKey {
+		if hasAggregate(it.Expr) {
 			return false
 		}
-		info.GroupByAliases = append(info.GroupByAliases, alias)
 		info.GroupByAliasToAggregateType[alias] = nil
 		fields = append(fields, string(n)+": "+cosmosql.ExprSQL(it.Expr))
 	}
-	var keys, items []string
-	for _, g := range q.GroupBy {
-		e := cosmosql.ExprSQL(g)
-		keys = append(keys, e)
-		items = append(items, `{"item": `+e+`}`)
-	}
-	info.GroupByExpressions = keys
-	payload := "{" + strings.Join(fields, ", ") + "} AS payload"
-	if q.GroupBy == nil {
-		info.RewrittenQuery = "SELECT " + payload + fromWhere(q, "")
-	} else {
-		info.RewrittenQuery = "SELECT [" + strings.Join(items, ", ") + "] AS groupByItems, " + payload + fromWhere(q, "") + " GROUP BY " + strings.Join(keys, ", ")
-	}
 	info.HasSelectValue = false
+	info.RewrittenQuery = rewrite("{" + strings.Join(fields, ", ") + "} AS payload")
 	return true
 }
