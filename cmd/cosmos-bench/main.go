@@ -1,6 +1,6 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
 // what, as a comma-separated list: point, js, containers (these three by
-// default), ttl, query, scale, changefeed, batch, sproc, udf, or all (every one, one
+// default), ttl, query, scale, changefeed, batch, sproc, udf, ranges, or all (every one, one
 // after the other, each with its own emulator processes and data
 // directory). The js scenario (the JavaScript SDK under a mixed load, its
 // HTTPS floor, CPU time per operation, optional pprof profiles) is
@@ -35,6 +35,10 @@
 // through pgx and takes a few minutes with the defaults (1,000,000 items,
 // 900,000 expired).
 //
+// The ranges scenario (see ranges.go) measures point reads and
+// single-partition queries on a container of one partition key range
+// against one of -ranges (16), alternating, as a ratio.
+//
 // The scale scenario (see scale.go) measures point reads, single-partition
 // queries and creates through the SDK on a container of -scale-small items
 // against one of -scale-items (1,000,000), interleaved, against the target
@@ -68,6 +72,7 @@
 //	go run ./cmd/cosmos-bench -scenario changefeed [-cf-items 100000] [-cf-page 1000] [-cf-size 400]
 //	go run ./cmd/cosmos-bench -scenario sproc [-sproc-n 300]
 //	go run ./cmd/cosmos-bench -scenario udf [-udf-items 10000] [-udf-n 20]
+//	go run ./cmd/cosmos-bench -scenario ranges [-ranges 16] [-ranges-items 1000] [-ranges-n 1000] [-ranges-warmup 200]
 //
 // It runs on Linux (it reads /proc for memory and CPU figures). The js
 // scenario needs node, and npm ci in -js-dir if @azure/cosmos is missing.
@@ -117,11 +122,12 @@ type config struct {
 	js           jsConfig
 	containers   containersConfig
 	scale        scaleConfig
+	ranges       rangesConfig
 }
 
 // scenarioNames lists the scenarios in the order a run performs them; "all"
 // selects every one.
-var scenarioNames = []string{"point", "js", "containers", "ttl", "query", "scale", "changefeed", "batch", "sproc", "udf"}
+var scenarioNames = []string{"point", "js", "containers", "ttl", "query", "scale", "changefeed", "batch", "sproc", "udf", "ranges"}
 
 // defaultScenarios is what make bench runs without -scenario.
 const defaultScenarios = "point,js,containers"
@@ -172,7 +178,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var emuArgs string
 	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.scenario, "scenario", defaultScenarios, "what to measure, comma-separated: point (ready time, memory, point operations), js (the JS SDK: mixed load at two concurrencies, HTTPS floor, CPU per operation), containers (container create/delete, a churn of containers, the test suite cycle), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), scale (point reads, single-partition queries and creates on 1,000 against 1,000,000 items), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), or all")
+	fs.StringVar(&cfg.scenario, "scenario", defaultScenarios, "what to measure, comma-separated: point (ready time, memory, point operations), js (the JS SDK: mixed load at two concurrencies, HTTPS floor, CPU per operation), containers (container create/delete, a churn of containers, the test suite cycle), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), scale (point reads, single-partition queries and creates on 1,000 against 1,000,000 items), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), ranges (point reads and single-partition queries on a container of 1 partition key range against one of -ranges), or all")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
@@ -203,6 +209,10 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.query.size, "query-size", 400, "query: size in bytes of each item's JSON")
 	fs.IntVar(&cfg.query.runs, "query-n", 300, "query: measured runs of each query on each container")
 	fs.IntVar(&cfg.query.warmup, "query-warmup", 20, "query: unmeasured runs of each query on each container, after the first (timed) one")
+	fs.IntVar(&cfg.ranges.ranges, "ranges", 16, "ranges: partition key ranges of the second container (at least 2)")
+	fs.IntVar(&cfg.ranges.items, "ranges-items", 1000, "ranges: items in each container")
+	fs.IntVar(&cfg.ranges.runs, "ranges-n", 1000, "ranges: measured runs of each operation on each container")
+	fs.IntVar(&cfg.ranges.warmup, "ranges-warmup", 200, "ranges: unmeasured runs of each operation on each container")
 	fs.IntVar(&cfg.scale.large, "scale-items", 1_000_000, "scale: items in the large container (a multiple of 100)")
 	fs.IntVar(&cfg.scale.small, "scale-small", 1000, "scale: items in the small container (a multiple of 100)")
 	fs.IntVar(&cfg.scale.size, "scale-size", 1024, "scale: size in bytes of each item's JSON")
@@ -294,6 +304,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-scale-size must be at least 256, -scale-n at least 1, -scale-warmup not negative, -scale-hot between 1 and -scale-small")
 	case cfg.query.runs < 1 || cfg.query.warmup < 0:
 		return cfg, errors.New("-query-n must be at least 1 and -query-warmup not negative")
+	case cfg.ranges.ranges < 2 || cfg.ranges.items < 1 || cfg.ranges.runs < 1 || cfg.ranges.warmup < 0:
+		return cfg, errors.New("-ranges must be at least 2, -ranges-items and -ranges-n at least 1, -ranges-warmup not negative")
 	}
 	return cfg, nil
 }
@@ -397,6 +409,12 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		res.UDF = &udfResult{}
 		if err := b.runUDF(ctx, res.UDF); err != nil {
 			return res, fmt.Errorf("udf scenario: %w", err)
+		}
+	}
+	if cfg.has("ranges") {
+		res.Ranges = &rangesResult{}
+		if err := b.runRanges(ctx, res.Ranges); err != nil {
+			return res, fmt.Errorf("ranges scenario: %w", err)
 		}
 	}
 	return res, nil

@@ -57,6 +57,8 @@ type results struct {
 	Sproc *sprocResult `json:"sproc,omitempty"`
 	// UDF holds the udf scenario's results.
 	UDF *udfResult `json:"udf,omitempty"`
+	// Ranges holds the ranges scenario's results.
+	Ranges *rangesResult `json:"ranges,omitempty"`
 }
 
 // runConfig describes the run.
@@ -189,6 +191,9 @@ func writeReport(w io.Writer, r *results) {
 	}
 	if r.UDF != nil {
 		writeUDFReport(w, r.UDF)
+	}
+	if r.Ranges != nil && len(r.Ranges.Ranges) == 2 {
+		writeRangesReport(w, r.Ranges)
 	}
 }
 
