@@ -1,16 +1,10 @@
 package compat_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,34 +31,14 @@ func (x queryExchange) String() string {
 		kind, x.rangeID, x.pk, x.maxItems, x.cont != "", x.body, x.status, x.itemCount, x.respCont != "")
 }
 
-// recordingProxy forwards requests to one emulator (keeping the Host the
-// client dialled) and records every POST .../docs (queries and query plan
-// requests) with its answer; GET /_mark/<name> is answered by the proxy
-// itself and names the query the following requests belong to.
-type recordingProxy struct {
-	mu   sync.Mutex
-	mark string
-	seen []queryExchange
-}
-
-func (p *recordingProxy) exchanges() []queryExchange {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]queryExchange(nil), p.seen...)
-}
-
-func startRecordingProxy(t *testing.T, target string) (*recordingProxy, string) {
+// startRecordingProxy starts a markingProxy to target recording every
+// POST .../docs (queries and query plan requests) with its answer.
+func startRecordingProxy(t *testing.T, target string) (*markingProxy[queryExchange], string) {
 	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &recordingProxy{}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.ModifyResponse = func(res *http.Response) error {
+	return startMarkingProxy(t, target, func(res *http.Response, mark string) (queryExchange, bool) {
 		req := res.Request
 		if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/docs") {
-			return nil
+			return queryExchange{}, false
 		}
 		h := req.Header
 		x := queryExchange{
@@ -75,39 +49,11 @@ func startRecordingProxy(t *testing.T, target string) (*recordingProxy, string) 
 			respCont: res.Header.Get("x-ms-continuation"), itemCount: res.Header.Get("x-ms-item-count"),
 		}
 		if h.Get("x-ms-documentdb-isquery") == "" && h.Get("x-ms-documentdb-query") == "" && !x.plan {
-			return nil // an item write
+			return queryExchange{}, false // an item write
 		}
-		p.mu.Lock()
-		x.mark = p.mark
-		p.seen = append(p.seen, x)
-		p.mu.Unlock()
-		return nil
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if name, ok := strings.CutPrefix(r.URL.Path, "/_mark/"); ok {
-			p.mu.Lock()
-			p.mark = name
-			p.mu.Unlock()
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		if r.Method == http.MethodPost && r.Body != nil {
-			b, err := io.ReadAll(r.Body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadGateway)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(b))
-			// (kept on the request for ModifyResponse; the emulator
-			// ignores unknown headers)
-			if len(b) < 2000 {
-				r.Header.Set("X-Recorded-Body", string(b))
-			}
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return p, srv.URL + "/"
+		x.mark = mark
+		return x, true
+	})
 }
 
 // queryRequests is the query requests of one query, in order, without the
@@ -177,7 +123,7 @@ func TestJSQueryPaging(t *testing.T) {
 		}
 	}
 	byMark := map[string][]queryExchange{}
-	for _, x := range proxy.exchanges() {
+	for _, x := range proxy.all() {
 		byMark[x.mark] = append(byMark[x.mark], x)
 	}
 	const (

@@ -34,7 +34,7 @@ func runRangesQueries(t *testing.T, ranges int) rangesQueriesRun {
 			run.lines[f[0]+" "+f[1]] = f[2]
 		}
 	}
-	for _, x := range proxy.exchanges() {
+	for _, x := range proxy.all() {
 		run.byMark[x.mark] = append(run.byMark[x.mark], x)
 	}
 	return run

@@ -120,7 +120,7 @@ func TestGoSplitInFlight(t *testing.T) {
 	// what azcosmos sent: the gone range once per change feed reader,
 	// then a pkranges read
 	gone := 0
-	for _, xs := range rec.byMark() {
+	for _, xs := range byMark(rec.all()) {
 		for _, x := range xs {
 			if x.status == http.StatusGone {
 				gone++

@@ -3,18 +3,14 @@ package compat_test
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
 )
 
-// wireExchange is one request a wireRecorder saw, reduced to what decides
+// wireExchange is one request a wire recorder (startWireRecorder) saw, reduced to what decides
 // how a request is routed across ranges, and its answer's status.
 type wireExchange struct {
 	mark, method, path string
@@ -43,35 +39,20 @@ func (x wireExchange) String() string {
 	return s
 }
 
-// wireRecorder is a reverse proxy to one emulator (keeping the Host the
-// client dialled) recording every request with its answer; GET
-// /_mark/<name> is answered by the proxy and names the scenario of the
-// requests that follow.
-type wireRecorder struct {
-	mu   sync.Mutex
-	mark string
-	seen []wireExchange
-}
-
-func (p *wireRecorder) byMark() map[string][]wireExchange {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// byMark groups what a wire recorder saw by scenario.
+func byMark(xs []wireExchange) map[string][]wireExchange {
 	m := map[string][]wireExchange{}
-	for _, x := range p.seen {
+	for _, x := range xs {
 		m[x.mark] = append(m[x.mark], x)
 	}
 	return m
 }
 
-func startWireRecorder(t *testing.T, target string) (*wireRecorder, string) {
+// startWireRecorder starts a markingProxy to target recording every
+// request with its answer.
+func startWireRecorder(t *testing.T, target string) (*markingProxy[wireExchange], string) {
 	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &wireRecorder{}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.ModifyResponse = func(res *http.Response) error {
+	return startMarkingProxy(t, target, func(res *http.Response, mark string) (wireExchange, bool) {
 		r, h := res.Request, res.Request.Header
 		x := wireExchange{method: r.Method, path: r.URL.EscapedPath(), rangeID: h.Get("x-ms-documentdb-partitionkeyrangeid"),
 			pk: h.Get("x-ms-documentdb-partitionkey"), status: res.StatusCode, substatus: res.Header.Get("x-ms-substatus"),
@@ -91,24 +72,9 @@ func startWireRecorder(t *testing.T, target string) (*wireRecorder, string) {
 		default:
 			x.kind = strings.ToLower(r.Method)
 		}
-		p.mu.Lock()
-		x.mark = p.mark
-		p.seen = append(p.seen, x)
-		p.mu.Unlock()
-		return nil
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if name, ok := strings.CutPrefix(r.URL.Path, "/_mark/"); ok {
-			p.mu.Lock()
-			p.mark = name
-			p.mu.Unlock()
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return p, srv.URL + "/"
+		x.mark = mark
+		return x, true
+	})
 }
 
 // TestJSSplitInFlight runs compat_test/js/split_inflight.mjs behind a
@@ -128,7 +94,7 @@ func TestJSSplitInFlight(t *testing.T) {
 	rec, endpoint := startWireRecorder(t, e.Endpoint)
 	// what the SDK sent around each split, also when the script fails
 	t.Cleanup(func() {
-		marks := rec.byMark()
+		marks := byMark(rec.all())
 		for _, m := range []string{"query-orderby-split", "query-plain-split", "cf-whole-split", "cf-range-split", "bulk", "bulk-split"} {
 			t.Logf("%s:", m)
 			xs := marks[m]
@@ -144,7 +110,7 @@ func TestJSSplitInFlight(t *testing.T) {
 	start := time.Now()
 	out, stderr := runJS(t, node, dir, "split_inflight.mjs", 90*time.Second, "COSMOS_ENDPOINT="+endpoint, "COSMOS_DB=split")
 	t.Logf("split_inflight.mjs ran in %v %s", time.Since(start).Round(time.Millisecond), strings.TrimSpace(stderr))
-	marks := rec.byMark()
+	marks := byMark(rec.all())
 	want := `CHANGEFEED whole split=0->2+3 25 once
 CHANGEFEED range split=0->2+3 17 once fresh+other=once
 BULK split=0->2+3 created=100 other= stored=100 once

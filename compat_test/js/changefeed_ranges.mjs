@@ -15,7 +15,7 @@
 //   COSMOS_DB        database id to create (required)
 //   COSMOS_RU        the container's manual throughput (optional)
 import { CosmosClient, ChangeFeedMode, ChangeFeedStartFrom, StatusCodes } from "@azure/cosmos";
-import { endpoint, key, requireDatabase, startWatchdog } from "./emulator.mjs";
+import { endpoint, key, requireDatabase, startWatchdog, once } from "./emulator.mjs";
 
 const dbId = requireDatabase();
 startWatchdog("changefeed_ranges", 80);
@@ -39,18 +39,6 @@ async function drain(it, key) {
     for (const ch of res.result) changes.push(key(ch));
   }
   throw new Error("the change feed does not end");
-}
-
-// once describes got against the expected changes: "once" when each
-// appears exactly once, else what is duplicated, missing or unexpected.
-function once(got, want) {
-  const seen = new Map();
-  for (const c of got) seen.set(c, (seen.get(c) ?? 0) + 1);
-  const dup = [...seen].filter(([, n]) => n > 1).map(([c]) => c);
-  const extra = [...seen.keys()].filter((c) => !want.has(c));
-  const missing = [...want].filter((c) => !seen.has(c));
-  if (dup.length + extra.length + missing.length === 0) return "once";
-  return `dup=${dup.join(",")} missing=${missing.join(",")} extra=${extra.join(",")}`;
 }
 
 // all versions and deletes from now, per feed range: a first read fixes "now"

@@ -77,3 +77,27 @@ export async function rejects(p, status, includes) {
   }
   assert.fail("expected a failure");
 }
+
+// mark tells a recording proxy in front of the emulator (the Go tests'
+// startMarkingProxy) which scenario the following requests belong to.
+export function mark(name) {
+  return new Promise((resolve, reject) => {
+    http.get(new URL(`_mark/${name}`, endpoint), (res) => {
+      res.resume();
+      res.on("end", resolve);
+    }).on("error", reject);
+  });
+}
+
+// once describes got (a list of keys) against the set want: "once" when
+// each key of want appears exactly once and nothing else does, else what
+// is duplicated, missing or unexpected.
+export function once(got, want) {
+  const seen = new Map();
+  for (const c of got) seen.set(c, (seen.get(c) ?? 0) + 1);
+  const dup = [...seen].filter(([, n]) => n > 1).map(([c]) => c);
+  const extra = [...seen.keys()].filter((c) => !want.has(c));
+  const missing = [...want].filter((c) => !seen.has(c));
+  if (dup.length + extra.length + missing.length === 0) return "once";
+  return `dup=${dup.join(",")} missing=${missing.join(",")} extra=${extra.join(",")}`;
+}

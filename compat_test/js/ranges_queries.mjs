@@ -21,21 +21,11 @@
 //   COSMOS_ENDPOINT  http://127.0.0.1:PORT/ (required; the recording proxy)
 //   COSMOS_KEY       default the well-known emulator key
 //   COSMOS_DB        database id to create (required)
-import http from "node:http";
 import { CosmosClient } from "@azure/cosmos";
-import { endpoint, key, requireDatabase, startWatchdog } from "./emulator.mjs";
+import { endpoint, key, requireDatabase, startWatchdog, mark } from "./emulator.mjs";
 
 const dbId = requireDatabase();
 startWatchdog("ranges_queries", 240);
-
-function mark(name) {
-  return new Promise((resolve, reject) => {
-    http.get(new URL(`_mark/${name}`, endpoint), (res) => {
-      res.resume();
-      res.on("end", resolve);
-    }).on("error", reject);
-  });
-}
 
 const client = new CosmosClient({ endpoint, key });
 const { database } = await client.databases.create({ id: dbId });

@@ -12,7 +12,7 @@
 //   COSMOS_KEY       default the well-known emulator key
 //   COSMOS_DB        database id to create (required)
 import { CosmosClient, ChangeFeedStartFrom, StatusCodes } from "@azure/cosmos";
-import { endpoint, key, requireDatabase, signedRequest, startWatchdog } from "./emulator.mjs";
+import { endpoint, key, requireDatabase, signedRequest, startWatchdog, once, mark } from "./emulator.mjs";
 
 const dbId = requireDatabase();
 startWatchdog("split_inflight", 80);
@@ -20,7 +20,6 @@ startWatchdog("split_inflight", 80);
 const client = new CosmosClient({ endpoint, key });
 const { database } = await client.databases.create({ id: dbId });
 
-const mark = (name) => fetch(new URL(`_mark/${name}`, endpoint));
 
 async function split(coll, id) {
   const res = await signedRequest("POST", `_emulator/dbs/${encodeURIComponent(dbId)}/colls/${coll}/pkranges/${id}/split`, {});
@@ -37,17 +36,6 @@ async function seeded(id, n) {
   return container;
 }
 
-// once is "once" when every key of want appears exactly once in got, else
-// what differs.
-function once(got, want) {
-  const seen = new Map();
-  for (const c of got) seen.set(c, (seen.get(c) ?? 0) + 1);
-  const dup = [...seen].filter(([, n]) => n > 1).map(([c]) => c);
-  const extra = [...seen.keys()].filter((c) => !want.has(c));
-  const missing = [...want].filter((c) => !seen.has(c));
-  if (dup.length + extra.length + missing.length === 0) return "once";
-  return `dup=${dup.join(",")} missing=${missing.join(",")} extra=${extra.join(",")}`;
-}
 const ids = (n) => new Set(Array.from({ length: n }, (_, i) => `i${String(i).padStart(2, "0")}`));
 
 // (b) change feed over the container: one page, a split, the rest, then new writes
