@@ -54,7 +54,7 @@ func runRangesQueries(t *testing.T, ranges int) rangesQueriesRun {
 func TestJSRangesQueries(t *testing.T) {
 	one := runRangesQueries(t, 1)
 	multi := map[int]rangesQueriesRun{4: runRangesQueries(t, 4), 7: runRangesQueries(t, 7)}
-	const aggErr = "400 Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates."
+	const aggErr = "400 " + crossPartitionAggregateMessage
 	tests := []struct {
 		name string
 		// want: the one-range results when given ("" = not pinned here)
