@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -531,4 +532,140 @@ func TestExplorerOwnPort(t *testing.T) {
 	if _, err := db.Read(context.Background(), nil); err != nil {
 		t.Fatalf("the database created through the explorer port, read on the main port: %v", err)
 	}
+}
+
+// TestExplorerPartitionKeyRanges: a container created in the page with
+// 21,000 RU/s has four ranges, and its settings list them as GET
+// .../pkranges serves them (ids, bounds as the SDK's feed ranges read
+// them, no parents); its item count and a query cover every range, not
+// only range "0"; after splits the refreshed list shows the children with
+// their parents, and a range split behind the page's back (410 on the
+// range it names) is re-read instead of failing the count.
+func TestExplorerPartitionKeyRanges(t *testing.T) {
+	b := newBrowser(t)
+	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
+	ctx := context.Background()
+
+	b.do("open the explorer", chromedp.Navigate(e.Endpoint+"_explorer/index.html"))
+	b.waitFor(`document.getElementById("key-status").textContent.startsWith("Connected with the key the emulator gave")`)
+	b.eval(`(document.getElementById("new-db-details").open = true, "")`)
+	b.do("type the database id", chromedp.SendKeys(chromedp.CSS("#new-db-id"), "parts\r"), idle())
+	b.noError("create database")
+	b.waitFor(`!document.getElementById("db-view").hidden`)
+	b.set("#new-coll-id", "orders")
+	b.set("#new-coll-pk", "/tenant")
+	b.set("#new-coll-throughput", "21000")
+	b.click(`#new-coll-form button[type="submit"]`)
+	b.noError("create container")
+	b.waitFor(`!document.getElementById("coll-view").hidden && document.getElementById("coll-title").textContent === "parts / orders"`)
+
+	// the ranges as the page shows them: "id min max parents" per row
+	rows := func() []string {
+		t.Helper()
+		var got []string
+		s := b.eval(`[...document.querySelectorAll("#ranges tr")].map((r) => [...r.cells].map((c) => c.textContent).join(" ")).join("\n")`)
+		if s != "" {
+			got = strings.Split(s, "\n")
+		}
+		return got
+	}
+	b.click("#tab-settings")
+	b.waitFor(`document.getElementById("ranges-table").dataset.count === "4"`)
+	client := e.Client(t)
+	coll, err := client.NewContainer("parts", "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	frs, err := coll.ReadFeedRanges(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i, fr := range frs {
+		lo := fr.MinInclusive
+		if lo == "" {
+			lo = `""`
+		}
+		want = append(want, fmt.Sprintf("%d %s %s none", i, lo, fr.MaxExclusive))
+	}
+	if got := rows(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("ranges shown:\n%s\nwant (the SDK's feed ranges):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if c := b.text("#ranges-caption"); c != "4 ranges" {
+		t.Errorf("ranges caption %q", c)
+	}
+	b.shot("ranges")
+
+	// items of eight tenants, spread over the ranges
+	const n = 8
+	for i := range n {
+		tenant := fmt.Sprintf("t%d", i)
+		doc := fmt.Sprintf(`{"id":"o%d","tenant":%q}`, i, tenant)
+		if _, err := coll.CreateItem(ctx, azcosmos.NewPartitionKeyString(tenant), []byte(doc), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.click("#tab-items")
+	b.click("#refresh-items")
+	b.noError("refresh items")
+	b.waitFor(fmt.Sprintf(`document.getElementById("item-count").dataset.count === "%d"`, n))
+
+	// a query pages through every range in turn
+	b.click("#tab-query")
+	b.set("#query", "SELECT VALUE c.id FROM c")
+	b.set("#query-page-size", "100")
+	b.click(`#query-form button[type="submit"]`)
+	ids := map[string]bool{}
+	ranges := map[string]bool{}
+	for page := 1; ; page++ {
+		b.noError(fmt.Sprintf("query page %d", page))
+		var docs []string
+		if err := json.Unmarshal([]byte(b.text("#query-results")), &docs); err != nil {
+			t.Fatalf("query page %d: %v", page, err)
+		}
+		for _, id := range docs {
+			ids[id] = true
+		}
+		ranges[b.eval(`document.getElementById("query-summary").dataset.range`)] = true
+		if sum := b.text("#query-summary"); !strings.Contains(sum, "each range answers in turn") {
+			t.Errorf("query summary %q does not say the ranges answer in turn", sum)
+		}
+		if b.eval(`String(document.getElementById("query-next").disabled)`) == "true" || page > 4 {
+			break
+		}
+		b.click("#query-next")
+	}
+	if len(ids) != n || len(ranges) < 2 {
+		t.Errorf("the query returned ids %v from ranges %v, want %d ids from several ranges", ids, ranges, n)
+	}
+
+	// a split, then a refresh: the children replace range 0
+	kids := e.SplitRange(t, "parts", "orders", "0", "")
+	b.click("#tab-settings")
+	b.click("#refresh-ranges")
+	b.noError("refresh ranges")
+	b.waitFor(`document.getElementById("ranges-table").dataset.count === "5"`)
+	got := rows()
+	for _, k := range kids {
+		lo := k.MinInclusive
+		if lo == "" {
+			lo = `""`
+		}
+		row := fmt.Sprintf("%s %s %s 0", k.ID, lo, k.MaxExclusive)
+		if !strings.Contains("\n"+strings.Join(got, "\n")+"\n", "\n"+row+"\n") {
+			t.Errorf("ranges after the split:\n%s\nlack %q", strings.Join(got, "\n"), row)
+		}
+	}
+	if b.eval(`String(document.querySelector('#ranges tr[data-id="0"]') === null)`) != "true" {
+		t.Errorf("the split range 0 is still listed:\n%s", strings.Join(got, "\n"))
+	}
+	b.shot("ranges-split")
+
+	// range 1 split behind the page's back: the count re-reads the ranges
+	e.SplitRange(t, "parts", "orders", "1", "")
+	b.click("#tab-items")
+	b.click("#refresh-items")
+	b.noError("count after a split the page has not seen")
+	b.waitFor(fmt.Sprintf(`document.getElementById("item-count").dataset.count === "%d"`, n))
+	b.waitFor(`document.getElementById("ranges-table").dataset.count === "6"`)
 }

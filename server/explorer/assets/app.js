@@ -1,5 +1,5 @@
 // The data explorer's page logic: connection, databases and containers,
-// items, queries, the change feed and the TTL view. Every action runs
+// items, queries, the change feed, partition key ranges and the TTL view. Every action runs
 // through run(), which shows a refused request's status and message in the
 // alert region: nothing fails silently.
 
@@ -19,9 +19,10 @@ const state = {
   offers: new Map(), // resource _rid -> offer
   db: null, // selected database resource
   coll: null, // selected container resource
+  ranges: [], // the selected container's live partition key ranges, by minInclusive
   items: { conts: [""], page: 0 },
   editing: null, // {id, pk, etag} of the item in the editor; null: a new item
-  query: { text: "", cont: "", page: 0, charge: 0, count: 0 },
+  query: { text: "", range: 0, cont: "", page: 0, charge: 0, count: 0 },
   feed: { etag: "", page: 0 },
 };
 
@@ -108,13 +109,18 @@ async function readAll(p, field) {
   return out;
 }
 
-/** query runs a SQL query against the selected container's single range "0" (so every query is served whole). */
-function query(text, { pageSize, cont } = {}) {
+/**
+ * query runs one page of a SQL query on one partition key range of the
+ * selected container (rangeId), as an SDK's pipeline sends it: a range
+ * answers any query whole (ORDER BY, TOP, aggregates) for the items it
+ * holds, where the gateway refuses those across ranges.
+ */
+function query(text, rangeId, { pageSize, cont } = {}) {
   const headers = {
     "Content-Type": "application/query+json",
     "x-ms-documentdb-isquery": "True",
     "x-ms-documentdb-query-enablecrosspartition": "True",
-    "x-ms-documentdb-partitionkeyrangeid": "0",
+    "x-ms-documentdb-partitionkeyrangeid": rangeId,
   };
   if (pageSize) headers["x-ms-max-item-count"] = String(pageSize);
   if (cont) headers["x-ms-continuation"] = cont;
@@ -256,8 +262,9 @@ async function selectColl(db, coll) {
   state.db = db;
   state.coll = coll;
   state.items = { conts: [""], page: 0 };
-  state.query = { text: "", cont: "", page: 0, charge: 0, count: 0 };
+  state.query = { text: "", range: 0, cont: "", page: 0, charge: 0, count: 0 };
   state.feed = { etag: "", page: 0 };
+  state.ranges = [];
   closeEditor();
   $("coll-title").textContent = `${db.id} / ${coll.id}`;
   $("query-results").textContent = $("query-summary").textContent = "";
@@ -267,7 +274,45 @@ async function selectColl(db, coll) {
   renderTree();
   show("coll-view");
   $("coll-title").focus();
+  await loadRanges();
   await loadItems(0);
+}
+
+// ---- partition key ranges
+
+/** loadRanges reads the selected container's live ranges (GET .../pkranges) and shows them. */
+async function loadRanges() {
+  const rs = await readAll(path("dbs", state.db.id, "colls", state.coll.id, "pkranges"), "PartitionKeyRanges");
+  // EPKs are upper-case hex strings: their string order is the EPK order
+  rs.sort((a, b) => (a.minInclusive < b.minInclusive ? -1 : a.minInclusive > b.minInclusive ? 1 : 0));
+  state.ranges = rs;
+  const tbody = $("ranges");
+  tbody.replaceChildren();
+  const epk = (v) => (v === "" ? '""' : v);
+  for (const r of rs) {
+    tbody.append(el("tr", { "data-id": r.id },
+      el("th", { scope: "row", text: r.id }),
+      el("td", { class: "min", text: epk(r.minInclusive) }),
+      el("td", { class: "max", text: epk(r.maxExclusive) }),
+      el("td", { class: "parents", text: (r.parents || []).join(", ") || "none" })));
+  }
+  $("ranges-caption").textContent = `${rs.length} ${rs.length === 1 ? "range" : "ranges"}`;
+  $("ranges-table").dataset.count = String(rs.length);
+}
+
+/**
+ * onRanges runs fn (which reads state.ranges); when a range it names is
+ * gone (410: split since the ranges were read) it reads the ranges again
+ * and runs fn once more, as the SDKs do.
+ */
+async function onRanges(fn) {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!(e instanceof ServiceError) || e.status !== 410) throw e;
+    await loadRanges();
+    return fn();
+  }
 }
 
 function ttlText(t) {
@@ -339,8 +384,12 @@ async function loadItems(page) {
   $("items-caption").textContent = `Items, page ${page + 1} (${docs.length} on this page${next ? ", more on the next" : ""})`;
   $("items-prev").disabled = page === 0;
   $("items-next").disabled = !next;
-  const count = await query("SELECT VALUE COUNT(1) FROM c");
-  const n = count.data?.Documents?.[0] ?? 0;
+  // one count per range, summed: the gateway refuses an aggregate across ranges
+  const n = await onRanges(async () => {
+    let sum = 0;
+    for (const rg of state.ranges) sum += (await query("SELECT VALUE COUNT(1) FROM c", rg.id)).data?.Documents?.[0] ?? 0;
+    return sum;
+  });
   $("item-count").textContent = `${n} ${n === 1 ? "item" : "items"} in the container`;
   $("item-count").dataset.count = String(n);
 }
@@ -428,23 +477,47 @@ async function deleteItem() {
 
 // ---- query
 
+/**
+ * runQuery shows the next page of the query. A container with several
+ * ranges is queried range after range (an empty last page of a range is
+ * skipped), so ORDER BY, TOP and aggregates apply within each range; a
+ * range split since the query started answers 410, shown, and the ranges
+ * are read again for the next run.
+ */
 async function runQuery(first) {
   if (first) {
-    state.query = { text: $("query").value, cont: "", page: 0, charge: 0, count: 0 };
+    state.query = { text: $("query").value, range: 0, cont: "", page: 0, charge: 0, count: 0 };
     $("query-results").textContent = "";
     $("query-summary").textContent = "";
   }
   const q = state.query;
-  const r = await query(q.text, { pageSize: $("query-page-size").value, cont: q.cont });
-  const docs = r.data?.Documents || [];
-  q.cont = r.headers.get("x-ms-continuation") || "";
+  const n = state.ranges.length;
+  let r, docs, rangeId;
+  let charge = 0;
+  try {
+    do {
+      rangeId = state.ranges[q.range].id;
+      r = await query(q.text, rangeId, { pageSize: $("query-page-size").value, cont: q.cont });
+      docs = r.data?.Documents || [];
+      charge += r.charge;
+      q.cont = r.headers.get("x-ms-continuation") || "";
+      if (!q.cont) q.range += 1;
+    } while (docs.length === 0 && !q.cont && q.range < n);
+  } catch (e) {
+    $("query-next").disabled = true;
+    if (e instanceof ServiceError && e.status === 410) await loadRanges();
+    throw e;
+  }
+  const more = q.cont !== "" || q.range < n;
   q.page += 1;
-  q.charge += r.charge;
+  q.charge += charge;
   q.count += docs.length;
+  const where = n > 1 ? ` (range ${rangeId}, ${state.ranges.findIndex((x) => x.id === rangeId) + 1} of ${n}; each range answers in turn)` : "";
   $("query-results").textContent = JSON.stringify(docs, null, 2);
-  $("query-summary").textContent = `Page ${q.page}: ${docs.length} ${docs.length === 1 ? "result" : "results"}, request charge ${fmtCharge(r.charge)} (${q.count} results and ${fmtCharge(q.charge)} so far). ${q.cont ? "More results on the next page." : "No more results."}`;
+  $("query-summary").textContent = `Page ${q.page}${where}: ${docs.length} ${docs.length === 1 ? "result" : "results"}, request charge ${fmtCharge(charge)} (${q.count} results and ${fmtCharge(q.charge)} so far). ${more ? "More results on the next page." : "No more results."}`;
   $("query-summary").dataset.results = String(docs.length);
-  $("query-next").disabled = !q.cont;
+  $("query-summary").dataset.range = rangeId;
+  $("query-next").disabled = !more;
 }
 
 // ---- change feed
@@ -575,6 +648,7 @@ function bindEvents() {
   $("feed-next").addEventListener("click", () => run(() => readFeed(false)));
 
   onSubmit("ttl-form", changeTtl);
+  $("refresh-ranges").addEventListener("click", () => run(loadRanges));
   $("delete-coll").addEventListener("click", () => run(deleteContainer));
 
   onSubmit("clock-form", advanceClock);
