@@ -24,6 +24,7 @@ const (
 	KindTooLarge                       // 413
 	KindUnavailable                    // 503
 	KindRequestTimeout                 // 408: a script ran out of time
+	KindTooManyRequests                // 429: over the request-unit budget
 )
 
 // String returns the Cosmos error code for the kind ("BadRequest", ...), the
@@ -52,6 +53,8 @@ func (k Kind) String() string {
 		return "ServiceUnavailable"
 	case KindRequestTimeout:
 		return "RequestTimeout"
+	case KindTooManyRequests:
+		return "TooManyRequests"
 	default:
 		return "InternalServerError"
 	}
@@ -67,6 +70,10 @@ const (
 	// SubStatusResponseSizeExceeded goes with a 413 for a response that
 	// would pass the response size limit (ResponseSizeExceeded).
 	SubStatusResponseSizeExceeded = 3402
+	// SubStatusRUBudgetExceeded goes with a 429 for a request over the
+	// request units per second its partition key range has
+	// (RUBudgetExceeded).
+	SubStatusRUBudgetExceeded = 3200
 )
 
 // Common messages, worded as the real service words them (reference §3.3).
@@ -83,6 +90,9 @@ const (
 	// document); the wire layer appends the ActivityId line the service
 	// ends such messages with.
 	MsgTooLarge = `Message: {"Errors":["Request size is too large"]}`
+	// MsgTooManyRequests is the service's 429 for a request over the
+	// provisioned throughput.
+	MsgTooManyRequests = "Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later. Learn more: http://aka.ms/cosmosdb-error-429"
 )
 
 // Error is a classified emulator error. Err, when set, is the underlying

@@ -737,3 +737,46 @@ func (s *Service) ContainerStats(ctx context.Context) ([]ContainerStats, error) 
 func (s *Service) CountItems(ctx context.Context, c Container) (ContainerStats, error) {
 	return s.store.CountItems(ctx, c, s.expiry(c))
 }
+
+// ProvisionedThroughput returns the request units per second container c
+// may use and whose budget they are: the container's own offer (manual
+// RU/s, or the maximum of autoscale) with owner c.RID, else its database's
+// shared offer with owner c.DatabaseRID; ru is 0 when neither has an
+// offer. It lists the offers, so callers cache the answer.
+func (s *Service) ProvisionedThroughput(ctx context.Context, c Container) (ru int, owner string, err error) {
+	offers, err := s.store.ListOffers(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	var shared []byte
+	for _, o := range offers {
+		switch o.ResourceRID {
+		case c.RID:
+			return offerRU(o.Content), c.RID, nil
+		case c.DatabaseRID:
+			shared = o.Content
+		}
+	}
+	if shared != nil {
+		return offerRU(shared), c.DatabaseRID, nil
+	}
+	return 0, "", nil
+}
+
+// offerRU reads the RU/s of an offer's content: the autoscale maximum when
+// set, else offerThroughput.
+func offerRU(content []byte) int {
+	var in struct {
+		OfferThroughput        int `json:"offerThroughput"`
+		OfferAutopilotSettings *struct {
+			MaxThroughput int `json:"maxThroughput"`
+		} `json:"offerAutopilotSettings"`
+	}
+	if json.Unmarshal(content, &in) != nil {
+		return 0
+	}
+	if a := in.OfferAutopilotSettings; a != nil && a.MaxThroughput > 0 {
+		return a.MaxThroughput
+	}
+	return in.OfferThroughput
+}

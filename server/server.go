@@ -142,6 +142,11 @@ type Config struct {
 	// status, duration, activity id, request charge); without it the line
 	// is logged at debug level.
 	LogRequests bool
+	// RateLimit throttles item requests and stored procedure executions
+	// over their container's provisioned RU/s (or its shared database's)
+	// with 429/3200 and x-ms-retry-after-ms, as the service does
+	// (--rate-limit); off by default, and then nothing is throttled.
+	RateLimit bool
 	// DisableExplorer turns the data explorer off: /_explorer/index.html
 	// and the other explorer paths answer 404 (Microsoft's
 	// ENABLE_EXPLORER=false); by default the explorer (package
@@ -333,6 +338,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		Consistency: cfg.Consistency,
 		Unavailable: pgstore.IsUnavailable,
 		Metrics:     reg, LogRequests: cfg.LogRequests, Explorer: explorerHandler,
+		RateLimit: cfg.RateLimit,
 	})
 	if err != nil {
 		return nil, err

@@ -48,6 +48,8 @@ func StatusOf(k emulator.Kind) int {
 		return http.StatusServiceUnavailable
 	case emulator.KindRequestTimeout:
 		return http.StatusRequestTimeout
+	case emulator.KindTooManyRequests:
+		return http.StatusTooManyRequests
 	default:
 		return http.StatusInternalServerError
 	}

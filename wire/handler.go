@@ -67,6 +67,11 @@ type Config struct {
 	// data explorer, package server/explorer); nil answers them 404, as
 	// Microsoft's emulator does with ENABLE_EXPLORER=false.
 	Explorer http.Handler
+	// RateLimit throttles data-plane requests over their container's (or
+	// shared database's) provisioned request units per second with 429
+	// and sub-status 3200, as the service does (ratelimit.go); off, no
+	// request is ever throttled and none pays for the check.
+	RateLimit bool
 }
 
 // ConsistencyLevels are the default consistency levels an account can
@@ -110,6 +115,9 @@ type handler struct {
 	// request at info level (metrics.go).
 	metrics     *requestMetrics
 	logRequests bool
+
+	// limiter throttles (nil: Config.RateLimit off).
+	limiter *rateLimiter
 }
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
@@ -141,11 +149,14 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if h.now == nil {
 		h.now = time.Now
 	}
+	if cfg.RateLimit {
+		h.limiter = newRateLimiter(cfg.Service, time.Now)
+	}
 	r, err := h.router(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return h.observe(h.middleware(r)), nil
+	return h.observe(h.middleware(h.rateLimit(r))), nil
 }
 
 // router is the handler's gorilla/mux router over every resource path.

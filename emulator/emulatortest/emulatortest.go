@@ -100,6 +100,11 @@ func WithMinPartitionRanges(n int) Option {
 	return func(cfg *server.Config) { cfg.MinPartitionRanges = n }
 }
 
+// WithRateLimit turns throttling on (--rate-limit): requests over their
+// container's provisioned RU/s are answered 429 with sub-status 3200 and
+// x-ms-retry-after-ms, as the service answers them.
+func WithRateLimit() Option { return func(cfg *server.Config) { cfg.RateLimit = true } }
+
 // SplitRange splits live partition key range id of container coll in
 // database db at the middle of its hash space (or at EPK at, when not "")
 // and returns the two children, failing the test on error. Requests that
