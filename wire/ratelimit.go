@@ -65,6 +65,9 @@ type limitTarget struct {
 	shared bool
 	// perRange is each bucket's RU/s.
 	perRange float64
+	// all are the keys of every range's bucket (the one of a shared
+	// database), made once.
+	all []string
 }
 
 // ruBucket is one budget: used request units counted from the start of
@@ -167,6 +170,7 @@ func (l *rateLimiter) target(ctx context.Context, db, coll string) *limitTarget 
 			n = len(c.LiveRanges())
 		}
 		t.perRange = float64(ru) / float64(n)
+		t.all = t.allKeys()
 	} else {
 		t.owner = ""
 	}
@@ -188,7 +192,7 @@ func unescape(s string) string {
 // range it names is unknown (the handler answers 410).
 func (t *limitTarget) bucketKeys(r *http.Request) []string {
 	if t.shared {
-		return []string{t.owner}
+		return t.all
 	}
 	if h := r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"); h != "" {
 		rg, ok := t.c.RangeByID(h)
@@ -197,11 +201,23 @@ func (t *limitTarget) bucketKeys(r *http.Request) []string {
 		}
 		return []string{t.owner + "/" + rg.ID}
 	}
+	if len(t.all) == 1 {
+		return t.all // one range pays for everything: no key to hash
+	}
 	if h := r.Header.Get("X-Ms-Documentdb-Partitionkey"); h != "" {
 		if pk, err := ParsePartitionKeyHeader(h); err == nil && pk != nil &&
 			(len(pk) >= len(t.c.PartitionKey.Paths) || t.c.PartitionKey.SystemKey) {
 			return []string{t.owner + "/" + t.c.RangeIDForKey(pk)}
 		}
+	}
+	return t.all
+}
+
+// allKeys returns the keys of t's buckets: the shared database's one, or
+// one per live range of the container.
+func (t *limitTarget) allKeys() []string {
+	if t.shared {
+		return []string{t.owner}
 	}
 	rs := t.c.LiveRanges()
 	keys := make([]string, len(rs))
