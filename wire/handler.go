@@ -67,6 +67,10 @@ type Config struct {
 	// data explorer, package server/explorer); nil answers them 404, as
 	// Microsoft's emulator does with ENABLE_EXPLORER=false.
 	Explorer http.Handler
+	// Faults holds the fault rules (faults.go), shared with the caller so
+	// that it can load rules at start or set them in-process; nil starts
+	// with an empty set. The control endpoints /_emulator/faults change it.
+	Faults *FaultSet
 }
 
 // ConsistencyLevels are the default consistency levels an account can
@@ -110,6 +114,9 @@ type handler struct {
 	// request at info level (metrics.go).
 	metrics     *requestMetrics
 	logRequests bool
+
+	// faults holds the fault rules (faults.go), never nil.
+	faults *FaultSet
 }
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
@@ -131,7 +138,10 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 	h := &handler{svc: cfg.Service, key: key, keyString: keyString, tokenKey: tokenKey(key), certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
 		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency, unavailable: cfg.Unavailable,
-		logRequests: cfg.LogRequests}
+		logRequests: cfg.LogRequests, faults: cfg.Faults}
+	if h.faults == nil {
+		h.faults = NewFaultSet()
+	}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -145,7 +155,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.observe(h.middleware(r)), nil
+	return h.observe(h.middleware(h.faultHook(r))), nil
 }
 
 // router is the handler's gorilla/mux router over every resource path.
@@ -187,9 +197,13 @@ func (h *handler) router(cfg Config) (*mux.Router, error) {
 		if h.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
 			return nil, fmt.Errorf("wire: metrics: %w", err)
 		}
+		if err := newFaultMetrics(cfg.Metrics, h.faults); err != nil {
+			return nil, fmt.Errorf("wire: metrics: %w", err)
+		}
 		r.Handle(MetricsPath, metricsHandler(cfg.Metrics)).Methods(http.MethodGet)
 	}
 	h.registerControl(r)
+	h.registerFaults(r)
 
 	r.HandleFunc("/dbs", h.queryDatabases).Methods(http.MethodGet)
 	r.HandleFunc("/dbs", h.postDatabases).Methods(http.MethodPost)
