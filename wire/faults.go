@@ -196,10 +196,10 @@ type activeFault struct {
 	pk    string // canonical match.partitionKey, "" when absent
 	until time.Time
 
-	mu      sync.Mutex
-	rng     *rand.Rand
-	seen    int64
-	hits    int64
+	mu   sync.Mutex
+	rng  *rand.Rand
+	seen int64
+	hits int64
 }
 
 // FaultSet holds the fault rules of a handler. It is safe for concurrent
