@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -310,4 +312,33 @@ func TestFaultsControlEndpoints(t *testing.T) {
 	req := raw.req("DELETE", "/_emulator/faults", nil)
 	req.Header.Del("Authorization")
 	wantStatus(t, raw.send(req), http.StatusUnauthorized)
+}
+
+// TestReadmeFaultsJSSnippet runs the README's fault injection JavaScript
+// (fetch with the master-key signature) as written against an http
+// emulator: its PUT, GET and DELETE are accepted, it prints the rule with
+// no hits, and the rule is gone afterwards.
+func TestReadmeFaultsJSSnippet(t *testing.T) {
+	node, dir := jsSDK(t)
+	snippets := readmeSnippets(t, "Fault injection", "js")
+	if len(snippets) != 1 {
+		t.Fatalf("README's Fault injection section has %d JavaScript snippets, want 1", len(snippets))
+	}
+	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
+	f, err := os.CreateTemp(dir, "_readme_faults_*.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(f.Name()) })
+	if _, err := f.WriteString(snippets[0]); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, stderr := runJS(t, node, dir, filepath.Base(f.Name()), 60*time.Second, "COSMOS_ENDPOINT="+e.Endpoint)
+	if got := strings.TrimSpace(string(out)); got != "throttle-reads hits=0" {
+		t.Fatalf("README faults snippet printed %q; stderr:\n%s", got, stderr)
+	}
+	if l := e.Faults().List(); len(l.Rules) != 0 {
+		t.Errorf("rules left: %+v", l.Rules)
+	}
 }
