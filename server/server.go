@@ -138,6 +138,11 @@ type Config struct {
 	// CERT_PATH and CERT_SECRET); a PEM file holding both certificate and
 	// key is accepted too. Exclusive with CertFile/CertKeyFile.
 	CertBundle, CertBundlePassword string
+	// FaultsFile, when set, is a JSON file of fault rules loaded at start,
+	// in the form GET /_emulator/faults answers:
+	// {"rules":[{"name": ..., "match": {...}, "response": {...}, ...}]}
+	// (wire.FaultList); an unreadable or invalid file fails the start.
+	FaultsFile string
 	// LogRequests logs one line per request at info level (method, path,
 	// status, duration, activity id, request charge); without it the line
 	// is logged at debug level.
@@ -200,6 +205,8 @@ type Server struct {
 	ln     net.Listener
 	url    string
 	served chan error
+	// faults holds the fault rules (Config.FaultsFile, /_emulator/faults).
+	faults *wire.FaultSet
 	ready  atomic.Bool
 	closed atomic.Bool
 	// lastPing is when PostgreSQL last answered a health ping (UnixNano).
@@ -252,7 +259,18 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.GoMaxProcs > 0 {
 		runtime.GOMAXPROCS(cfg.GoMaxProcs)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, served: make(chan error, 1)}
+	s := &Server{cfg: cfg, log: cfg.Logger, served: make(chan error, 1), faults: wire.NewFaultSet()}
+	if cfg.FaultsFile != "" {
+		// before anything starts: a wrong file is a quick, clear failure
+		data, err := os.ReadFile(cfg.FaultsFile)
+		if err == nil {
+			err = s.faults.LoadFaultList(data)
+		}
+		if err != nil {
+			return nil, &StartError{Cause: fmt.Sprintf("the faults file %s cannot be loaded: %v", cfg.FaultsFile, err),
+				Fix: "give --faults-file a readable JSON file {\"rules\":[{\"name\":...,\"match\":{...},\"response\":{...}}]}", Err: err}
+		}
+	}
 	defer func() {
 		if err != nil {
 			if s.ln != nil {
@@ -339,6 +357,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		Unavailable: pgstore.IsUnavailable,
 		Metrics:     reg, LogRequests: cfg.LogRequests, Explorer: explorerHandler,
 		RateLimit: cfg.RateLimit,
+		Faults:    s.faults,
 	})
 	if err != nil {
 		return nil, err
@@ -507,6 +526,11 @@ func (s *Server) Service() *emulator.Service { return s.svc }
 
 // Store returns the PostgreSQL store.
 func (s *Server) Store() *pgstore.Store { return s.store }
+
+// Faults returns the fault rules the emulator applies to requests (those
+// of Config.FaultsFile and those set through /_emulator/faults); tests
+// in the same process may set and delete rules on it directly.
+func (s *Server) Faults() *wire.FaultSet { return s.faults }
 
 // ManagedPostgres returns the managed PostgreSQL server, or nil when the
 // emulator uses the server of Config.PG.

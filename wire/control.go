@@ -20,7 +20,8 @@ import (
 //	GET  /_emulator/clock      -> {"now": <unix s>, "offsetSeconds": n}
 //	POST /_emulator/clock      <- {"advanceSeconds": n} | {"offsetSeconds": n[, "reset": true]}
 //	POST /_emulator/ttl/sweep  -> {"deleted": n}
-//	GET  /_emulator/stats      -> {"containers":[...],"sweeper":{...},"scripts":{"abandoned":n,"abandonedRunning":n}}
+//	GET  /_emulator/stats      -> {"containers":[...],"sweeper":{...},"scripts":{"abandoned":n,"abandonedRunning":n},
+//	                               "faults":{"injected":{"<rule name>":n}}}
 //	POST /_emulator/dbs/{db}/colls/{coll}/pkranges/{id}/split  <- {} | {"epk": "<EPK>"}
 //	                           -> {"_rid":..,"PartitionKeyRanges":[<child>,<child>],"_count":2}
 //
@@ -29,6 +30,8 @@ import (
 // hash space, or at "epk" (strictly inside it), into two children with new
 // ids, answered in the form GET .../pkranges lists ranges; {id} then
 // answers 410/1002.
+// "faults" counts the faults each rule injected since start, deleted
+// rules included (faults_http.go has the fault endpoints).
 // "scripts" counts the script executions abandoned past their time bound
 // (answered 408 while their JavaScript had not stopped) and how many of
 // them still run.
@@ -160,7 +163,8 @@ func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
 	if cs == nil {
 		cs = []emulator.ContainerStats{}
 	}
-	out := map[string]any{"containers": cs, "clock": h.clockResponse(), "scripts": h.svc.ScriptStats()}
+	out := map[string]any{"containers": cs, "clock": h.clockResponse(), "scripts": h.svc.ScriptStats(),
+		"faults": map[string]any{"injected": h.faults.Injected()}}
 	if h.sweeperStats != nil {
 		out["sweeper"] = h.sweeperStats()
 	}

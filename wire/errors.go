@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -99,13 +100,19 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		// (reference §1.5.8)
 		msg += "\r\nActivityId: " + hd.Get("X-Ms-Activity-Id")
 	}
+	writeErrorBody(w, status, e.Kind.String(), msg, e.AdditionalErrorInfo)
+}
+
+// writeErrorBody writes the service's error body {"code","message"
+// [,"additionalErrorInfo"]} with status; the caller sets the headers.
+func writeErrorBody(w http.ResponseWriter, status int, code, msg, additional string) {
 	body := []byte(`{"code":`)
-	body = emulator.AppendJSONString(body, e.Kind.String())
+	body = emulator.AppendJSONString(body, code)
 	body = append(body, `,"message":`...)
 	body = emulator.AppendJSONString(body, msg)
-	if e.AdditionalErrorInfo != "" {
+	if additional != "" {
 		body = append(body, `,"additionalErrorInfo":`...)
-		body = emulator.AppendJSONString(body, e.AdditionalErrorInfo)
+		body = emulator.AppendJSONString(body, additional)
 	}
 	body = append(body, '}')
 	writeBody(w, status, body)
@@ -115,4 +122,41 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// DefaultFaultRetryAfterMs is the x-ms-retry-after-ms of an injected 429
+// whose rule names none.
+const DefaultFaultRetryAfterMs = 100
+
+// injectedError returns the code and message the service sends with status
+// and substatus, for the answers of fault rules (faults.go): the SDKs and
+// the tests that read them see what production shows.
+func injectedError(status, substatus int) (code, msg string) {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return "TooManyRequests", `Message: {"Errors":["` + emulator.MsgTooManyRequests + `"]}`
+	case status == http.StatusServiceUnavailable:
+		return "ServiceUnavailable", "Service is currently unavailable. Learn more: https://aka.ms/cosmosdb-tsg-service-unavailable"
+	case status == http.StatusRequestTimeout:
+		return "RequestTimeout", "Request timed out. Learn more: https://aka.ms/cosmosdb-tsg-request-timeout"
+	case status == http.StatusGone && substatus == 1002:
+		return "Gone", "The requested partition key range is gone; refresh the partition key ranges and retry."
+	case status == http.StatusGone:
+		return "Gone", "The requested resource is no longer available at the server."
+	case status == 449:
+		return "RetryWith", "Conflicting request to resource has been attempted. Retry to avoid conflicts."
+	case status == http.StatusNotFound && substatus == 1002:
+		return "NotFound", "The read session is not available for the input session token."
+	case status == http.StatusNotFound:
+		return "NotFound", emulator.MsgResourceNotFound
+	case status == http.StatusForbidden && substatus == 3:
+		return "Forbidden", "The requested operation cannot be performed at this region."
+	case status == http.StatusInternalServerError:
+		return "InternalServerError", "Unknown server error occurred when processing this request."
+	}
+	text := http.StatusText(status)
+	if text == "" {
+		text = "Error " + strconv.Itoa(status)
+	}
+	return strings.ReplaceAll(text, " ", ""), text + "."
 }

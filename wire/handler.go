@@ -72,6 +72,10 @@ type Config struct {
 	// and sub-status 3200, as the service does (ratelimit.go); off, no
 	// request is ever throttled and none pays for the check.
 	RateLimit bool
+	// Faults holds the fault rules (faults.go), shared with the caller so
+	// that it can load rules at start or set them in-process; nil starts
+	// with an empty set. The control endpoints /_emulator/faults change it.
+	Faults *FaultSet
 }
 
 // ConsistencyLevels are the default consistency levels an account can
@@ -118,6 +122,8 @@ type handler struct {
 
 	// limiter throttles (nil: Config.RateLimit off).
 	limiter *rateLimiter
+	// faults holds the fault rules (faults.go), never nil.
+	faults *FaultSet
 }
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
@@ -139,7 +145,10 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 	h := &handler{svc: cfg.Service, key: key, keyString: keyString, tokenKey: tokenKey(key), certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
 		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency, unavailable: cfg.Unavailable,
-		logRequests: cfg.LogRequests}
+		logRequests: cfg.LogRequests, faults: cfg.Faults}
+	if h.faults == nil {
+		h.faults = NewFaultSet()
+	}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -156,7 +165,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.observe(h.middleware(h.rateLimit(r))), nil
+	return h.observe(h.middleware(h.faultHook(h.rateLimit(r)))), nil
 }
 
 // router is the handler's gorilla/mux router over every resource path.
@@ -198,9 +207,13 @@ func (h *handler) router(cfg Config) (*mux.Router, error) {
 		if h.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
 			return nil, fmt.Errorf("wire: metrics: %w", err)
 		}
+		if err := newFaultMetrics(cfg.Metrics, h.faults); err != nil {
+			return nil, fmt.Errorf("wire: metrics: %w", err)
+		}
 		r.Handle(MetricsPath, metricsHandler(cfg.Metrics)).Methods(http.MethodGet)
 	}
 	h.registerControl(r)
+	h.registerFaults(r)
 
 	r.HandleFunc("/dbs", h.queryDatabases).Methods(http.MethodGet)
 	r.HandleFunc("/dbs", h.postDatabases).Methods(http.MethodPost)

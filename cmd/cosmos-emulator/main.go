@@ -108,6 +108,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.BoolVar(&cfg.RateLimit, "enable-rate-limiting", false, "same as --rate-limit (the name of Microsoft's classic emulator switch /EnableRateLimiting)")
 	fs.DurationVar(&cfg.PageTimeout, "page-timeout", server.DefaultPageTimeout, "longest time one page of a query or read feed runs in PostgreSQL; past it the page ends with the results it holds and a continuation, or with a 408 when it holds none (the service's is 5s)")
 	fs.BoolVar(&cfg.ExplorerExposeKey, "explorer-expose-key", false, "let the data explorer (/_explorer/index.html) hand the master key to its pages even when the emulator listens on a non-loopback address; by default only a loopback listener, through a loopback host name, does")
+	fs.StringVar(&cfg.FaultsFile, "faults-file", "", "JSON file of fault rules applied from the start, in the form GET /_emulator/faults answers: {\"rules\":[{\"name\":...,\"match\":{...},\"response\":{...}}]}; empty: none (rules can be set at run time under /_emulator/faults)")
 	fs.StringVar(&cfg.PprofAddr, "pprof", "", "loopback host:port serving net/http/pprof (/debug/pprof/) for profiling; empty: off")
 	var goMaxProcsFlag int
 	fs.IntVar(&goMaxProcsFlag, "gomaxprocs", 0, "CPUs the emulator runs Go code on at once; 0: the GOMAXPROCS variable if set, else half the CPUs (at least 1), leaving the rest to PostgreSQL and the clients; negative: Go's own choice")

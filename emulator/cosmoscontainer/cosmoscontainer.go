@@ -43,6 +43,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -371,6 +372,38 @@ func (c *Container) SplitRange(ctx context.Context, db, coll, id, at string) ([]
 	return r.PartitionKeyRanges, err
 }
 
+// InjectFault sets the fault rule name in the emulator (PUT
+// /_emulator/faults/{name}, replacing a rule of that name) and removes it
+// when the test ends; it fails the test when the emulator refuses the
+// rule.
+func (c *Container) InjectFault(t testing.TB, name string, rule wire.FaultRule) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var st wire.FaultRuleStatus
+	if err := c.control(ctx, http.MethodPut, "_emulator/faults/"+url.PathEscape(name), name, "_emulator/faults", rule, &st); err != nil {
+		t.Fatalf("cosmoscontainer: fault rule %q: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := c.control(ctx, http.MethodDelete, "_emulator/faults/"+url.PathEscape(name), name, "_emulator/faults", nil, nil); err != nil {
+			var ce *ControlError
+			if !errors.As(err, &ce) || ce.StatusCode != http.StatusNotFound {
+				t.Errorf("cosmoscontainer: removing fault rule %q: %v", name, err)
+			}
+		}
+	})
+}
+
+// Faults returns the emulator's fault rules with their hit counts (GET
+// /_emulator/faults).
+func (c *Container) Faults(ctx context.Context) ([]wire.FaultRuleStatus, error) {
+	var l wire.FaultList
+	err := c.control(ctx, http.MethodGet, "_emulator/faults", "_emulator", "_emulator/faults", nil, &l)
+	return l.Rules, err
+}
+
 // maxControlResponse bounds a control endpoint's answer.
 const maxControlResponse = 16 << 20
 
@@ -413,6 +446,9 @@ func (c *Container) control(ctx context.Context, method, path, resourceType, lin
 		var e struct{ Code, Message string }
 		_ = json.Unmarshal(data, &e)
 		return &ControlError{StatusCode: resp.StatusCode, Code: e.Code, Message: e.Message}
+	}
+	if out == nil || resp.StatusCode == http.StatusNoContent {
+		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("cosmoscontainer: %s /%s: decoding %q: %w", method, path, data, err)

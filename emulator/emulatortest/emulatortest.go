@@ -120,6 +120,34 @@ func (e *Emulator) SplitRange(t testing.TB, db, coll, id, at string) []emulator.
 	return kids
 }
 
+// FaultRule is a fault rule (wire.FaultRule): what requests it matches,
+// what it answers and its bounds.
+type FaultRule = wire.FaultRule
+
+// FaultMatch selects the requests of a FaultRule (wire.FaultMatch).
+type FaultMatch = wire.FaultMatch
+
+// FaultResponse is what a FaultRule does (wire.FaultResponse).
+type FaultResponse = wire.FaultResponse
+
+// InjectFault sets the fault rule name (replacing one of that name) and
+// removes it when the test ends; it fails the test for an invalid rule.
+// FaultHits reads how many faults it injected.
+func (e *Emulator) InjectFault(t testing.TB, name string, rule FaultRule) {
+	t.Helper()
+	if _, err := e.Faults().Put(name, rule); err != nil {
+		t.Fatalf("emulatortest: fault rule %q: %v", name, err)
+	}
+	t.Cleanup(func() { e.Faults().Delete(name) })
+}
+
+// FaultHits returns how many faults the rule name has injected (0 for no
+// such rule), as GET /_emulator/faults reports them.
+func (e *Emulator) FaultHits(name string) int64 {
+	st, _ := e.Faults().Get(name)
+	return st.Hits
+}
+
 // Start starts an emulator over a fresh database and stops it when the test
 // ends.
 func Start(t testing.TB, opts ...Option) *Emulator {
