@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -325,16 +323,8 @@ func TestReadmeFaultsJSSnippet(t *testing.T) {
 		t.Fatalf("README's Fault injection section has %d JavaScript snippets, want 1", len(snippets))
 	}
 	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
-	f, err := os.CreateTemp(dir, "_readme_faults_*.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Remove(f.Name()) })
-	if _, err := f.WriteString(snippets[0]); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	out, stderr := runJS(t, node, dir, filepath.Base(f.Name()), 60*time.Second, "COSMOS_ENDPOINT="+e.Endpoint)
+	script := writeTempScript(t, dir, "_readme_faults_*.mjs", snippets[0])
+	out, stderr := runJS(t, node, dir, script, 60*time.Second, "COSMOS_ENDPOINT="+e.Endpoint)
 	if got := strings.TrimSpace(string(out)); got != "throttle-reads hits=0" {
 		t.Fatalf("README faults snippet printed %q; stderr:\n%s", got, stderr)
 	}

@@ -98,21 +98,31 @@ func TestReadmeJSSnippet(t *testing.T) {
 	if err := os.WriteFile(pemFile, pem, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// In the scripts' directory, where @azure/cosmos is installed.
-	f, err := os.CreateTemp(dir, "_readme_snippet_*.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Remove(f.Name()) })
-	if _, err := f.WriteString(snippets[0]); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	script := writeTempScript(t, dir, "_readme_snippet_*.mjs", snippets[0])
 	// Only the extra CA: a snippet that needed verification turned off
 	// would fail here.
-	out, stderr := runJS(t, node, dir, filepath.Base(f.Name()), 60*time.Second,
+	out, stderr := runJS(t, node, dir, script, 60*time.Second,
 		"COSMOS_ENDPOINT="+e.Endpoint, "NODE_EXTRA_CA_CERTS="+pemFile, "NODE_TLS_REJECT_UNAUTHORIZED=")
 	if got := strings.TrimSpace(string(out)); got != "database hello ready" {
 		t.Fatalf("README JS snippet printed %q, want %q; stderr:\n%s", got, "database hello ready", stderr)
 	}
+}
+
+// writeTempScript writes text to a new file named after pattern in the
+// scripts' directory dir (where @azure/cosmos is installed), removed at
+// test cleanup, and returns its base name for runJS.
+func writeTempScript(t *testing.T, dir, pattern, text string) string {
+	t.Helper()
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(f.Name()) })
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Base(f.Name())
 }
