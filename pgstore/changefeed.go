@@ -29,22 +29,15 @@ func lsnIndexDDL(n int64) string {
 // ID), and every session of another database (a server shared by several
 // emulators or test databases: another database's migration or long batch
 // would otherwise hold this feed back for its whole duration). The
-// sessions are read BEFORE the snapshot is taken (the snapshot is a
-// LATERAL of the list, so it is computed after it; PostgreSQL then keeps
-// the activity it read for the rest of the transaction): a transaction of
-// another database in the snapshot was running when the list was read, so
-// it is recognised even when it ends before the rows are read. (The list
-// used to be read after the snapshot: a transaction of another database
-// that ended in between was waited for, and under a busy server a caught-up
-// read briefly answered 304 for writes already committed here.) A
-// transaction that starts between the two is waited for, which is safe:
-// the next read gets past it.
-const unsettledSQL = `age(xmin) BETWEEN 0 AND age(((SELECT CASE WHEN pg_snapshot_xmin(s.sn) = pg_snapshot_xmax(s.sn) THEN pg_snapshot_xmax(s.sn)
-  ELSE coalesce((SELECT min(x) FROM pg_snapshot_xip(s.sn) x WHERE x::text::bigint % 4294967296 <> ALL (o.xids)),
-  pg_snapshot_xmax(s.sn)) END
-  FROM (SELECT coalesce(array_agg(backend_xid::text::bigint), '{}') AS xids FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND (application_name = '` + backgroundAppName + `'
-      OR backend_type = 'autovacuum worker' OR datname IS DISTINCT FROM current_database())) o,
-  LATERAL (SELECT pg_current_snapshot() AS sn WHERE cardinality(o.xids) >= 0) s)::text::bigint % 4294967296)::text::xid)`
+// sessions are only looked up when a transaction is in progress. A
+// transaction that ends between the snapshot and that look-up is not
+// recognised and is waited for, which is safe (the next read gets past
+// it).
+const unsettledSQL = `age(xmin) BETWEEN 0 AND age(((SELECT CASE WHEN pg_snapshot_xmin(sn) = pg_snapshot_xmax(sn) THEN pg_snapshot_xmax(sn)
+  ELSE coalesce((SELECT min(x) FROM pg_snapshot_xip(sn) x WHERE x::text::bigint % 4294967296 NOT IN (
+    SELECT backend_xid::text::bigint FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND (application_name = '` + backgroundAppName + `'
+      OR backend_type = 'autovacuum worker' OR datname IS DISTINCT FROM current_database()))),
+  pg_snapshot_xmax(sn)) END FROM pg_current_snapshot() sn)::text::bigint % 4294967296)::text::xid)`
 
 // maxTxnRows bounds how many rows share one LSN (the writes of a
 // transactional batch, which holds at most emulator.MaxBatchOperations),
