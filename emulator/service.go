@@ -733,11 +733,6 @@ func (s *Service) ContainerStats(ctx context.Context) ([]ContainerStats, error) 
 	return s.store.ContainerStats(ctx, s.now())
 }
 
-// CountItems counts the stored rows and live items of container c now.
-func (s *Service) CountItems(ctx context.Context, c Container) (ContainerStats, error) {
-	return s.store.CountItems(ctx, c, s.expiry(c))
-}
-
 // ProvisionedThroughput returns the request units per second container c
 // may use and whose budget they are: the container's own offer (manual
 // RU/s, or the maximum of autoscale) with owner c.RID, else its database's

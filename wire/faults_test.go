@@ -300,3 +300,35 @@ func BenchmarkFaultHookNoRules(b *testing.B) {
 		}
 	})
 }
+
+// TestFaultRuleIssueExample decodes the rule format exactly as documented
+// (every field, as the README and the helpers rely on it) with unknown
+// members refused, and stores it.
+func TestFaultRuleIssueExample(t *testing.T) {
+	t.Parallel()
+	const example = `{"match": {"operation": "Read", "resourceType": "docs", "database": "db1", "container": "c1",
+    "partitionKey": ["a"], "id": "item1", "rangeId": "0", "userAgent": "my-service"},
+    "response": {"status": 429, "substatus": 3200, "retryAfterMs": 50, "delayMs": 0,
+    "closeConnection": false}, "count": 2, "probability": 0.5, "seed": 7, "everyNth": 3,
+    "durationMs": 60000}`
+	dec := json.NewDecoder(strings.NewReader(example))
+	dec.DisallowUnknownFields()
+	var r FaultRule
+	if err := dec.Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	m, resp := r.Match, r.Response
+	if m.Operation != "Read" || m.ResourceType != "docs" || m.Database != "db1" || m.Container != "c1" || string(m.PartitionKey) != `["a"]` ||
+		m.ID != "item1" || m.RangeID != "0" || m.UserAgent != "my-service" {
+		t.Errorf("match = %+v", m)
+	}
+	if resp.Status != 429 || resp.SubStatus != 3200 || resp.RetryAfterMs != 50 || resp.DelayMs != 0 || resp.CloseConnection {
+		t.Errorf("response = %+v", resp)
+	}
+	if r.Count != 2 || r.Probability == nil || *r.Probability != 0.5 || r.Seed == nil || *r.Seed != 7 || r.EveryNth != 3 || r.DurationMs != 60000 {
+		t.Errorf("bounds = %+v", r)
+	}
+	if _, err := NewFaultSet().Put("example", r); err != nil {
+		t.Errorf("Put: %v", err)
+	}
+}
