@@ -53,8 +53,8 @@ func faultsFixture(t *testing.T) (*emulatortest.Emulator, *azcosmos.ContainerCli
 // TestFaultsGoSDKRetries: what azcosmos (default retry policy: 3 retries)
 // does with injected faults. 429/3200 twice is retried and the read
 // succeeds after three tries; 429 on every try surfaces 429 after four
-// (the rule's hits count them); 408 on a read is retried; 449
-// on a write is surfaced and the item is unchanged; 503 on a read is
+// (the rule's hits count them); 408 on a read is retried; 503 and 449
+// on a write are surfaced and the item is unchanged; 503 on a read is
 // surfaced too: azcosmos retries a 503 only in another preferred region,
 // and an account with one region has none (its clientRetryPolicy).
 func TestFaultsGoSDKRetries(t *testing.T) {
@@ -71,6 +71,7 @@ func TestFaultsGoSDKRetries(t *testing.T) {
 		{"429 past the retry budget", emulatortest.FaultRule{Match: emulatortest.FaultMatch{Operation: "Read", ID: "item1"}, Response: emulatortest.FaultResponse{Status: 429, SubStatus: 3200, RetryAfterMs: 10}, Count: 100}, false, 429, 4},
 		{"503 on a read, surfaced in one region", emulatortest.FaultRule{Match: emulatortest.FaultMatch{Operation: "Read"}, Response: emulatortest.FaultResponse{Status: 503}, Count: 1}, false, 503, 1},
 		{"408 on a read, retried", emulatortest.FaultRule{Match: emulatortest.FaultMatch{Operation: "Read"}, Response: emulatortest.FaultResponse{Status: 408}, Count: 1}, false, 0, 1},
+		{"503 on a replace, surfaced", emulatortest.FaultRule{Match: emulatortest.FaultMatch{Operation: "Replace"}, Response: emulatortest.FaultResponse{Status: 503}, Count: 1}, true, 503, 1},
 		{"449 on a replace, surfaced", emulatortest.FaultRule{Match: emulatortest.FaultMatch{Operation: "Replace"}, Response: emulatortest.FaultResponse{Status: 449}, Count: 1}, true, 449, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -97,7 +98,7 @@ func TestFaultsGoSDKRetries(t *testing.T) {
 			}
 		})
 	}
-	// the surfaced 449 never reached the item
+	// the surfaced 503 and 449 never reached the item
 	r, err := cc.ReadItem(bg, pk, "item1", nil)
 	if err != nil || !strings.Contains(string(r.Value), `"v":1`) {
 		t.Errorf("item after the faulted replace: %s, %v", r.Value, err)

@@ -13,7 +13,14 @@ import (
 // x-ms-throttle-retry-count is 2), a client with a budget of 3 retries
 // sees the 429/3200 itself after 4 attempts, and a 410/1002 injected on
 // the change feed's range makes it re-read /pkranges and read the change
-// on the retry.
+// on the retry. A 503 on a read is retried once (one injected 503 is
+// absorbed, a second reaches the caller); a 503 on a create reaches the
+// caller at once and writes nothing. A delay past the client's
+// requestTimeout makes reads time out and retry until they succeed, while a
+// timed-out create reaches the caller as TimeoutError and is never run (the
+// client left during the delay). A rule with probability 0.5 and seed 7
+// throttles the same reads each time it is set: the pattern is fixed by the
+// seed (math/rand/v2's PCG), so it is asserted exactly.
 func TestJSFaults(t *testing.T) {
 	node, dir := jsSDK(t)
 	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
@@ -24,6 +31,12 @@ func TestJSFaults(t *testing.T) {
 	want := `retried status=200 retries=2 hits=2
 surfaced code=429 substatus=3200 hits=4
 gone ids=a hits=1
+503 read-once status=200 hits=1
+503 read-many code=503 hits=2
+503 create code=503 hits=1 stored=false
+timeout read status=200 hits=2 slow=true
+timeout create code=TimeoutError hits=1 stored=false
+seeded pattern=T.T..T.T.TTT.T.T same=true hits=9 throttled=9
 `
 	if got := string(out); got != want {
 		t.Fatalf("JS SDK with injected faults:\n%s\nwant:\n%s\nstderr:\n%s", got, want, strings.TrimSpace(stderr))

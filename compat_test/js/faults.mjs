@@ -52,3 +52,72 @@ for (let i = 0; i < 5 && ids.length === 0; i++) {
   ids = ids.concat(page.result.map((d) => d.id));
 }
 console.log(`gone ids=${ids.join(",")} hits=${await hits("gone-once")}`);
+
+// (4) 503 on a read: retried once (the SDK's timeout-failover policy allows
+// one 503 retry), so one injected 503 is absorbed and two reach the caller;
+// 503 on a create (a single-write account) reaches the caller at once and
+// the item is not written
+await mark("unavailable");
+await rule("read-503", { match: { operation: "Read", container: "c", id: "a" }, response: { status: 503 }, count: 1 });
+const r4 = await container.item("a", "p").read();
+console.log(`503 read-once status=${r4.statusCode} hits=${await hits("read-503")}`);
+await rule("read-503", { match: { operation: "Read", container: "c", id: "a" }, response: { status: 503 }, count: 5 });
+try {
+  await container.item("a", "p").read();
+  console.log("503 read-many: no error");
+} catch (e) {
+  console.log(`503 read-many code=${e.code} hits=${await hits("read-503")}`);
+}
+await signedRequest("DELETE", "_emulator/faults/read-503");
+await rule("create-503", { match: { operation: "Create", container: "c" }, response: { status: 503 }, count: 1 });
+try {
+  await container.items.create({ id: "w503", pk: "p" });
+  console.log("503 create: no error");
+} catch (e) {
+  const after = await container.item("w503", "p").read();
+  console.log(`503 create code=${e.code} hits=${await hits("create-503")} stored=${after.statusCode !== 404}`);
+}
+
+// (5) a delay past the client's requestTimeout: a read times out twice and
+// is retried until it succeeds; a create times out once and reaches the
+// caller as a TimeoutError, and since the client went away during the
+// delay the emulator never ran it
+await mark("timeout");
+const impatient = new CosmosClient({ endpoint, key, connectionPolicy: { requestTimeout: 300 } });
+const ic = impatient.database(dbId).container("c");
+await rule("slow-read", { match: { operation: "Read", container: "c", id: "a" }, response: { delayMs: 3000 }, count: 2 });
+const t0 = Date.now();
+const r5 = await ic.item("a", "p").read();
+console.log(`timeout read status=${r5.statusCode} hits=${await hits("slow-read")} slow=${Date.now() - t0 >= 600}`);
+await rule("slow-create", { match: { operation: "Create", container: "c" }, response: { delayMs: 3000 }, count: 1 });
+try {
+  await ic.items.create({ id: "slow", pk: "p" });
+  console.log("timeout create: no error");
+} catch (e) {
+  await new Promise((res) => setTimeout(res, 3500)); // past the delay: had it run, it would be stored now
+  const after = await container.item("slow", "p").read();
+  console.log(`timeout create code=${e.code} hits=${await hits("slow-create")} stored=${after.statusCode !== 404}`);
+}
+
+// (6) probability with a seed is reproducible: the same rule, set twice,
+// throttles the same reads of a client that does not retry
+await mark("seeded");
+const noRetry = new CosmosClient({ endpoint, key, connectionPolicy: { retryOptions: { maxRetryAttemptCount: 0 } } });
+const nc = noRetry.database(dbId).container("c");
+async function pattern() {
+  await rule("coin", { match: { operation: "Read", container: "c", id: "a" }, response: { status: 429, substatus: 3200, retryAfterMs: 1 }, probability: 0.5, seed: 7 });
+  let s = "";
+  for (let i = 0; i < 16; i++) {
+    try {
+      await nc.item("a", "p").read();
+      s += ".";
+    } catch (e) {
+      s += e.code === 429 ? "T" : "?";
+    }
+  }
+  return s;
+}
+const p1 = await pattern();
+const h1 = await hits("coin");
+const p2 = await pattern();
+console.log(`seeded pattern=${p1} same=${p1 === p2} hits=${h1} throttled=${[...p1].filter((c) => c === "T").length}`);
