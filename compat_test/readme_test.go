@@ -40,7 +40,8 @@ func readmeSnippets(t *testing.T, section, lang string) []string {
 }
 
 // TestReadmeGoSnippets: every Go snippet of the README's Connecting
-// section (what a new user copies first) compiles as written
+// section (what a new user copies first) and of its Fault injection
+// section compiles as written
 // (imports, the key constant, a test file's TestMain): each is put in a
 // package directory of its own inside this module (named with a leading
 // underscore, so ./... never sees it) and checked with go vet, which
@@ -50,7 +51,11 @@ func TestReadmeGoSnippets(t *testing.T) {
 	if err != nil {
 		t.Skip("go is not on PATH")
 	}
-	for i, snippet := range readmeSnippets(t, "Connecting", "go") {
+	var snippets []string
+	for _, section := range []string{"Connecting", "Fault injection"} {
+		snippets = append(snippets, readmeSnippets(t, section, "go")...)
+	}
+	for i, snippet := range snippets {
 		dir, err := os.MkdirTemp(".", "_readme_snippet_")
 		if err != nil {
 			t.Fatal(err)
