@@ -311,10 +311,10 @@ func (h *handler) rateLimit(next http.Handler) http.Handler {
 		}
 		est := estimate(r)
 		if wait, ok := l.admit(keys, t.perRange, est); !ok {
-			ms := int((wait + time.Millisecond - 1) / time.Millisecond)
-			hd := w.Header()
-			hd.Set("X-Ms-Retry-After-Ms", strconv.Itoa(ms))
-			h.writeError(w, r, emulator.Errorf(emulator.KindTooManyRequests, "%s", emulator.MsgTooManyRequests).WithSub(emulator.SubStatusRUBudgetExceeded))
+			// the same answer as an injected 429: one shape for every
+			// throttle a client can meet
+			ms := max(int((wait+time.Millisecond-1)/time.Millisecond), 1)
+			writeInjected(w, FaultResponse{Status: http.StatusTooManyRequests, SubStatus: emulator.SubStatusRUBudgetExceeded, RetryAfterMs: ms})
 			return
 		}
 		next.ServeHTTP(w, r)
