@@ -179,7 +179,8 @@ func TestFaultsDelayTripsTimeout(t *testing.T) {
 }
 
 // TestFaultsCloseConnection: a closeConnection rule drops the connection
-// without an answer, and the create it dropped wrote nothing.
+// without an answer, the create it dropped wrote nothing, and the metrics
+// count it as dropped (444), not as answered.
 func TestFaultsCloseConnection(t *testing.T) {
 	e, _ := faultsFixture(t)
 	raw := newRaw(t, e)
@@ -190,6 +191,16 @@ func TestFaultsCloseConnection(t *testing.T) {
 	}
 	t.Logf("dropped: %v", err)
 	wantStatus(t, raw.do("GET", docPath("f", "c1", "dropped"), nil, pkHeader, `["a"]`), http.StatusNotFound)
+	// the metrics record the dropped request as 444 (no response), not 200
+	metrics := emulatortest.ScrapeMetrics(t, emulatortest.HTTPClient(), e.Endpoint+"_emulator/metrics")
+	for sample, want := range map[string]float64{
+		`cosmos_emulator_requests_total{operation="Create",resource_type="docs",status="444"}`: 1,
+		`cosmos_emulator_requests_total{operation="Create",resource_type="docs",status="200"}`: 0,
+	} {
+		if got := metrics[sample]; got != want {
+			t.Errorf("%s = %v, want %v", sample, got, want)
+		}
+	}
 }
 
 // TestFaultsScopedUnderLoad: a rule on one container and partition key

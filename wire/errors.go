@@ -23,6 +23,12 @@ const MsgUnavailable = "The emulator's database is unreachable or restarting; re
 // never reads it.
 const StatusClientClosedRequest = 499
 
+// StatusConnectionDropped is the status the request metrics and log record
+// for a request the emulator answered by closing the connection (a fault
+// rule's closeConnection): nginx's 444 "no response", as no standard status
+// says it. No client ever receives it.
+const StatusConnectionDropped = 444
+
 // StatusOf returns the HTTP status for an error kind. This is the only place
 // where error kinds become status codes.
 func StatusOf(k emulator.Kind) int {

@@ -105,9 +105,21 @@ func (h *handler) observe(next http.Handler) http.Handler {
 		triggers := scriptKinds(op, r.Header)
 		path := r.URL.EscapedPath()
 		defer func() {
+			// A handler that drops the connection (panic with
+			// http.ErrAbortHandler, net/http's way) sent no answer: it is
+			// recorded as such, then the panic goes on to net/http.
+			dropped := recover()
 			status := rec.status
 			if status == 0 {
 				status = http.StatusOK
+			}
+			if dropped == http.ErrAbortHandler { //nolint:errorlint // the sentinel is panicked as is
+				status = StatusConnectionDropped
+			} else if dropped != nil {
+				status = http.StatusInternalServerError
+			}
+			if dropped != nil {
+				defer panic(dropped)
 			}
 			elapsed := time.Since(start)
 			hd := w.Header()
