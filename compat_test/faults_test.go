@@ -324,15 +324,15 @@ func TestFaultsControlEndpoints(t *testing.T) {
 	wantStatus(t, raw.send(req), http.StatusUnauthorized)
 }
 
-// TestReadmeFaultsJSSnippet runs the README's fault injection JavaScript
+// TestReadmeFaultsJSSnippet runs the documented fault injection JavaScript
 // (fetch with the master-key signature) as written against an http
 // emulator: its PUT, GET and DELETE are accepted, it prints the rule with
 // no hits, and the rule is gone afterwards.
 func TestReadmeFaultsJSSnippet(t *testing.T) {
 	node, dir := jsSDK(t)
-	snippets := readmeSnippets(t, "Fault injection", "js")
+	snippets := docSnippets(t, "docs/faults-and-throttling.md", "Fault injection", "js")
 	if len(snippets) != 1 {
-		t.Fatalf("README's Fault injection section has %d JavaScript snippets, want 1", len(snippets))
+		t.Fatalf("the Fault injection section has %d JavaScript snippets, want 1", len(snippets))
 	}
 	e := emulatortest.Start(t, emulatortest.WithProtocol("http"))
 	script := writeTempScript(t, dir, "_readme_faults_*.mjs", snippets[0])
