@@ -100,6 +100,15 @@ func WithMinPartitionRanges(n int) Option {
 	return func(cfg *server.Config) { cfg.MinPartitionRanges = n }
 }
 
+// WithDurability sets the durability level of a managed cluster
+// (StartManaged; --durability): server.DurabilityFull,
+// server.DurabilityProcess (StartManaged's default: the cluster dies with
+// the test) or server.DurabilityNone. It has no effect on Start, whose
+// database lives on the shared test server (see Start).
+func WithDurability(level server.Durability) Option {
+	return func(cfg *server.Config) { cfg.Durability = level }
+}
+
 // WithRateLimit turns throttling on (--rate-limit): requests over their
 // container's provisioned RU/s are answered 429 with sub-status 3200 and
 // x-ms-retry-after-ms, as the service answers them.
