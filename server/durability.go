@@ -23,13 +23,13 @@ const (
 	DurabilityExternal Durability = "external"
 )
 
-// durabilityFor returns the level cfg asks for: an explicit
-// Config.Durability, else none for FastUnsafeCommit, else by the data's
-// lifetime (process for Ephemeral, full for a data directory), or
-// DurabilityExternal with Config.PG whatever was asked (an external
+// DurabilityLevel returns the level cfg asks for, as Start resolves it:
+// an explicit Config.Durability, else none for FastUnsafeCommit, else by
+// the data's lifetime (process for Ephemeral, full for a data directory),
+// or DurabilityExternal with Config.PG whatever was asked (an external
 // server keeps its own settings; a level given anyway is not refused).
 // Only an unknown level is an error.
-func durabilityFor(cfg Config) (Durability, error) {
+func (cfg Config) DurabilityLevel() (Durability, error) {
 	level := cfg.Durability
 	if level != "" {
 		var err error

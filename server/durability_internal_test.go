@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// TestDurabilityFor: an explicit level wins, then --fast-unsafe-commit,
+// TestDurabilityLevel: an explicit level wins, then --fast-unsafe-commit,
 // then the data's lifetime (ephemeral: process; a data directory: full);
 // an external server is reported as such whatever was asked, and only an
 // unknown level is refused.
-func TestDurabilityFor(t *testing.T) {
+func TestDurabilityLevel(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name string
@@ -30,15 +30,15 @@ func TestDurabilityFor(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := durabilityFor(tt.cfg)
+			got, err := tt.cfg.DurabilityLevel()
 			if err != nil || got != tt.want {
-				t.Errorf("durabilityFor(%+v) = %q, %v; want %q", tt.cfg, got, err, tt.want)
+				t.Errorf("DurabilityLevel(%+v) = %q, %v; want %q", tt.cfg, got, err, tt.want)
 			}
 		})
 	}
 	for _, cfg := range []Config{{Durability: "fast"}, {PG: "postgres://h/db", Durability: "sync"}} {
-		if _, err := durabilityFor(cfg); err == nil || !strings.Contains(err.Error(), "full, process, none") {
-			t.Errorf("durabilityFor(%+v): %v, want an error naming the accepted values", cfg, err)
+		if _, err := cfg.DurabilityLevel(); err == nil || !strings.Contains(err.Error(), "full, process, none") {
+			t.Errorf("DurabilityLevel(%+v): %v, want an error naming the accepted values", cfg, err)
 		}
 	}
 }

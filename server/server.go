@@ -266,7 +266,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if _, err := base64.StdEncoding.DecodeString(cfg.Key); err != nil {
 		return nil, &StartError{Cause: "the master key (--key) is not valid base64", Fix: "give the base64 key clients sign with, or leave --key out for the well-known emulator key", Err: err}
 	}
-	level, err := durabilityFor(cfg)
+	level, err := cfg.DurabilityLevel()
 	if err != nil {
 		return nil, &StartError{Cause: fmt.Sprintf("the durability level %q is not known", cfg.Durability), Fix: "set --durability to full, process or none", Err: err}
 	}
