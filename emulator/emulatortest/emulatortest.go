@@ -100,12 +100,26 @@ func WithMinPartitionRanges(n int) Option {
 	return func(cfg *server.Config) { cfg.MinPartitionRanges = n }
 }
 
+// Durability is what an acknowledged write survives (server.Durability),
+// for WithDurability and Emulator.Durability.
+type Durability = server.Durability
+
+// The durability levels of a managed cluster (server.DurabilityFull and
+// the others), and the level an emulator on the shared test server
+// reports.
+const (
+	DurabilityFull     = server.DurabilityFull
+	DurabilityProcess  = server.DurabilityProcess
+	DurabilityNone     = server.DurabilityNone
+	DurabilityExternal = server.DurabilityExternal
+)
+
 // WithDurability sets the durability level of a managed cluster
-// (StartManaged; --durability): server.DurabilityFull,
-// server.DurabilityProcess (StartManaged's default: the cluster dies with
-// the test) or server.DurabilityNone. It has no effect on Start, whose
-// database lives on the shared test server (see Start).
-func WithDurability(level server.Durability) Option {
+// (StartManaged; --durability): DurabilityFull, DurabilityProcess
+// (StartManaged's default: the cluster dies with the test) or
+// DurabilityNone. It has no effect on Start, whose database lives on the
+// shared test server (see Start).
+func WithDurability(level Durability) Option {
 	return func(cfg *server.Config) { cfg.Durability = level }
 }
 
