@@ -3,6 +3,15 @@
 // database of a real PostgreSQL (COSMOS_TEST_PG, or a private server started
 // from the local PostgreSQL binaries; see pgtest). It hands out
 // azcosmos clients ready to talk to it. Test-only.
+//
+// Durability: the data dies with the test, so writes wait for no disk
+// flush, yet an acknowledged write survives a kill -9 of PostgreSQL or of
+// the emulator (process durability, server.DurabilityProcess): Start's
+// database lives on pgtest's private server, which runs at that level (a
+// server named by COSMOS_TEST_PG keeps its own settings, and
+// Emulator.Durability reports DurabilityExternal for both), and
+// StartManaged's ephemeral cluster defaults to it (WithDurability changes
+// it).
 package emulatortest
 
 import (
