@@ -82,6 +82,11 @@ COPY --from=build /out/cosmos-emulator /usr/local/bin/cosmos-emulator
 # there to keep both across container re-creation. With PROTOCOL=https the
 # certificate is also written where Microsoft's classic image keeps it,
 # which testcontainers-python copies out of the container.
+# Durability: /data is a volume, so writes are flushed to disk (full). A
+# throwaway container whose data is removed with it can set
+# COSMOS_EMULATOR_DURABILITY=process: no flush, and an acknowledged write
+# still survives a kill of the emulator or PostgreSQL (not a host crash);
+# the Go testcontainers module does so when it mounts nothing.
 ENV COSMOS_EMULATOR_ADDR=0.0.0.0 \
     PROTOCOL=http \
     COSMOS_EMULATOR_CERT_EXPORT=/tmp/cosmos/appdata/.system/profiles/Client/AppData/Local/CosmosDBEmulator/emulator.pem \

@@ -121,21 +121,35 @@ func waitWrites(t *testing.T, cc *azcosmos.ContainerClient, n int) {
 	t.Fatalf("fewer than %d writes after a minute", n)
 }
 
+// durabilityModes are the levels the kill tests run in: an acknowledged
+// write must survive a kill -9 of PostgreSQL or of the emulator in both
+// (none, by contract, may lose the last writes).
+var durabilityModes = []emulatortest.Durability{emulatortest.DurabilityFull, emulatortest.DurabilityProcess}
+
 // TestKillPostmasterUnderLoad kills the managed PostgreSQL (SIGKILL) while
 // writers create items: no acknowledged write is lost, and writes resume
-// without anyone restarting anything.
+// without anyone restarting anything; in each durability mode that
+// promises it.
 func TestKillPostmasterUnderLoad(t *testing.T) {
 	t.Parallel()
-	e := emulatortest.StartManaged(t)
-	c := e.Client(t)
-	cc := mustContainer(t, mustDB(t, c, "db"), "c")
-	stop := writeLoad(t, cc, 4)
-	waitWrites(t, cc, 100)
-	e.KillPostgres(t)
-	// Writes resume by themselves: more items than before the kill.
-	before := len(snapshotIDs(t, cc))
-	waitWrites(t, cc, before+100)
-	wantAllPresent(t, cc, stop())
+	for _, mode := range durabilityModes {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			e := emulatortest.StartManaged(t, emulatortest.WithDurability(mode))
+			if got := e.Durability(); got != mode {
+				t.Fatalf("durability %q, want %q", got, mode)
+			}
+			c := e.Client(t)
+			cc := mustContainer(t, mustDB(t, c, "db"), "c")
+			stop := writeLoad(t, cc, 4)
+			waitWrites(t, cc, 100)
+			e.KillPostgres(t)
+			// Writes resume by themselves: more items than before the kill.
+			before := len(snapshotIDs(t, cc))
+			waitWrites(t, cc, before+100)
+			wantAllPresent(t, cc, stop())
+		})
+	}
 }
 
 func snapshotIDs(t *testing.T, cc *azcosmos.ContainerClient) []string {
@@ -165,6 +179,8 @@ func snapshotIDs(t *testing.T, cc *azcosmos.ContainerClient) []string {
 type emulatorProcess struct {
 	cmd      *exec.Cmd
 	endpoint string
+	// durability is its "Durability: ..." start-up line.
+	durability string
 }
 
 // buildEmulator builds the command into a temporary directory of t.
@@ -178,11 +194,11 @@ func buildEmulator(t *testing.T) string {
 	return bin
 }
 
-// startProcess runs the emulator bin on dataDir and waits for its ready
-// line.
-func startProcess(t *testing.T, bin, dataDir string) *emulatorProcess {
+// startProcess runs the emulator bin on dataDir, with extra arguments, and
+// waits for its ready line.
+func startProcess(t *testing.T, bin, dataDir string, args ...string) *emulatorProcess {
 	t.Helper()
-	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn")
+	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +225,8 @@ func startProcess(t *testing.T, bin, dataDir string) *emulatorProcess {
 			<-done
 		}
 	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	br := bufio.NewReader(stdout)
+	line, err := br.ReadString('\n')
 	if err != nil {
 		cmd.Wait() //nolint:errcheck
 		if strings.Contains(stderr.String(), "PostgreSQL is not installed") && os.Getenv("CI") == "" {
@@ -217,11 +234,17 @@ func startProcess(t *testing.T, bin, dataDir string) *emulatorProcess {
 		}
 		t.Fatalf("emulator did not start: %v\n%s", err, stderr.String())
 	}
-	go io.Copy(io.Discard, stdout) //nolint:errcheck
 	var ok bool
 	if p.endpoint, ok = strings.CutPrefix(strings.TrimSpace(line), "cosmos-emulator ready: "); !ok {
 		t.Fatalf("ready line %q", line)
 	}
+	for !strings.HasPrefix(p.durability, "Durability: ") {
+		if p.durability, err = br.ReadString('\n'); err != nil {
+			t.Fatalf("no Durability line: %v", err)
+		}
+	}
+	p.durability = strings.TrimSpace(p.durability)
+	go io.Copy(io.Discard, br) //nolint:errcheck
 	return p
 }
 
@@ -241,24 +264,34 @@ func (p *emulatorProcess) client(t *testing.T) *azcosmos.Client {
 
 // TestKillEmulatorUnderLoad kills the emulator process itself (SIGKILL)
 // while writers create items, then starts it again on the same data
-// directory: every acknowledged write is there.
+// directory: every acknowledged write is there, in each durability mode
+// that promises it.
 func TestKillEmulatorUnderLoad(t *testing.T) {
 	t.Parallel()
-	dataDir, bin := t.TempDir(), buildEmulator(t)
-	p := startProcess(t, bin, dataDir)
-	cc := mustContainer(t, mustDB(t, p.client(t), "db"), "c")
-	stop := writeLoad(t, cc, 4)
-	waitWrites(t, cc, 200)
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	p.cmd.Wait() //nolint:errcheck
-	ids := stop()
+	bin := buildEmulator(t)
+	for _, mode := range durabilityModes {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			dataDir := t.TempDir()
+			p := startProcess(t, bin, dataDir, "--durability", string(mode))
+			if want := "Durability: " + string(mode) + " ("; !strings.HasPrefix(p.durability, want) {
+				t.Fatalf("durability line %q, want it to start with %q", p.durability, want)
+			}
+			cc := mustContainer(t, mustDB(t, p.client(t), "db"), "c")
+			stop := writeLoad(t, cc, 4)
+			waitWrites(t, cc, 200)
+			if err := p.cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			p.cmd.Wait() //nolint:errcheck
+			ids := stop()
 
-	p2 := startProcess(t, bin, dataDir)
-	db, _ := p2.client(t).NewDatabase("db")
-	cc2, _ := db.NewContainer("c")
-	wantAllPresent(t, cc2, ids)
+			p2 := startProcess(t, bin, dataDir, "--durability", string(mode))
+			db, _ := p2.client(t).NewDatabase("db")
+			cc2, _ := db.NewContainer("c")
+			wantAllPresent(t, cc2, ids)
+		})
+	}
 }
 
 // TestIfMatchRace: writers replace the same item at once, each with the

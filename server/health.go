@@ -41,6 +41,9 @@ type HealthStatus struct {
 	// Endpoint is the gateway's URL; Version the emulator's version.
 	Endpoint string `json:"endpoint"`
 	Version  string `json:"version"`
+	// Durability is the durability level in force: full, process, none,
+	// or external with an external PostgreSQL (Server.Durability).
+	Durability string `json:"durability"`
 }
 
 // listenHealth binds the health server's address. A failure is a
@@ -125,7 +128,7 @@ func (s *Server) healthHandler() http.Handler {
 // status reports the state of each part, as /status shows it.
 func (s *Server) status() HealthStatus {
 	version, _ := BuildVersion()
-	st := HealthStatus{PostgreSQL: "FAIL", Gateway: "FAIL", Explorer: "OK", Version: version}
+	st := HealthStatus{PostgreSQL: "FAIL", Gateway: "FAIL", Explorer: "OK", Version: version, Durability: string(s.durability)}
 	if s.cfg.DisableExplorer {
 		st.Explorer = "DISABLED"
 	}

@@ -120,7 +120,7 @@ func TestHealthServer(t *testing.T) {
 	var st server.HealthStatus
 	err = json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()
-	if err != nil || st != (server.HealthStatus{PostgreSQL: "OK", Gateway: "OK", Explorer: "OK", Ready: true, Endpoint: e.Endpoint, Version: st.Version}) {
+	if err != nil || st != (server.HealthStatus{PostgreSQL: "OK", Gateway: "OK", Explorer: "OK", Ready: true, Endpoint: e.Endpoint, Version: st.Version, Durability: "external"}) {
 		t.Errorf("status %+v %v", st, err)
 	}
 	// without HealthAddr there is none

@@ -78,11 +78,18 @@ type Config struct {
 	// postgres) for the managed cluster; empty searches PATH, then
 	// /usr/lib/postgresql/*/bin.
 	PGBin string
-	// FastUnsafeCommit runs the managed cluster with synchronous_commit=off:
-	// faster writes, but a crash of PostgreSQL or of the machine may lose
-	// the writes acknowledged in the last ~0.6 s. By default an
-	// acknowledged write is on disk. It has no effect with PG (configure
-	// your own server).
+	// Durability is what an acknowledged write of the managed cluster
+	// survives (--durability): DurabilityFull (the WAL is flushed to disk
+	// before the acknowledgement), DurabilityProcess (written to the
+	// kernel: survives any process crash, not an OS crash) or
+	// DurabilityNone (acknowledged before the WAL is written). Empty
+	// chooses by the data's lifetime: DurabilityNone when FastUnsafeCommit
+	// is set, DurabilityProcess when Ephemeral (the data dies with the
+	// process anyway), else DurabilityFull. It has no effect with PG: an
+	// external server keeps its own settings, and nothing is refused.
+	Durability Durability
+	// FastUnsafeCommit is the older name of DurabilityNone
+	// (--fast-unsafe-commit): when Durability is empty it selects it.
 	FastUnsafeCommit bool
 	// ReadTimeout bounds reading one request, headers and body (default
 	// DefaultReadTimeout); a client that trickles its body is cut off.
@@ -196,15 +203,18 @@ const (
 
 // Server is a running emulator.
 type Server struct {
-	cfg    Config
-	log    *slog.Logger
-	pg     *pgserver.Server
-	store  *pgstore.Store
-	svc    *emulator.Service
-	http   *http.Server
-	ln     net.Listener
-	url    string
-	served chan error
+	cfg Config
+	log *slog.Logger
+	pg  *pgserver.Server
+	// durability is the level in force: the managed cluster's, or
+	// DurabilityExternal with Config.PG.
+	durability Durability
+	store      *pgstore.Store
+	svc        *emulator.Service
+	http       *http.Server
+	ln         net.Listener
+	url        string
+	served     chan error
 	// faults holds the fault rules (Config.FaultsFile, /_emulator/faults).
 	faults *wire.FaultSet
 	ready  atomic.Bool
@@ -256,10 +266,14 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if _, err := base64.StdEncoding.DecodeString(cfg.Key); err != nil {
 		return nil, &StartError{Cause: "the master key (--key) is not valid base64", Fix: "give the base64 key clients sign with, or leave --key out for the well-known emulator key", Err: err}
 	}
+	level, err := cfg.DurabilityLevel()
+	if err != nil {
+		return nil, &StartError{Cause: fmt.Sprintf("the durability level %q is not known", cfg.Durability), Fix: "set --durability to full, process or none", Err: err}
+	}
 	if cfg.GoMaxProcs > 0 {
 		runtime.GOMAXPROCS(cfg.GoMaxProcs)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, served: make(chan error, 1), faults: wire.NewFaultSet()}
+	s := &Server{cfg: cfg, log: cfg.Logger, served: make(chan error, 1), faults: wire.NewFaultSet(), durability: level}
 	if cfg.FaultsFile != "" {
 		// before anything starts: a wrong file is a quick, clear failure
 		data, err := os.ReadFile(cfg.FaultsFile)
@@ -440,7 +454,7 @@ func withDefaults(cfg Config) Config {
 func (s *Server) startManaged(ctx context.Context) (*pgserver.Server, error) {
 	cfg := s.cfg
 	opts := pgserver.Options{DataDir: filepath.Join(cfg.DataDir, "postgres"), Ephemeral: cfg.Ephemeral,
-		FastUnsafeCommit: cfg.FastUnsafeCommit,
+		Durability: s.durability,
 		Logf: func(format string, args ...any) {
 			msg := fmt.Sprintf(format, args...)
 			if strings.Contains(msg, "initdb created") && !cfg.Ephemeral {

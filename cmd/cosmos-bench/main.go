@@ -1,6 +1,6 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
-// what, as a comma-separated list: point, js, containers (these three by
-// default), ttl, query, scale, changefeed, batch, sproc, udf, ranges, or all (every one, one
+// what, as a comma-separated list: point, durability, js, containers (these
+// four by default), ttl, query, scale, changefeed, batch, sproc, udf, ranges, or all (every one, one
 // after the other, each with its own emulator processes and data
 // directory). The js scenario (the JavaScript SDK under a mixed load, its
 // HTTPS floor, CPU time per operation, optional pprof profiles) is
@@ -8,7 +8,8 @@
 // churn of containers, a test suite's cycle) in containers.go, the
 // changefeed scenario in changefeed.go, the sproc scenario (stored
 // procedure executions) in sproc.go, the udf scenario (queries calling a
-// user-defined function) in udf.go.
+// user-defined function) in udf.go, the durability scenario (creates at
+// each --durability level, alternating) in durability.go.
 //
 // The point scenario measures, in one run:
 //
@@ -127,10 +128,10 @@ type config struct {
 
 // scenarioNames lists the scenarios in the order a run performs them; "all"
 // selects every one.
-var scenarioNames = []string{"point", "js", "containers", "ttl", "query", "scale", "changefeed", "batch", "sproc", "udf", "ranges"}
+var scenarioNames = []string{"point", "durability", "js", "containers", "ttl", "query", "scale", "changefeed", "batch", "sproc", "udf", "ranges"}
 
 // defaultScenarios is what make bench runs without -scenario.
-const defaultScenarios = "point,js,containers"
+const defaultScenarios = "point,durability,js,containers"
 
 // has reports whether the run includes scenario name.
 func (c config) has(name string) bool { return c.scenarios[name] }
@@ -178,7 +179,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var emuArgs string
 	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.scenario, "scenario", defaultScenarios, "what to measure, comma-separated: point (ready time, memory, point operations), js (the JS SDK: mixed load at two concurrencies, HTTPS floor, CPU per operation), containers (container create/delete, a churn of containers, the test suite cycle), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), scale (point reads, single-partition queries and creates on 1,000 against 1,000,000 items), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), ranges (point reads and single-partition queries on a container of 1 partition key range against one of -ranges), or all")
+	fs.StringVar(&cfg.scenario, "scenario", defaultScenarios, "what to measure, comma-separated: point (ready time, memory, point operations), durability (SDK create p50 with --durability full, process and none, alternating), js (the JS SDK: mixed load at two concurrencies, HTTPS floor, CPU per operation), containers (container create/delete, a churn of containers, the test suite cycle), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), scale (point reads, single-partition queries and creates on 1,000 against 1,000,000 items), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), ranges (point reads and single-partition queries on a container of 1 partition key range against one of -ranges), or all")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
@@ -347,6 +348,12 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		res.Point = true
 		if err := b.runPoint(ctx, res); err != nil {
 			return res, fmt.Errorf("point scenario: %w", err)
+		}
+	}
+	if cfg.has("durability") {
+		res.Durability = &durabilityResult{}
+		if err := b.runDurability(ctx, res.Durability); err != nil {
+			return res, fmt.Errorf("durability scenario: %w", err)
 		}
 	}
 	if cfg.has("js") {

@@ -39,6 +39,8 @@ type results struct {
 	// interleaved reads and health requests of the SDK floor: what a Go
 	// net/http server over TLS spends on a request with no work of its own.
 	SDKFloorCPUms float64 `json:"sdk_floor_proxy_cpu_ms_per_request,omitempty"`
+	// Durability is the durability scenario's results, if it ran.
+	Durability *durabilityResult `json:"durability,omitempty"`
 	// JS is the js scenario's results, if it ran.
 	JS *jsResult `json:"js,omitempty"`
 	// Containers is the containers scenario's results, if it ran.
@@ -164,6 +166,9 @@ func writeReport(w io.Writer, r *results) {
 	fmt.Fprintf(w, "emulator  %s %s\n", c.Binary, strings.Join(c.EmulatorArgs, " "))
 	if r.Point {
 		writePointReport(w, r)
+	}
+	if r.Durability != nil {
+		writeDurabilityReport(w, r.Durability)
 	}
 	if r.JS != nil {
 		writeJSReport(w, r.JS)

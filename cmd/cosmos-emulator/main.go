@@ -97,7 +97,9 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.IntVar(&cfg.TTLSweepBatch, "ttl-sweep-batch", 1000, "rows deleted per TTL sweep batch while no client request is being served, a quarter of it under load (each batch is one short transaction)")
 	fs.StringVar(&cfg.Consistency, "consistency", "Session", "the account's default consistency level: "+strings.Join(wire.ConsistencyLevels, ", "))
 	fs.StringVar(&cfg.PGBin, "pg-bin", "", "directory of the PostgreSQL programs for the managed cluster (default: PATH, then /usr/lib/postgresql/*/bin)")
-	fs.BoolVar(&cfg.FastUnsafeCommit, "fast-unsafe-commit", false, "managed PostgreSQL with synchronous_commit=off: faster writes, but a crash may lose the last ~0.6 s of acknowledged writes")
+	var durability string
+	fs.Var(&choice{&durability, []string{"full", "process", "none"}}, "durability", "what an acknowledged write of the managed PostgreSQL survives: full (flushed to disk: process and OS crashes), process (written to the kernel, not flushed: any process crash, kill -9 included, but not an OS crash; fsync=off), none (acknowledged before it is written: a crash may lose the last ~0.6 s; synchronous_commit=off); default: process with --ephemeral, whose data dies with the process, else full; with --pg the server keeps its own settings")
+	fs.BoolVar(&cfg.FastUnsafeCommit, "fast-unsafe-commit", false, "same as --durability none (managed PostgreSQL with synchronous_commit=off: a crash may lose the last ~0.6 s of acknowledged writes)")
 	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read one request (headers and body)")
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time from the end of a request's headers to the end of its response")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long an idle keep-alive connection stays open")
@@ -146,6 +148,9 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	if err != nil {
 		return cfg, err
 	}
+	if err := resolveDurability(&cfg, durability, t); err != nil {
+		return cfg, err
+	}
 	level, quiet := slogLevel(logLevel)
 	cfg.LogRequests = ms.logRequests
 	var w io.Writer = os.Stderr
@@ -157,6 +162,28 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 		cfg.Logger.Info(n)
 	}
 	return cfg, nil
+}
+
+// resolveDurability sets cfg.Durability from --durability and its alias
+// --fast-unsafe-commit (= none): the stronger source wins (a flag over a
+// variable); the two given at the same strength with different levels are
+// an error. Left unset, Start chooses by the data's lifetime
+// (server.Config.Durability).
+func resolveDurability(cfg *server.Config, level string, t *tracker) error {
+	if !t.set("durability") {
+		return nil
+	}
+	if cfg.FastUnsafeCommit && level != "none" {
+		switch fast, lvl := t.src["fast-unsafe-commit"], t.src["durability"]; {
+		case fast > lvl:
+			level = "none"
+		case fast == lvl:
+			return fmt.Errorf("%s=true means --durability none, but %s=%s asks for %s: give one of them", t.name["fast-unsafe-commit"], t.name["durability"], level, level)
+		}
+	}
+	cfg.Durability = server.Durability(level)
+	cfg.FastUnsafeCommit = level == "none"
+	return nil
 }
 
 // Run starts the emulator, prints the ready lines to out (readyLines) and
@@ -185,7 +212,8 @@ func Run(ctx context.Context, cfg server.Config, out io.Writer) error {
 //   - "cosmos-emulator ready: <url>", this emulator's ready line (the
 //     benchmarks and tests read the URL from it), then the connection
 //     string (with a key other than the well-known one, a placeholder
-//     stands for the key, so it never reaches a log);
+//     stands for the key, so it never reaches a log), then the durability
+//     level in force and what it survives;
 //   - "Now listening on: <scheme>://<listen address>": the testcontainers
 //     Node module waits for it;
 //   - the data explorer's page on its own listener (--explorer-port),
@@ -205,6 +233,7 @@ func readyLines(s *server.Server, cfg server.Config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cosmos-emulator ready: %s\n", s.URL())
 	fmt.Fprintf(&b, "Connection string: AccountEndpoint=%s;AccountKey=%s;\n", s.URL(), key)
+	fmt.Fprintf(&b, "Durability: %s\n", s.DescribeDurability(context.Background()))
 	scheme, _, _ := strings.Cut(s.URL(), "://")
 	fmt.Fprintf(&b, "Now listening on: %s://%s\n", scheme, s.ListenAddr())
 	if x := s.ExplorerURL(); x != "" {

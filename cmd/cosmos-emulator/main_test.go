@@ -67,7 +67,8 @@ func TestRun(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cfg, pw); pw.Close() }()
-	line, err := bufio.NewReader(pr).ReadString('\n')
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,16 @@ func TestRun(t *testing.T) {
 	if !ok || !strings.HasPrefix(url, "https://127.0.0.1:") {
 		t.Fatalf("ready line %q", line)
 	}
-	go io.Copy(io.Discard, pr)                                                                             //nolint:errcheck
+	// The durability line: with --pg, the server's own settings.
+	for line = ""; !strings.HasPrefix(line, "Durability: "); {
+		if line, err = br.ReadString('\n'); err != nil {
+			t.Fatalf("no Durability line: %v", err)
+		}
+	}
+	if want := "Durability: external (--pg: the server's own settings, fsync="; !strings.HasPrefix(line, want) {
+		t.Errorf("durability line %q, want it to start with %q", line, want)
+	}
+	go io.Copy(io.Discard, br)                                                                             //nolint:errcheck
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed test server
 	for _, p := range []string{"_emulator/health", "_explorer/emulator.pem"} {
 		resp, err := hc.Get(url + p)
@@ -162,5 +172,56 @@ func TestParseFlagsMinPartitionRanges(t *testing.T) {
 		if cfg.MinPartitionRanges != tc.want {
 			t.Errorf("%v %v: MinPartitionRanges = %d, want %d", tc.args, tc.env, cfg.MinPartitionRanges, tc.want)
 		}
+	}
+}
+
+// TestParseFlagsDurability: --durability and COSMOS_EMULATOR_DURABILITY,
+// the alias --fast-unsafe-commit, and the level Start then runs with
+// (server.Config.DurabilityLevel): by the data's lifetime unless asked.
+func TestParseFlagsDurability(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want server.Durability
+		err  string
+	}{
+		{"default: a data directory is full", nil, nil, server.DurabilityFull, ""},
+		{"default: ephemeral is process", []string{"--ephemeral"}, nil, server.DurabilityProcess, ""},
+		{"ephemeral from the environment", nil, map[string]string{"COSMOS_EMULATOR_EPHEMERAL": "true"}, server.DurabilityProcess, ""},
+		{"explicit full wins over ephemeral", []string{"--ephemeral", "--durability", "full"}, nil, server.DurabilityFull, ""},
+		{"explicit process on a data directory", []string{"--durability=process"}, nil, server.DurabilityProcess, ""},
+		{"none", []string{"--durability", "none"}, nil, server.DurabilityNone, ""},
+		{"any case", []string{"--durability", "Process"}, nil, server.DurabilityProcess, ""},
+		{"from the environment", nil, map[string]string{"COSMOS_EMULATOR_DURABILITY": "process"}, server.DurabilityProcess, ""},
+		{"the flag wins over the environment", []string{"--durability", "full"}, map[string]string{"COSMOS_EMULATOR_DURABILITY": "none"}, server.DurabilityFull, ""},
+		{"alias --fast-unsafe-commit", []string{"--fast-unsafe-commit"}, nil, server.DurabilityNone, ""},
+		{"alias on an ephemeral cluster", []string{"--ephemeral", "--fast-unsafe-commit"}, nil, server.DurabilityNone, ""},
+		{"alias from the environment", nil, map[string]string{"COSMOS_EMULATOR_FAST_UNSAFE_COMMIT": "true"}, server.DurabilityNone, ""},
+		{"alias flag wins over the level's variable", []string{"--fast-unsafe-commit"}, map[string]string{"COSMOS_EMULATOR_DURABILITY": "full"}, server.DurabilityNone, ""},
+		{"level flag wins over the alias's variable", []string{"--durability", "process"}, map[string]string{"COSMOS_EMULATOR_FAST_UNSAFE_COMMIT": "true"}, server.DurabilityProcess, ""},
+		{"alias false changes nothing", []string{"--fast-unsafe-commit=false", "--durability", "process"}, nil, server.DurabilityProcess, ""},
+		{"both flags agreeing", []string{"--fast-unsafe-commit", "--durability", "none"}, nil, server.DurabilityNone, ""},
+		{"external server keeps its settings, nothing refused", []string{"--pg", "postgres://h/db", "--durability", "none"}, nil, server.DurabilityExternal, ""},
+		{"external server by default", []string{"--pg", "postgres://h/db"}, nil, server.DurabilityExternal, ""},
+		{"unknown level", []string{"--durability", "fast"}, nil, "", "full, process, none"},
+		{"unknown level in the environment", nil, map[string]string{"COSMOS_EMULATOR_DURABILITY": "sync"}, "", "COSMOS_EMULATOR_DURABILITY"},
+		{"both flags contradicting", []string{"--fast-unsafe-commit", "--durability", "full"}, nil, "", "--fast-unsafe-commit=true means --durability none, but --durability=full"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := ParseFlags(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := cfg.DurabilityLevel(); got != tt.want || err != nil {
+				t.Errorf("level = %q, %v; want %q", got, err, tt.want)
+			}
+		})
 	}
 }

@@ -17,7 +17,10 @@
 // through the mapped port without rewriting requests. Run waits on the main
 // port's GET /_emulator/health, which answers once PostgreSQL does, whatever
 // the protocol; the image also prints Microsoft's "Started" line and serves
-// /ready on port 8080 for the tools that wait on those.
+// /ready on port 8080 for the tools that wait on those. A container that
+// mounts nothing runs at process durability (writes wait for no disk
+// flush; its data is removed with it), one with a volume at the image's
+// full durability (WithDurability).
 //
 // Tests of this package start containers for real when a Docker engine
 // answers and skip otherwise; with CI=true and COSMOS_DOCKER_TESTS=1 a
@@ -84,11 +87,12 @@ type Container struct {
 
 // settings are what the Options configure.
 type settings struct {
-	key       string
-	protocol  string
-	minRanges int
-	build     *testcontainers.FromDockerfile
-	timeout   time.Duration
+	key        string
+	protocol   string
+	durability string
+	minRanges  int
+	build      *testcontainers.FromDockerfile
+	timeout    time.Duration
 }
 
 // Option configures Run. It is a testcontainers.ContainerCustomizer, so
@@ -126,6 +130,68 @@ func WithKey(key string) Option {
 		s.key = key
 		return nil
 	}
+}
+
+// Durability levels of WithDurability: what an acknowledged write
+// survives (the emulator's --durability).
+const (
+	// DurabilityFull flushes every commit to disk: the image's default for
+	// its /data volume, and Run's when the request mounts anything.
+	DurabilityFull = "full"
+	// DurabilityProcess writes every commit to the kernel, without a
+	// flush: an acknowledged write survives a kill -9 of PostgreSQL or of
+	// the emulator, not a crash of the Docker host. Run's default for a
+	// container without mounts, whose data is removed with it.
+	DurabilityProcess = "process"
+	// DurabilityNone acknowledges a commit before it is written: a crash
+	// may lose the last ~0.6 s of writes.
+	DurabilityNone = "none"
+)
+
+// durabilityEnv is the emulator's variable for --durability.
+const durabilityEnv = "COSMOS_EMULATOR_DURABILITY"
+
+// WithDurability sets the emulator's durability level: DurabilityFull,
+// DurabilityProcess or DurabilityNone (COSMOS_EMULATOR_DURABILITY). Without
+// it, Run chooses process for a container that mounts nothing (its data
+// is removed with it) and leaves the image's default, full, when the
+// request mounts a volume or a host directory (ContainerRequest.Mounts or
+// Binds). Mounts added through a HostConfigModifier are not seen: give
+// WithDurability(DurabilityFull) with them. Any other value makes Run
+// fail before starting anything.
+func WithDurability(level string) Option {
+	return func(s *settings) error {
+		switch level {
+		case DurabilityFull, DurabilityProcess, DurabilityNone:
+			s.durability = level
+			return nil
+		}
+		return fmt.Errorf("cosmoscontainer: durability %q: accepted values are full, process, none", level)
+	}
+}
+
+// defaultDurability sets the durability level of a request that chose
+// none: process when it mounts nothing, as the container's data (in its
+// anonymous /data volume, removed with it) dies with it anyway. A request
+// that sets COSMOS_EMULATOR_DURABILITY or its alias
+// COSMOS_EMULATOR_FAST_UNSAFE_COMMIT, or mounts a volume or a host
+// directory, keeps its choice or the image's default (full). A
+// --durability among the command's arguments wins over the variable in
+// the emulator.
+func defaultDurability(req *testcontainers.GenericContainerRequest) {
+	if _, ok := req.Env[durabilityEnv]; ok {
+		return
+	}
+	if _, ok := req.Env["COSMOS_EMULATOR_FAST_UNSAFE_COMMIT"]; ok {
+		return
+	}
+	if len(req.Mounts) > 0 || len(req.Binds) > 0 { //nolint:staticcheck // Binds is deprecated, but callers may still set it
+		return
+	}
+	if req.Env == nil {
+		req.Env = map[string]string{}
+	}
+	req.Env[durabilityEnv] = DurabilityProcess
 }
 
 // WithMinPartitionRanges gives every container the emulator creates at
@@ -177,43 +243,9 @@ func WithStartupTimeout(d time.Duration) Option {
 // returns the container too, so that the caller can terminate it
 // (testcontainers.TerminateContainer(ctr.Docker()) accepts nil).
 func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustomizer) (*Container, error) {
-	s := settings{key: Key, timeout: DefaultStartupTimeout}
-	for _, o := range opts {
-		if o, ok := o.(Option); ok {
-			if err := o(&s); err != nil {
-				return nil, err
-			}
-		}
-	}
-	env := map[string]string{}
-	if s.protocol != "" {
-		// Our variable: it wins over Microsoft's PROTOCOL in any image.
-		env["COSMOS_EMULATOR_PROTOCOL"] = s.protocol
-	}
-	if s.key != Key {
-		env["COSMOS_EMULATOR_KEY"] = s.key
-	}
-	if s.minRanges > 0 {
-		env["COSMOS_EMULATOR_MIN_PARTITION_RANGES"] = strconv.Itoa(s.minRanges)
-	}
-	health := &healthStrategy{prefer: s.protocol, timeout: s.timeout}
-	req := testcontainers.GenericContainerRequest{
-		ContainerRequest: testcontainers.ContainerRequest{
-			Image:        img,
-			ExposedPorts: []string{Port},
-			Env:          env,
-			WaitingFor:   health,
-		},
-		Started: true,
-	}
-	if s.build != nil {
-		req.Image = "" // testcontainers refuses both
-		req.FromDockerfile = *s.build
-	}
-	for _, o := range opts {
-		if err := o.Customize(&req); err != nil {
-			return nil, fmt.Errorf("cosmoscontainer: customize: %w", err)
-		}
+	req, s, health, err := newRequest(img, opts)
+	if err != nil {
+		return nil, err
 	}
 	gc, err := testcontainers.GenericContainer(ctx, req)
 	var dc *testcontainers.DockerContainer
@@ -240,6 +272,54 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 	c.endpoint, c.certPEM = health.found.endpoint, health.found.certPEM
 	c.client = newHTTPClient(c.certPEM)
 	return c, nil
+}
+
+// newRequest builds the container request of Run: the Options' settings,
+// then testcontainers' customizers, then the default durability level.
+func newRequest(img string, opts []testcontainers.ContainerCustomizer) (testcontainers.GenericContainerRequest, settings, *healthStrategy, error) {
+	s := settings{key: Key, timeout: DefaultStartupTimeout}
+	for _, o := range opts {
+		if o, ok := o.(Option); ok {
+			if err := o(&s); err != nil {
+				return testcontainers.GenericContainerRequest{}, s, nil, err
+			}
+		}
+	}
+	env := map[string]string{}
+	if s.protocol != "" {
+		// Our variable: it wins over Microsoft's PROTOCOL in any image.
+		env["COSMOS_EMULATOR_PROTOCOL"] = s.protocol
+	}
+	if s.key != Key {
+		env["COSMOS_EMULATOR_KEY"] = s.key
+	}
+	if s.minRanges > 0 {
+		env["COSMOS_EMULATOR_MIN_PARTITION_RANGES"] = strconv.Itoa(s.minRanges)
+	}
+	if s.durability != "" {
+		env[durabilityEnv] = s.durability
+	}
+	health := &healthStrategy{prefer: s.protocol, timeout: s.timeout}
+	req := testcontainers.GenericContainerRequest{
+		ContainerRequest: testcontainers.ContainerRequest{
+			Image:        img,
+			ExposedPorts: []string{Port},
+			Env:          env,
+			WaitingFor:   health,
+		},
+		Started: true,
+	}
+	if s.build != nil {
+		req.Image = "" // testcontainers refuses both
+		req.FromDockerfile = *s.build
+	}
+	for _, o := range opts {
+		if err := o.Customize(&req); err != nil {
+			return testcontainers.GenericContainerRequest{}, s, nil, fmt.Errorf("cosmoscontainer: customize: %w", err)
+		}
+	}
+	defaultDurability(&req) // after the customizers: they may mount a volume
+	return req, s, health, nil
 }
 
 // Docker returns the underlying testcontainers container, nil for a nil c

@@ -3,6 +3,15 @@
 // database of a real PostgreSQL (COSMOS_TEST_PG, or a private server started
 // from the local PostgreSQL binaries; see pgtest). It hands out
 // azcosmos clients ready to talk to it. Test-only.
+//
+// Durability: the data dies with the test, so writes wait for no disk
+// flush, yet an acknowledged write survives a kill -9 of PostgreSQL or of
+// the emulator (process durability, server.DurabilityProcess): Start's
+// database lives on pgtest's private server, which runs at that level (a
+// server named by COSMOS_TEST_PG keeps its own settings, and
+// Emulator.Durability reports DurabilityExternal for both), and
+// StartManaged's ephemeral cluster defaults to it (WithDurability changes
+// it).
 package emulatortest
 
 import (
@@ -98,6 +107,29 @@ func WithPageTimeout(d time.Duration) Option {
 // ranges) run without provisioning over 10,000 RU/s.
 func WithMinPartitionRanges(n int) Option {
 	return func(cfg *server.Config) { cfg.MinPartitionRanges = n }
+}
+
+// Durability is what an acknowledged write survives (server.Durability),
+// for WithDurability and Emulator.Durability.
+type Durability = server.Durability
+
+// The durability levels of a managed cluster (server.DurabilityFull and
+// the others), and the level an emulator on the shared test server
+// reports.
+const (
+	DurabilityFull     = server.DurabilityFull
+	DurabilityProcess  = server.DurabilityProcess
+	DurabilityNone     = server.DurabilityNone
+	DurabilityExternal = server.DurabilityExternal
+)
+
+// WithDurability sets the durability level of a managed cluster
+// (StartManaged; --durability): DurabilityFull, DurabilityProcess
+// (StartManaged's default: the cluster dies with the test) or
+// DurabilityNone. It has no effect on Start, whose database lives on the
+// shared test server (see Start).
+func WithDurability(level Durability) Option {
+	return func(cfg *server.Config) { cfg.Durability = level }
 }
 
 // WithRateLimit turns throttling on (--rate-limit): requests over their

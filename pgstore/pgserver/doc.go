@@ -10,8 +10,10 @@
 // When the calling process runs as root, the PostgreSQL programs run as the
 // unprivileged "postgres" user (or "nobody"); see Start for the permission
 // changes this implies. Commits are durable by default (synchronous_commit
-// and fsync on; Options.FastUnsafeCommit trades that for speed), and a
-// supervisor restarts a postmaster that dies (see Start).
+// and fsync on); Options.Durability trades that for speed where the data
+// dies with the process (DurabilityProcess) or may lose its last writes
+// (DurabilityNone). A supervisor restarts a postmaster that dies (see
+// Start).
 //
 // Typical use:
 //

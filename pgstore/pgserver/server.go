@@ -47,12 +47,14 @@ type Options struct {
 	// called from the supervisor goroutine. Default: Logf.
 	Warnf func(format string, args ...any)
 
-	// FastUnsafeCommit runs the server with synchronous_commit=off: a
-	// commit is acknowledged before its WAL is flushed, so a crash of
-	// PostgreSQL or of the machine can lose the writes acknowledged in the
-	// last ~0.6 s (three wal_writer_delay periods). The default
-	// (synchronous_commit=on, fsync=on) acknowledges a commit only once its
-	// WAL is on disk: it survives a kill -9 of PostgreSQL and a power cut.
+	// Durability is how far an acknowledged commit survives (see
+	// Durability); empty means DurabilityFull, or DurabilityNone when
+	// FastUnsafeCommit is set.
+	Durability Durability
+
+	// FastUnsafeCommit is the older name of DurabilityNone, kept for its
+	// callers: when Durability is empty and this is set, the server runs
+	// with synchronous_commit=off. Durability, when set, wins.
 	FastUnsafeCommit bool
 
 	// Binaries, if not nil, names the PostgreSQL programs to use instead of
@@ -66,6 +68,76 @@ type Options struct {
 	Settings map[string]string
 }
 
+// Durability is a level of commit durability of the managed server: what
+// an acknowledged write survives.
+type Durability string
+
+// The durability levels, strongest first.
+const (
+	// DurabilityFull (synchronous_commit=on, fsync=on) acknowledges a
+	// commit once its WAL is on stable storage: it survives a kill -9 of
+	// PostgreSQL or of its owner, and a crash or power cut of the machine.
+	DurabilityFull Durability = "full"
+	// DurabilityProcess (synchronous_commit=on, fsync=off) acknowledges a
+	// commit once its WAL has been written to the operating system: it
+	// survives a kill -9 of PostgreSQL or of its owner (the kernel holds
+	// the data and PostgreSQL replays its WAL from there), but a crash or
+	// power cut of the machine can lose recent writes or corrupt the
+	// cluster, as nothing is flushed. Meant for data that dies with the
+	// process anyway (temporary clusters, test servers): their writes then
+	// wait for no flush.
+	DurabilityProcess Durability = "process"
+	// DurabilityNone (synchronous_commit=off, fsync=on) acknowledges a
+	// commit before its WAL is written: a crash of PostgreSQL or of the
+	// machine can lose the writes acknowledged in the last ~0.6 s (three
+	// wal_writer_delay periods); the cluster itself stays consistent.
+	DurabilityNone Durability = "none"
+)
+
+// Durabilities lists the levels, strongest first (for flag help and
+// validation).
+var Durabilities = []Durability{DurabilityFull, DurabilityProcess, DurabilityNone}
+
+// ParseDurability returns the level named s (full, process or none, in any
+// case), or an error naming the accepted values.
+func ParseDurability(s string) (Durability, error) {
+	for _, d := range Durabilities {
+		if strings.EqualFold(strings.TrimSpace(s), string(d)) {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("durability %q: accepted values are full, process, none", s)
+}
+
+// Describe says in a few words what an acknowledged write survives at
+// level d, for start-up lines and help, e.g. "survives process crashes;
+// not an OS crash".
+func (d Durability) Describe() string {
+	switch d {
+	case DurabilityFull:
+		return "survives process and OS crashes"
+	case DurabilityProcess:
+		return "survives process crashes; not an OS crash"
+	case DurabilityNone:
+		return "a crash may lose the last ~0.6 s of writes"
+	}
+	return "unknown durability level"
+}
+
+// level returns the durability the options ask for.
+func (o Options) level() (Durability, error) {
+	switch {
+	case o.Durability != "":
+		return ParseDurability(string(o.Durability))
+	case o.FastUnsafeCommit:
+		return DurabilityNone, nil
+	}
+	return DurabilityFull, nil
+}
+
+// Durability returns the durability level the server runs with.
+func (s *Server) Durability() Durability { return s.durability }
+
 // Server is a running private PostgreSQL server started by Start. Its
 // methods are safe for concurrent use.
 type Server struct {
@@ -78,7 +150,7 @@ type Server struct {
 	logPath    string // the server log of this run
 	logf       func(format string, args ...any)
 	warnf      func(format string, args ...any)
-	fastCommit bool
+	durability Durability
 	settings   map[string]string
 
 	// The user the PostgreSQL programs run as when this process is root.

@@ -467,15 +467,92 @@ func TestSupervisor(t *testing.T) {
 	}
 }
 
-// TestFastUnsafeCommit: the opt-in relaxes only synchronous_commit.
-func TestFastUnsafeCommit(t *testing.T) {
+// TestDurability: each level reaches the server as its settings, the
+// older FastUnsafeCommit still means DurabilityNone, and Durability wins
+// over it.
+func TestDurability(t *testing.T) {
 	requireBinaries(t)
 	t.Parallel()
-	s, _ := start(t, Options{Ephemeral: true, FastUnsafeCommit: true})
-	conn := connect(t, s)
-	for name, want := range map[string]string{"synchronous_commit": "off", "fsync": "on", "full_page_writes": "on"} {
-		if got := queryString(t, conn, "SELECT current_setting($1)", name); got != want {
-			t.Errorf("%s = %q, want %q", name, got, want)
+	for _, tt := range []struct {
+		name              string
+		opts              Options
+		want              Durability
+		syncCommit, fsync string
+	}{
+		{"default", Options{}, DurabilityFull, "on", "on"},
+		{"full", Options{Durability: DurabilityFull}, DurabilityFull, "on", "on"},
+		{"process", Options{Durability: DurabilityProcess}, DurabilityProcess, "on", "off"},
+		{"none", Options{Durability: DurabilityNone}, DurabilityNone, "off", "on"},
+		{"FastUnsafeCommit", Options{FastUnsafeCommit: true}, DurabilityNone, "off", "on"},
+		{"Durability wins over FastUnsafeCommit", Options{Durability: DurabilityProcess, FastUnsafeCommit: true}, DurabilityProcess, "on", "off"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.opts.Ephemeral = true
+			s, _ := start(t, tt.opts)
+			if got := s.Durability(); got != tt.want {
+				t.Errorf("Durability() = %q, want %q", got, tt.want)
+			}
+			conn := connect(t, s)
+			for name, want := range map[string]string{"synchronous_commit": tt.syncCommit, "fsync": tt.fsync, "full_page_writes": "on"} {
+				if got := queryString(t, conn, "SHOW "+name); got != want {
+					t.Errorf("%s = %q, want %q", name, got, want)
+				}
+			}
+		})
+	}
+	t.Run("unknown level", func(t *testing.T) {
+		t.Parallel()
+		_, err := Start(context.Background(), Options{Ephemeral: true, Durability: "fast"})
+		if err == nil || !strings.Contains(err.Error(), "full, process, none") {
+			t.Errorf("Start with Durability \"fast\": %v, want an error naming the accepted values", err)
+		}
+	})
+}
+
+// TestDurabilityChangeFlushes: a persistent cluster run without fsync
+// (DurabilityProcess) is marked, and the next DurabilityFull start flushes
+// it to disk and removes the mark, so switching a data directory back to
+// full durability does not leave the earlier run's pages in the kernel's
+// cache only.
+func TestDurabilityChangeFlushes(t *testing.T) {
+	requireBinaries(t)
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	marker := filepath.Join(dir, unsyncedMarker)
+	var logged []string
+	var mu sync.Mutex
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(format, args...))
+	}
+	for _, step := range []struct {
+		level     Durability
+		marked    bool
+		wantFlush bool
+	}{
+		{DurabilityFull, false, false},
+		{DurabilityProcess, true, false},
+		{DurabilityNone, true, false}, // fsync on, but it does not flush what came before
+		{DurabilityFull, false, true},
+		{DurabilityFull, false, false},
+	} {
+		mu.Lock()
+		logged = nil
+		mu.Unlock()
+		s, d := start(t, Options{DataDir: dir, Durability: step.level, Logf: logf})
+		t.Logf("start at %s: %v", step.level, d.Round(time.Millisecond))
+		exec1(t, connect(t, s), "CREATE TABLE IF NOT EXISTS t (n int); INSERT INTO t VALUES (1)")
+		stop(t, s)
+		if _, err := os.Stat(marker); (err == nil) != step.marked {
+			t.Errorf("after a run at %s: marker exists = %v, want %v", step.level, err == nil, step.marked)
+		}
+		mu.Lock()
+		flushed := strings.Contains(strings.Join(logged, "\n"), "flushed the cluster")
+		mu.Unlock()
+		if flushed != step.wantFlush {
+			t.Errorf("start at %s: flushed = %v, want %v", step.level, flushed, step.wantFlush)
 		}
 	}
 }

@@ -46,7 +46,7 @@ var maxSocketPath = func() int {
 //
 // Cluster. The cluster lives in DataDir/pgdata. The first Start creates it
 // with initdb (superuser "postgres", trust authentication, UTF8, locale C;
-// --no-sync only for an Ephemeral or FastUnsafeCommit cluster), into
+// --no-sync unless the cluster persists at DurabilityFull), into
 // DataDir/pgdata.initdb renamed when complete, so an interrupted initdb is
 // simply redone; later Starts detect PG_VERSION and reuse it, so data
 // persists across Stop and Start.
@@ -60,14 +60,19 @@ var maxSocketPath = func() int {
 //
 // Settings. They are passed as -c options on the postgres command line, not
 // written to postgresql.conf: shared_buffers=128MB, max_connections=200,
-// synchronous_commit=on, fsync=on, full_page_writes=on and, on Linux,
-// wal_sync_method=open_datasync (see walSyncMethod). A commit is
-// acknowledged only once its WAL is flushed to disk, so an acknowledged
-// write survives a kill -9 of PostgreSQL or of this process, and a crash or
-// power cut of the machine. Options.FastUnsafeCommit sets
-// synchronous_commit=off instead: commits are acknowledged before the flush
-// and a crash of PostgreSQL or of the machine may lose the writes of the last
-// ~0.6 s (the cluster itself stays consistent, fsync stays on).
+// full_page_writes=on, on Linux wal_sync_method=open_datasync (see
+// walSyncMethod), and the durability settings of Options.Durability: by
+// default (DurabilityFull) synchronous_commit=on and fsync=on, so a commit
+// is acknowledged only once its WAL is flushed to disk and survives a kill
+// -9 of PostgreSQL or of this process, and a crash or power cut of the
+// machine. DurabilityProcess sets fsync=off (a commit still waits for its
+// WAL to reach the kernel: it survives any process crash, not an OS crash);
+// DurabilityNone sets synchronous_commit=off (a crash of PostgreSQL or of
+// the machine may lose the writes of the last ~0.6 s; the cluster itself
+// stays consistent, fsync stays on). initdb runs with --no-sync unless the
+// level is DurabilityFull and the cluster persists. A persistent cluster
+// run at DurabilityProcess is flushed to disk by the next DurabilityFull
+// Start before its server starts (markUnsynced).
 //
 // Supervision. A goroutine watches the postmaster until Stop. When it exits
 // on its own (killed, crashed), the supervisor starts it again at once (with
@@ -108,8 +113,11 @@ var maxSocketPath = func() int {
 // server is ready; cancelling it later has no effect (use Stop).
 func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	t0 := time.Now()
-	s := &Server{logf: opts.Logf, warnf: opts.Warnf, ephemeral: opts.Ephemeral, fastCommit: opts.FastUnsafeCommit, settings: opts.Settings,
+	s := &Server{logf: opts.Logf, warnf: opts.Warnf, ephemeral: opts.Ephemeral, settings: opts.Settings,
 		stopping: make(chan struct{}), supervised: make(chan struct{})}
+	if s.durability, err = opts.level(); err != nil {
+		return nil, fmt.Errorf("pgserver: %w", err)
+	}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -183,6 +191,10 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 
 	// The cluster.
 	if err := s.ensureCluster(ctx); err != nil {
+		return nil, err
+	}
+
+	if err := s.markUnsynced(ctx); err != nil {
 		return nil, err
 	}
 
@@ -432,7 +444,7 @@ func (s *Server) ensureCluster(ctx context.Context) error {
 		return err
 	}
 	args := []string{"-D", tmp, "-U", Superuser, "-A", "trust", "-E", "UTF8", "--locale=C"}
-	if s.ephemeral || s.fastCommit {
+	if s.ephemeral || s.durability != DurabilityFull {
 		// Nothing to keep across a power cut: skip initdb's final sync.
 		args = append(args, "--no-sync")
 	}
@@ -446,6 +458,44 @@ func (s *Server) ensureCluster(ctx context.Context) error {
 		return fmt.Errorf("pgserver: %w", err)
 	}
 	s.logf("pgserver: initdb created a new cluster in %s in %v", s.pgdata, time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// unsyncedMarker is the file in the data directory that says a run without
+// fsync (DurabilityProcess) may have left data in the kernel's cache only.
+const unsyncedMarker = "pgdata.unsynced"
+
+// markUnsynced keeps a persistent cluster safe across a change of
+// durability level. A DurabilityProcess run writes the marker before the
+// server starts; a DurabilityFull run that finds it flushes the whole
+// cluster to disk (initdb --sync-only) before starting, then removes it:
+// a server with fsync=on flushes only the files it writes itself, so the
+// pages a run without fsync left unflushed would otherwise stay exposed to
+// a power cut (PostgreSQL's documentation of fsync asks for this step).
+// DurabilityNone keeps fsync on and changes nothing here.
+func (s *Server) markUnsynced(ctx context.Context) error {
+	if s.ephemeral {
+		return nil // removed by Stop: nothing to keep
+	}
+	marker := filepath.Join(s.dataDir, unsyncedMarker)
+	switch s.durability {
+	case DurabilityProcess:
+		if err := os.WriteFile(marker, []byte("a run with fsync=off may have left data unflushed; a run with fsync=on syncs the cluster first\n"), 0o600); err != nil {
+			return fmt.Errorf("pgserver: %w", err)
+		}
+	case DurabilityFull:
+		if _, err := os.Stat(marker); err != nil {
+			return nil
+		}
+		t0 := time.Now()
+		if out, err := s.command(ctx, s.bin.Initdb, "--sync-only", "-D", s.pgdata).CombinedOutput(); err != nil {
+			return fmt.Errorf("pgserver: flushing the cluster written without fsync (initdb --sync-only) failed: %v\n%s", err, tail(out, 10))
+		}
+		if err := os.Remove(marker); err != nil {
+			return fmt.Errorf("pgserver: %w", err)
+		}
+		s.logf("pgserver: flushed the cluster a run without fsync wrote, in %v", time.Since(t0).Round(time.Millisecond))
+	}
 	return nil
 }
 
@@ -578,9 +628,21 @@ func (s *Server) startPostgres(ctx context.Context) (*postmaster, error) {
 		return nil, err
 	}
 
-	syncCommit := "on"
-	if s.fastCommit {
+	syncCommit, fsync := "on", "on"
+	switch s.durability {
+	case DurabilityNone:
 		syncCommit = "off"
+	case DurabilityProcess:
+		// The commit waits for its WAL write(2) to the kernel, not for
+		// the flush: a killed postmaster or backend loses nothing the
+		// kernel holds. full_page_writes stays on: Linux may stop a
+		// write(2) of an 8 kB page between its 4 kB memory pages when
+		// the writer gets SIGKILL (generic_perform_write checks for a
+		// fatal signal per page), so a torn data page is possible even
+		// without an OS crash, and only the full-page image in the WAL
+		// repairs it. Without fsyncs, full-page images cost WAL
+		// volume, not waits.
+		fsync = "off"
 	}
 	cmd := exec.Command(s.bin.Postgres,
 		"-D", s.pgdata,
@@ -590,7 +652,7 @@ func (s *Server) startPostgres(ctx context.Context) (*postmaster, error) {
 		"-c", "shared_buffers=128MB",
 		"-c", "max_connections=200",
 		"-c", "synchronous_commit="+syncCommit,
-		"-c", "fsync=on",
+		"-c", "fsync="+fsync,
 		"-c", "full_page_writes=on",
 	)
 	if walSyncMethod != "" {

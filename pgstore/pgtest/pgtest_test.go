@@ -261,3 +261,24 @@ func TestAdminConnStringWithoutPostgres(t *testing.T) {
 		t.Errorf("start was tried %d times, want once per process", calls)
 	}
 }
+
+// TestPrivateServerDurability: the private server runs at process
+// durability (pgserver.DurabilityProcess): commits wait for their WAL to
+// reach the kernel (synchronous_commit on), not for a flush (fsync off).
+// A server named by COSMOS_TEST_PG keeps its own settings.
+func TestPrivateServerDurability(t *testing.T) {
+	if os.Getenv(EnvVar) != "" {
+		t.Skipf("%s names the server: its settings are its own", EnvVar)
+	}
+	t.Parallel()
+	c := connect(t, NewDatabase(t))
+	for name, want := range map[string]string{"fsync": "off", "synchronous_commit": "on", "full_page_writes": "on"} {
+		var got string
+		if err := c.QueryRow(context.Background(), "SELECT current_setting($1)", name).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
