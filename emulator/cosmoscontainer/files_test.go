@@ -513,6 +513,16 @@ func goVersion(goMod string) string {
 // (name:1.2[.3][-variant]) and optionally a digest.
 var pinnedImage = regexp.MustCompile(`^[a-z0-9./_-]+:\d+\.\d+(\.\d+)?(-[a-z0-9.-]+)?(@sha256:[0-9a-f]{64})?$`)
 
+// versionVar and revisionVar are the variables the build stamps (server.Version
+// and server.Revision).
+const (
+	versionVar  = "github.com/cosmos-emulator/cosmos-emulator/server.Version"
+	revisionVar = "github.com/cosmos-emulator/cosmos-emulator/server.Revision"
+)
+
+// labelPair matches one key="value" pair of a LABEL instruction.
+var labelPair = regexp.MustCompile(`([A-Za-z0-9._-]+)="([^"]*)"`)
+
 // postgresPackage matches the PostgreSQL server package of a major version.
 var postgresPackage = regexp.MustCompile(`postgresql-(\$\{PG_MAJOR\}|\$PG_MAJOR|\d+)`)
 
@@ -544,7 +554,7 @@ func checkDockerfile(df *dockerfile, text, goMod string) problems {
 		}
 	}
 
-	var built bool
+	var built, stamped bool
 	for _, stg := range df.Stages {
 		for _, run := range stg.find("RUN") {
 			if strings.Contains(run.Args, "--mount") {
@@ -552,6 +562,7 @@ func checkDockerfile(df *dockerfile, text, goMod string) problems {
 			}
 			if strings.Contains(run.Args, "go build") && strings.Contains(run.Args, "./cmd/cosmos-emulator") {
 				built = true
+				stamped = strings.Contains(run.Args, "-X "+versionVar+"=${VERSION}") && strings.Contains(run.Args, "-X "+revisionVar+"=${REVISION}")
 				if !strings.Contains(run.Args, "CGO_ENABLED=0") {
 					p.addf("Dockerfile line %d: go build without CGO_ENABLED=0; the runtime image has no Go toolchain and the binary should be static", run.Line)
 				}
@@ -560,6 +571,30 @@ func checkDockerfile(df *dockerfile, text, goMod string) problems {
 	}
 	if !built {
 		p.addf("Dockerfile: no build stage RUNs go build ./cmd/cosmos-emulator")
+	}
+	if !stamped {
+		p.addf("Dockerfile: go build does not stamp %s=${VERSION} and %s=${REVISION} (-ldflags -X), so --version would not name the image's version", versionVar, revisionVar)
+	}
+	if df.Args["VERSION"] == "" {
+		p.addf("Dockerfile: no ARG VERSION=<the emulator's version> before the first FROM")
+	}
+
+	// OCI labels: what registries and `docker inspect` show.
+	labels := map[string]string{}
+	for _, l := range final.find("LABEL") {
+		for _, m := range labelPair.FindAllStringSubmatch(l.Args, -1) {
+			labels[m[1]] = m[2]
+		}
+	}
+	for key, want := range map[string]string{
+		"org.opencontainers.image.version":  "${VERSION}",
+		"org.opencontainers.image.revision": "${REVISION}",
+		"org.opencontainers.image.source":   "https://github.com/cosmos-emulator/cosmos-emulator",
+		"org.opencontainers.image.title":    "cosmos-emulator",
+	} {
+		if labels[key] != want {
+			p.addf("Dockerfile: LABEL %s=%q, want %q", key, labels[key], want)
+		}
 	}
 
 	var copied bool
@@ -795,6 +830,10 @@ func TestContainerChecksCatchBreakage(t *testing.T) {
 		{name: "build image floating", dockerfile: []edit{{"ARG BUILD_IMAGE=golang:${GO_VERSION}-bookworm", "ARG BUILD_IMAGE=golang:latest"}}, want: "pinned golang:"},
 		{name: "runtime image floating", dockerfile: []edit{{"ARG RUNTIME_IMAGE=debian:12.11-slim", "ARG RUNTIME_IMAGE=debian:bookworm-slim"}}, want: "pinned debian:"},
 		{name: "builds another package", dockerfile: []edit{{"./cmd/cosmos-emulator\n", "./cmd/other\n"}}, want: "go build ./cmd/cosmos-emulator"},
+		{name: "version not stamped", dockerfile: []edit{{" -X github.com/cosmos-emulator/cosmos-emulator/server.Version=${VERSION}", ""}}, want: "does not stamp"},
+		{name: "no version argument", dockerfile: []edit{{"ARG VERSION=", "ARG OTHER_VERSION="}}, want: "ARG VERSION"},
+		{name: "no version label", dockerfile: []edit{{`org.opencontainers.image.version="${VERSION}"`, `org.opencontainers.image.ver="${VERSION}"`}}, want: "image.version"},
+		{name: "revision label fixed", dockerfile: []edit{{`org.opencontainers.image.revision="${REVISION}"`, `org.opencontainers.image.revision="main"`}}, want: "image.revision"},
 		{name: "cgo enabled", dockerfile: []edit{{"CGO_ENABLED=0 go build", "go build"}}, want: "CGO_ENABLED=0"},
 		{name: "BuildKit-only mount", dockerfile: []edit{{"RUN go mod download", "RUN --mount=type=cache,target=/go/pkg/mod go mod download"}}, want: "--mount"},
 		{name: "binary not copied", dockerfile: []edit{{"COPY --from=build", "COPY"}}, want: "COPY --from"},
