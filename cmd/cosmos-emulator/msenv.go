@@ -293,6 +293,20 @@ func (a *alias) String() string { return "" }
 
 func (a *alias) Set(s string) error { return a.fs.Set(a.target, s) }
 
+// isAlias reports whether flag name of fs is an alias of another flag.
+func isAlias(fs *flag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	v := f.Value
+	if t, ok := v.(*tracked); ok {
+		v = t.Value
+	}
+	_, ok := v.(*alias)
+	return ok
+}
+
 // msSettings holds the Microsoft settings that are not fields of
 // server.Config, until they are resolved into it.
 type msSettings struct {
@@ -373,6 +387,11 @@ func readKeyFile(path string) (string, error) {
 // that were set to something else than their default.
 func resolveMicrosoft(fs *flag.FlagSet, cfg *server.Config, ms *msSettings, t *tracker) (notes []string, err error) {
 	for name, n := range t.name {
+		// An alias (--data-path) sets its target (--data-dir), which
+		// gets a note of its own: one note per variable.
+		if isAlias(fs, name) {
+			continue
+		}
 		if _, ignored := noEffect[name]; t.src[name] == fromMicrosoftEnv && !ignored {
 			notes = append(notes, fmt.Sprintf("using %s from Microsoft's emulator variables (for --%s)", n, name))
 		}

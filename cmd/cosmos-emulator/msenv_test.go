@@ -235,7 +235,12 @@ func TestMicrosoftConfigErrors(t *testing.T) {
 		{"COSMOS_EMULATOR_PORT=x", nil, env("COSMOS_EMULATOR_PORT", "x"), []string{`COSMOS_EMULATOR_PORT="x"`, accepted}},
 		{"KEY_FILE missing", nil, env("KEY_FILE", "/nonexistent/key"), []string{`KEY_FILE="/nonexistent/key"`, "cannot read the key"}},
 		{"a stray argument", []string{"--enable-explorer", "false", "serve"}, nil, []string{"unexpected arguments: serve"}},
-		{"an unknown flag", []string{"--partition-count", "3"}, nil, []string{"partition-count"}},
+		{"an unknown flag", []string{"--partition-count", "3"}, nil, []string{"unknown flag --partition-count (--help lists the flags)"}},
+		{"a typo", []string{"--protcol", "http"}, nil, []string{"unknown flag --protcol: did you mean --protocol? (--help lists the flags)"}},
+		{"a shortened name", []string{"-prot=http"}, nil, []string{"unknown flag --prot: did you mean --protocol?"}},
+		{"underscores", []string{"--explorer_port", "0"}, nil, []string{"did you mean --explorer-port?"}},
+		{"a prefix of several", []string{"--explorer-p", "0"}, nil, []string{"did you mean --explorer-port or --explorer-protocol?"}},
+		{"help misspelt", []string{"--hlep"}, nil, []string{"did you mean --help?"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
