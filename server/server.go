@@ -174,7 +174,10 @@ type Config struct {
 	// default port, which another program may hold.
 	ExplorerOptional bool
 	// ExplorerProtocol is the explorer listener's scheme, "http" or
-	// "https" (with the gateway's certificate); empty: Protocol's.
+	// "https" (with the gateway's certificate); empty: "http", whatever
+	// Protocol is, so that a browser opens the page without being asked
+	// to trust the self-signed certificate (Microsoft's image serves its
+	// explorer over http unless asked otherwise too).
 	ExplorerProtocol string
 }
 

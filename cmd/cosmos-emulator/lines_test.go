@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,25 +13,47 @@ import (
 
 // TestStatusLineAndShutdownLog runs the real command with the explorer on
 // and off: the status line names the explorer's state (DISABLED when it is
-// off, not OK), and on SIGTERM the command logs "stopping" and then
-// "stopped" with its uptime and how long the shutdown took, and exits 0.
+// off, not OK); the explorer line points a browser at the page, over plain
+// http on the explorer's own port even when the gateway serves https, or
+// on the main port when it has no port of its own; and on SIGTERM the
+// command logs "stopping" and then "stopped" with its uptime and how long
+// the shutdown took, and exits 0.
 func TestStatusLineAndShutdownLog(t *testing.T) {
+	explorerPort := strconv.Itoa(freePort(t))
 	tests := []struct {
 		name       string
 		args       []string
 		statusLine string
+		explorer   string // the explorer line; "main" names the main port's page, "" none
 	}{
-		{"explorer on", []string{"--enable-explorer", "true"}, "PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES"},
+		{"explorer on its port, gateway https", []string{"--protocol", "https", "--explorer-port", explorerPort},
+			"PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES", "Data explorer on http://127.0.0.1:" + explorerPort + "/_explorer/index.html"},
+		{"explorer on the main port", []string{"--protocol", "http", "--explorer-port", "0"},
+			"PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES", "main"},
 		// The testcontainers Go module's arguments.
-		{"explorer off", []string{"--enable-explorer", "false"}, "PostgreSQL=OK, Gateway=OK, Explorer=DISABLED, Ready=YES"},
+		{"explorer off", []string{"--protocol", "http", "--enable-explorer", "false"},
+			"PostgreSQL=OK, Gateway=OK, Explorer=DISABLED, Ready=YES", ""},
 	}
 	stopped := regexp.MustCompile(`level=INFO msg=stopped uptime=\S+ shutdown=\S+`)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"--pg", pgtest.NewDatabase(t), "--port", "0", "--protocol", "http", "--health-port", "0", "--explorer-port", "0"}, tc.args...)
+			args := append([]string{"--pg", pgtest.NewDatabase(t), "--data-dir", t.TempDir(), "--port", "0", "--health-port", "0"}, tc.args...)
 			sc := startCommand(t, args)
 			if got := sc.line(t, "PostgreSQL="); got != tc.statusLine {
 				t.Errorf("status line %q, want %q", got, tc.statusLine)
+			}
+			want := tc.explorer
+			if want == "main" {
+				want = "Data explorer on " + strings.TrimPrefix(sc.line(t, "cosmos-emulator ready: "), "cosmos-emulator ready: ") + "_explorer/index.html"
+			}
+			var got string
+			for _, l := range sc.lines {
+				if strings.HasPrefix(l, "Data explorer on ") {
+					got = strings.TrimRight(l, "\r\n")
+				}
+			}
+			if got != want {
+				t.Errorf("explorer line %q, want %q", got, want)
 			}
 			if err := sc.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)

@@ -211,8 +211,9 @@ func roundDuration(d time.Duration) time.Duration {
 //     stands for the key, so it never reaches a log);
 //   - "Now listening on: <scheme>://<listen address>": the testcontainers
 //     Node module waits for it;
-//   - the data explorer's page on its own listener (--explorer-port),
-//     when it runs;
+//   - the data explorer's page for a browser, when the explorer is on: on
+//     its own listener (--explorer-port, plain http by default), else on
+//     the main port;
 //   - the health server's address, when it runs;
 //   - "PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES" and "System is
 //     now fully ready to accept requests": Microsoft's status and legacy
@@ -237,6 +238,8 @@ func readyLines(s *server.Server, cfg server.Config) string {
 	fmt.Fprintf(&b, "Now listening on: %s://%s\n", scheme, s.ListenAddr())
 	if x := s.ExplorerURL(); x != "" {
 		fmt.Fprintf(&b, "Data explorer on %s\n", x)
+	} else if !cfg.DisableExplorer {
+		fmt.Fprintf(&b, "Data explorer on %s_explorer/index.html\n", s.URL())
 	}
 	if h := s.HealthURL(); h != "" {
 		fmt.Fprintf(&b, "Health probes on %s (/alive, /ready, /status)\n", h)

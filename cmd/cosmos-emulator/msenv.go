@@ -330,7 +330,7 @@ func defineMicrosoftFlags(fs *flag.FlagSet, ms *msSettings, cfg *cfgTargets) {
 	fs.Var(&strictBool{&ms.enableExplorer}, "enable-explorer", "serve the data explorer at /_explorer/index.html (true or false; false: 404)")
 	fs.Var(&intRange{p: &ms.explorerPort, lo: 0, hi: 65535, what: "integers from 0 to 65535 (0: no listener of its own)"}, "explorer-port",
 		"port of the data explorer's own listener on the host of --addr (GET / opens the explorer; its API calls reach the gateway through it); 0: none, the explorer stays at /_explorer/index.html on the main port. The default port, when taken, is skipped with a warning; a port given explicitly must be free")
-	fs.Var(&choice{&ms.explorerProtocol, []string{"http", "https", "https-insecure"}}, "explorer-protocol", "scheme of the --explorer-port listener: http or https (https-insecure is https); default: --protocol's")
+	fs.Var(&choice{&ms.explorerProtocol, []string{"http", "https", "https-insecure"}}, "explorer-protocol", "scheme of the --explorer-port listener: http or https (https-insecure is https, with the gateway's certificate); default: http, so that a browser opens the page without trusting a certificate")
 	fs.StringVar(&ms.gatewayEndpoint, "gateway-endpoint", "", "accepted for compatibility; no effect: GET / advertises the host and port the client dialled")
 	fs.StringVar(&ms.keyFile, "key-file", "", "file holding the master key (overrides --key from the same or a weaker source)")
 	fs.Var(&alias{fs, "data-dir"}, "data-path", "same as --data-dir")

@@ -34,6 +34,7 @@ const (
 	emulatorService = "cosmos-emulator"
 	emulatorHost    = "0.0.0.0" // all interfaces, no port: PORT applies
 	defaultPort     = "8081"
+	explorerPort    = "1234" // the explorer's own listener (EXPLORER_PORT's default)
 	dataDir         = "/data"
 	envPrefix       = "COSMOS_EMULATOR_"
 	healthPath      = "/_emulator/health"
@@ -725,14 +726,28 @@ func checkCompose(cf *composeFile, df *dockerfile, root string) problems {
 		p.addf("compose: the emulator listens on host %q (args %q), want %s", host, cfg.Args, emulatorHost)
 	}
 
-	var published bool
+	var published, explorer bool
 	for _, port := range emu.Ports {
-		if port.Target == listenPort && port.Published == "8081" && (port.Protocol == "" || port.Protocol == "tcp") {
+		if port.Protocol != "" && port.Protocol != "tcp" {
+			continue
+		}
+		// The well-known key opens the data to whoever reaches the port:
+		// loopback only, unless the user publishes it deliberately.
+		if port.HostIP != "127.0.0.1" && port.HostIP != "::1" {
+			p.addf("compose: %s publishes port %s on %q, want loopback only (127.0.0.1)", emulatorService, port.Published, port.HostIP)
+		}
+		switch {
+		case port.Target == listenPort && port.Published == "8081":
 			published = true
+		case port.Target == explorerPort && port.Published == explorerPort:
+			explorer = true
 		}
 	}
 	if !published {
 		p.addf("compose: %s does not publish host port 8081 to the listening port %q: %+v", emulatorService, listenPort, emu.Ports)
+	}
+	if !explorer {
+		p.addf("compose: %s does not publish the data explorer's port %s (the start-up lines name it): %+v", emulatorService, explorerPort, emu.Ports)
 	}
 
 	proto, _ := cfg.value("protocol")
@@ -859,7 +874,10 @@ func TestContainerChecksCatchBreakage(t *testing.T) {
 		{name: "missing dockerfile", compose: []edit{{"dockerfile: Dockerfile", "dockerfile: Containerfile"}}, want: "build dockerfile"},
 		{name: "other build context", compose: []edit{{"context: .", "context: ./cmd"}}, want: "repository root"},
 		{name: "no image name", compose: []edit{{"    image: cosmos-emulator:local\n", ""}}, want: "no image name"},
-		{name: "port not published", compose: []edit{{`- "8081:8081"`, `- "9000:8081"`}}, want: "publish host port 8081"},
+		{name: "port not published", compose: []edit{{`- "127.0.0.1:8081:8081"`, `- "127.0.0.1:9000:8081"`}}, want: "publish host port 8081"},
+		{name: "port on every interface", compose: []edit{{`- "127.0.0.1:8081:8081"`, `- "8081:8081"`}}, want: "loopback only"},
+		{name: "explorer port on every interface", compose: []edit{{`- "127.0.0.1:1234:1234"`, `- "0.0.0.0:1234:1234"`}}, want: "loopback only"},
+		{name: "explorer port not published", compose: []edit{{`      - "127.0.0.1:1234:1234"`, `      # - "127.0.0.1:1234:1234"`}}, want: "explorer's port"},
 		{name: "addr overridden to loopback", compose: []edit{{`command: ["--tls-host"`, `command: ["--addr=127.0.0.1:8081", "--tls-host"`}}, want: "listens on host"},
 		{name: "entrypoint overridden", compose: []edit{{"    command:", "    entrypoint: [\"/usr/local/bin/cosmos-emulator\", \"--addr\", \"127.0.0.1:8081\"]\n    command:"}}, want: "listens on host"},
 		{name: "health check path", compose: []edit{{`"https://127.0.0.1:8081/_emulator/health"`, `"https://127.0.0.1:8081/"`}}, want: "health check"},
