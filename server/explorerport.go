@@ -70,7 +70,7 @@ func (s *Server) serveExplorer(gateway http.Handler, tlsConfig *tls.Config) {
 	}
 	if s.explorerScheme() == "https" {
 		s.explorerSrv.TLSConfig = tlsConfig
-		ln = tls.NewListener(ln, tlsConfig)
+		ln = tls.NewListener(sniffListener{ln}, tlsConfig)
 	}
 	go func() {
 		if err := s.explorerSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

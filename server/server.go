@@ -379,7 +379,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	tlsConfig := &tls.Config{Certificates: []tls.Certificate{tlsCert}, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
 	if cfg.Protocol == "https" {
 		s.http.TLSConfig = tlsConfig
-		ln = tls.NewListener(ln, s.http.TLSConfig)
+		// sniffListener: a plain-HTTP client gets a JSON 400 saying to use
+		// https, not Go's text answer, which the SDKs fail to parse.
+		ln = tls.NewListener(sniffListener{ln}, s.http.TLSConfig)
 	}
 	s.url = cfg.Protocol + "://" + advertisedHost(s.ln.Addr().String()) + "/"
 	go func() { s.served <- s.http.Serve(ln) }()
