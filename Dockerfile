@@ -27,6 +27,12 @@
 
 # The Go version of go.mod's go directive (a test checks they match).
 ARG GO_VERSION=1.26.8
+# The emulator's release version (server.Version's default; a test checks
+# they match) and the VCS revision (git rev-parse HEAD; the build context
+# has no .git), stamped into the binary (--version) and the image's labels.
+# make image passes both.
+ARG VERSION=0.9.0
+ARG REVISION=
 ARG BUILD_IMAGE=golang:${GO_VERSION}-bookworm
 # Debian 12.11 (bookworm): its postgresql-15 is the PostgreSQL inside.
 ARG RUNTIME_IMAGE=debian:12.11-slim
@@ -43,7 +49,11 @@ COPY go.mod go.sum ./
 RUN go mod download
 
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/cosmos-emulator ./cmd/cosmos-emulator
+ARG VERSION
+ARG REVISION
+RUN CGO_ENABLED=0 go build -trimpath \
+        -ldflags="-s -w -X github.com/cosmos-emulator/cosmos-emulator/server.Version=${VERSION} -X github.com/cosmos-emulator/cosmos-emulator/server.Revision=${REVISION}" \
+        -o /out/cosmos-emulator ./cmd/cosmos-emulator
 
 # ---- runtime ----------------------------------------------------------------
 FROM ${RUNTIME_IMAGE} AS runtime
@@ -72,6 +82,15 @@ RUN set -eux; \
     install -d -o cosmos -g cosmos -m 0750 /data
 
 COPY --from=build /out/cosmos-emulator /usr/local/bin/cosmos-emulator
+
+# After the packages, so that a new revision does not re-run apt-get.
+ARG VERSION
+ARG REVISION
+LABEL org.opencontainers.image.title="cosmos-emulator" \
+      org.opencontainers.image.description="Azure Cosmos DB for NoSQL emulator over PostgreSQL" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="https://github.com/cosmos-emulator/cosmos-emulator"
 
 # Microsoft's image's defaults, through the same variables, so that the
 # tools that start that image can set them: PROTOCOL=http (https when asked),

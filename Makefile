@@ -6,13 +6,19 @@ GO       ?= go
 BIN      := bin/cosmos-emulator
 GOFLAGS_TEST ?= -race -count=1 -timeout 30m
 
-.PHONY: build run test lint bench sdk-tests js-smoke fuzz clean docker-test
+.PHONY: build run test lint bench sdk-tests js-smoke fuzz clean docker-test image
+
+# The release version (semantic) --version, /_emulator/health and the
+# image's labels report. It is server.Version's default (a test keeps them
+# equal); override it to name a build otherwise, e.g. make build
+# VERSION=0.9.1-rc.1.
+VERSION  ?= 0.9.0
 
 # The VCS revision --version reports, stamped at link time so that it is
 # known even under GOFLAGS=-buildvcs=false; empty outside a git checkout
 # (the binary then reads Go's build information, or says unknown).
 REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -modified)
-LDFLAGS  := $(if $(REVISION),-X github.com/cosmos-emulator/cosmos-emulator/server.Revision=$(REVISION))
+LDFLAGS  := -X github.com/cosmos-emulator/cosmos-emulator/server.Version=$(VERSION)$(if $(REVISION), -X github.com/cosmos-emulator/cosmos-emulator/server.Revision=$(REVISION))
 
 build:
 	@echo "make: building $(BIN) (go build; the first build downloads and compiles the dependencies, a minute or two)"
@@ -32,6 +38,15 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -count=1 -run TestPackageBoundaries ./server/
+
+# Builds the image cosmos-emulator:$(VERSION) (also tagged :local, the name
+# docker-compose.yml uses), stamped with the version and revision: --version
+# and the OCI labels org.opencontainers.image.version and .revision. Base
+# images can be given as build arguments, e.g.
+# make image DOCKER_BUILD_ARGS="--build-arg RUNTIME_IMAGE=my/debian:bookworm".
+image:
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) $(DOCKER_BUILD_ARGS) \
+		-t cosmos-emulator:$(VERSION) -t cosmos-emulator:local .
 
 # Builds the image (local base images, no registry needed), runs the compose
 # stack, the SDK smoke tests against it, a restart, and the testcontainers

@@ -46,7 +46,7 @@ func (s *Server) listenExplorer() error {
 // explorer page loaded from it (GET / redirects there) makes its signed
 // API calls (/dbs, /_emulator/...) to its own origin: no CORS, and the
 // same authorization as on the main port. Its scheme is
-// Config.ExplorerProtocol (default: the gateway's), with the gateway's
+// Config.ExplorerProtocol (default: http), https with the gateway's
 // certificate.
 func (s *Server) serveExplorer(gateway http.Handler, tlsConfig *tls.Config) {
 	if s.explorerLn == nil {
@@ -70,7 +70,7 @@ func (s *Server) serveExplorer(gateway http.Handler, tlsConfig *tls.Config) {
 	}
 	if s.explorerScheme() == "https" {
 		s.explorerSrv.TLSConfig = tlsConfig
-		ln = tls.NewListener(ln, tlsConfig)
+		ln = tls.NewListener(sniffListener{ln}, tlsConfig)
 	}
 	go func() {
 		if err := s.explorerSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -80,10 +80,15 @@ func (s *Server) serveExplorer(gateway http.Handler, tlsConfig *tls.Config) {
 }
 
 // explorerScheme is the explorer listener's scheme: ExplorerProtocol, or
-// the gateway's protocol when unset (as Microsoft's EXPLORER_PROTOCOL).
+// http when unset. Microsoft's EXPLORER_PROTOCOL defaults to PROTOCOL's
+// value, which is http in its image; this emulator's gateway defaults to
+// https, and following it would make the page a browser opens by default
+// one behind a certificate warning. The page's API calls go to its own
+// origin, so http here needs nothing from the gateway's scheme; tools
+// that want https (Aspire with a certificate) set EXPLORER_PROTOCOL.
 func (s *Server) explorerScheme() string {
 	if s.cfg.ExplorerProtocol == "" {
-		return s.cfg.Protocol
+		return "http"
 	}
 	return s.cfg.ExplorerProtocol
 }

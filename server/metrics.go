@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -60,49 +59,6 @@ func (s *Server) newRegistry() *prometheus.Registry {
 		&sweeperCollector{stats: s.sweeper.Stats, backlog: s.svc.ContainerStats},
 	)
 	return reg
-}
-
-// Revision is the VCS revision stamped at link time by the Makefile
-// (-ldflags "-X github.com/cosmos-emulator/cosmos-emulator/server.Revision=<git rev-parse HEAD>[-modified]"),
-// so that --version names it even when Go records no VCS information
-// (GOFLAGS=-buildvcs=false, a worktree Go cannot read). Empty: the
-// revision comes from the build information.
-var Revision string
-
-// BuildVersion returns the emulator's module version ("(devel)" for a
-// build from a work tree) and VCS revision: Revision when stamped, else
-// the build information's (with "-modified" when the tree had uncommitted
-// changes), else "unknown" (a build without .git and without the Makefile).
-func BuildVersion() (version, revision string) {
-	version, revision = "unknown", "unknown"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		if Revision != "" {
-			revision = Revision
-		}
-		return version, revision
-	}
-	defer func() {
-		if Revision != "" {
-			revision = Revision
-		}
-	}()
-	if bi.Main.Version != "" {
-		version = bi.Main.Version
-	}
-	modified := false
-	for _, st := range bi.Settings {
-		switch st.Key {
-		case "vcs.revision":
-			revision = st.Value
-		case "vcs.modified":
-			modified = st.Value == "true"
-		}
-	}
-	if modified && revision != "unknown" {
-		revision += "-modified"
-	}
-	return version, revision
 }
 
 var (

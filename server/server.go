@@ -181,7 +181,10 @@ type Config struct {
 	// default port, which another program may hold.
 	ExplorerOptional bool
 	// ExplorerProtocol is the explorer listener's scheme, "http" or
-	// "https" (with the gateway's certificate); empty: Protocol's.
+	// "https" (with the gateway's certificate); empty: "http", whatever
+	// Protocol is, so that a browser opens the page without being asked
+	// to trust the self-signed certificate (Microsoft's image serves its
+	// explorer over http unless asked otherwise too).
 	ExplorerProtocol string
 }
 
@@ -390,7 +393,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	tlsConfig := &tls.Config{Certificates: []tls.Certificate{tlsCert}, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
 	if cfg.Protocol == "https" {
 		s.http.TLSConfig = tlsConfig
-		ln = tls.NewListener(ln, s.http.TLSConfig)
+		// sniffListener: a plain-HTTP client gets a JSON 400 saying to use
+		// https, not Go's text answer, which the SDKs fail to parse.
+		ln = tls.NewListener(sniffListener{ln}, s.http.TLSConfig)
 	}
 	s.url = cfg.Protocol + "://" + advertisedHost(s.ln.Addr().String()) + "/"
 	go func() { s.served <- s.http.Serve(ln) }()

@@ -128,7 +128,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(out, fs)
 		}
-		return cfg, err
+		return cfg, withFlagHint(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %s (see --help)", strings.Join(fs.Args(), " "))
@@ -187,7 +187,10 @@ func resolveDurability(cfg *server.Config, level string, t *tracker) error {
 }
 
 // Run starts the emulator, prints the ready lines to out (readyLines) and
-// serves until ctx is cancelled, then shuts down gracefully.
+// serves until ctx is cancelled, then shuts down gracefully. It logs
+// "stopping" when the shutdown begins and "stopped" with the uptime when it
+// is over, so that a log shows whether the process ended on purpose and
+// how long a graceful shutdown took.
 func Run(ctx context.Context, cfg server.Config, out io.Writer) error {
 	start := time.Now()
 	s, err := server.Start(ctx, cfg)
@@ -197,13 +200,33 @@ func Run(ctx context.Context, cfg server.Config, out io.Writer) error {
 	cfg.Logger.Debug("started", "elapsed", time.Since(start))
 	io.WriteString(out, readyLines(s, cfg)) //nolint:errcheck
 	var serveErr error
+	reason := "signal"
 	select {
 	case <-ctx.Done():
 	case serveErr = <-s.Done():
+		reason = "the listener failed"
 	}
+	cfg.Logger.Info("stopping", "reason", reason, "uptime", roundDuration(time.Since(start)))
+	stopStart := time.Now()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return errors.Join(serveErr, s.Close(shutdownCtx))
+	err = errors.Join(serveErr, s.Close(shutdownCtx))
+	attrs := []any{"uptime", roundDuration(time.Since(start)), "shutdown", roundDuration(time.Since(stopStart))}
+	if err != nil {
+		cfg.Logger.Error("stopped", append(attrs, "err", err)...)
+	} else {
+		cfg.Logger.Info("stopped", attrs...)
+	}
+	return err
+}
+
+// roundDuration rounds d for a log line: milliseconds below a minute,
+// seconds above.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
 
 // readyLines are what the command prints to stdout once it serves, each
@@ -216,12 +239,18 @@ func Run(ctx context.Context, cfg server.Config, out io.Writer) error {
 //     level in force and what it survives;
 //   - "Now listening on: <scheme>://<listen address>": the testcontainers
 //     Node module waits for it;
-//   - the data explorer's page on its own listener (--explorer-port),
-//     when it runs;
+//   - the data explorer's page for a browser, when the explorer is on: on
+//     its own listener (--explorer-port, plain http by default), else on
+//     the main port;
 //   - the health server's address, when it runs;
 //   - "PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES" and "System is
 //     now fully ready to accept requests": Microsoft's status and legacy
-//     lines, which hand-written waits match;
+//     lines, which hand-written waits match. With the explorer disabled
+//     the field says Explorer=DISABLED, as /status does: Microsoft's image
+//     still says OK there, but a line that calls a part that is off OK
+//     misleads whoever reads it, and the waits that tools build in (the
+//     testcontainers modules, which disable the explorer) match "Started"
+//     or "Now listening on: ", not this line;
 //   - "Started" ending in CRLF, last: the testcontainers Java module waits
 //     for a line matching .*Started\r\n$, Go, .NET and Python for
 //     "Started".
@@ -238,6 +267,8 @@ func readyLines(s *server.Server, cfg server.Config) string {
 	fmt.Fprintf(&b, "Now listening on: %s://%s\n", scheme, s.ListenAddr())
 	if x := s.ExplorerURL(); x != "" {
 		fmt.Fprintf(&b, "Data explorer on %s\n", x)
+	} else if !cfg.DisableExplorer {
+		fmt.Fprintf(&b, "Data explorer on %s_explorer/index.html\n", s.URL())
 	}
 	if h := s.HealthURL(); h != "" {
 		fmt.Fprintf(&b, "Health probes on %s (/alive, /ready, /status)\n", h)
@@ -245,7 +276,11 @@ func readyLines(s *server.Server, cfg server.Config) string {
 	if p := s.PprofURL(); p != "" {
 		fmt.Fprintf(&b, "Profiling on %s/debug/pprof/\n", p)
 	}
-	b.WriteString("PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES\n")
+	explorer := "OK"
+	if cfg.DisableExplorer {
+		explorer = "DISABLED"
+	}
+	fmt.Fprintf(&b, "PostgreSQL=OK, Gateway=OK, Explorer=%s, Ready=YES\n", explorer)
 	b.WriteString("System is now fully ready to accept requests\n")
 	b.WriteString("Started\r\n")
 	return b.String()

@@ -293,6 +293,20 @@ func (a *alias) String() string { return "" }
 
 func (a *alias) Set(s string) error { return a.fs.Set(a.target, s) }
 
+// isAlias reports whether flag name of fs is an alias of another flag.
+func isAlias(fs *flag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	v := f.Value
+	if t, ok := v.(*tracked); ok {
+		v = t.Value
+	}
+	_, ok := v.(*alias)
+	return ok
+}
+
 // msSettings holds the Microsoft settings that are not fields of
 // server.Config, until they are resolved into it.
 type msSettings struct {
@@ -316,7 +330,7 @@ func defineMicrosoftFlags(fs *flag.FlagSet, ms *msSettings, cfg *cfgTargets) {
 	fs.Var(&strictBool{&ms.enableExplorer}, "enable-explorer", "serve the data explorer at /_explorer/index.html (true or false; false: 404)")
 	fs.Var(&intRange{p: &ms.explorerPort, lo: 0, hi: 65535, what: "integers from 0 to 65535 (0: no listener of its own)"}, "explorer-port",
 		"port of the data explorer's own listener on the host of --addr (GET / opens the explorer; its API calls reach the gateway through it); 0: none, the explorer stays at /_explorer/index.html on the main port. The default port, when taken, is skipped with a warning; a port given explicitly must be free")
-	fs.Var(&choice{&ms.explorerProtocol, []string{"http", "https", "https-insecure"}}, "explorer-protocol", "scheme of the --explorer-port listener: http or https (https-insecure is https); default: --protocol's")
+	fs.Var(&choice{&ms.explorerProtocol, []string{"http", "https", "https-insecure"}}, "explorer-protocol", "scheme of the --explorer-port listener: http or https (https-insecure is https, with the gateway's certificate); default: http, so that a browser opens the page without trusting a certificate")
 	fs.StringVar(&ms.gatewayEndpoint, "gateway-endpoint", "", "accepted for compatibility; no effect: GET / advertises the host and port the client dialled")
 	fs.StringVar(&ms.keyFile, "key-file", "", "file holding the master key (overrides --key from the same or a weaker source)")
 	fs.Var(&alias{fs, "data-dir"}, "data-path", "same as --data-dir")
@@ -373,6 +387,11 @@ func readKeyFile(path string) (string, error) {
 // that were set to something else than their default.
 func resolveMicrosoft(fs *flag.FlagSet, cfg *server.Config, ms *msSettings, t *tracker) (notes []string, err error) {
 	for name, n := range t.name {
+		// An alias (--data-path) sets its target (--data-dir), which
+		// gets a note of its own: one note per variable.
+		if isAlias(fs, name) {
+			continue
+		}
 		if _, ignored := noEffect[name]; t.src[name] == fromMicrosoftEnv && !ignored {
 			notes = append(notes, fmt.Sprintf("using %s from Microsoft's emulator variables (for --%s)", n, name))
 		}

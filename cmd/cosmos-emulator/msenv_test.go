@@ -8,10 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/server"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
@@ -233,7 +235,12 @@ func TestMicrosoftConfigErrors(t *testing.T) {
 		{"COSMOS_EMULATOR_PORT=x", nil, env("COSMOS_EMULATOR_PORT", "x"), []string{`COSMOS_EMULATOR_PORT="x"`, accepted}},
 		{"KEY_FILE missing", nil, env("KEY_FILE", "/nonexistent/key"), []string{`KEY_FILE="/nonexistent/key"`, "cannot read the key"}},
 		{"a stray argument", []string{"--enable-explorer", "false", "serve"}, nil, []string{"unexpected arguments: serve"}},
-		{"an unknown flag", []string{"--partition-count", "3"}, nil, []string{"partition-count"}},
+		{"an unknown flag", []string{"--partition-count", "3"}, nil, []string{"unknown flag --partition-count (--help lists the flags)"}},
+		{"a typo", []string{"--protcol", "http"}, nil, []string{"unknown flag --protcol: did you mean --protocol? (--help lists the flags)"}},
+		{"a shortened name", []string{"-prot=http"}, nil, []string{"unknown flag --prot: did you mean --protocol?"}},
+		{"underscores", []string{"--explorer_port", "0"}, nil, []string{"did you mean --explorer-port?"}},
+		{"a prefix of several", []string{"--explorer-p", "0"}, nil, []string{"did you mean --explorer-port or --explorer-protocol?"}},
+		{"help misspelt", []string{"--hlep"}, nil, []string{"did you mean --help?"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,8 +285,37 @@ func TestHelpAndVersion(t *testing.T) {
 	if _, err := ParseFlags([]string{"--version"}, func(string) string { return "" }, &out); !errors.Is(err, ErrVersion) {
 		t.Fatalf("--version: err = %v", err)
 	}
-	if !strings.HasPrefix(out.String(), "cosmos-emulator ") || !strings.Contains(out.String(), "revision ") {
-		t.Errorf("--version printed %q", out.String())
+	if !strings.HasPrefix(out.String(), "cosmos-emulator "+server.Version+" (revision ") || strings.Contains(out.String(), "(devel)") {
+		t.Errorf("--version printed %q, want cosmos-emulator %s (revision ...)", out.String(), server.Version)
+	}
+}
+
+// TestMakefileStampsVersion builds the command with the Makefile (make
+// build, with VERSION given as a user would) and checks that --version
+// names that version and the checkout's revision: the Makefile's -X flags
+// reach the variables they name.
+func TestMakefileStampsVersion(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make on PATH")
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "cosmos-emulator")
+	start := time.Now()
+	build := exec.Command("make", "-s", "-C", "../..", "build", "BIN="+bin, "VERSION=9.8.7-test.1")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	t.Logf("make build took %v", time.Since(start))
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		t.Fatalf("--version: %v", err)
+	}
+	want := "cosmos-emulator 9.8.7-test.1 (revision " + strings.TrimSpace(string(head))
+	if !strings.HasPrefix(string(out), want) {
+		t.Fatalf("--version printed %q, want it to start with %q", out, want)
 	}
 }
 

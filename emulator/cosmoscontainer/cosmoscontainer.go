@@ -247,6 +247,11 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 	if err != nil {
 		return nil, err
 	}
+	// The scheme the container will serve, with the caller's customizers
+	// (WithEnv PROTOCOL=https, WithCmdArgs --protocol https) applied: the
+	// wait tries it first and names it when the container never becomes
+	// healthy.
+	health.prefer = expectedScheme(req.Env, req.Cmd)
 	gc, err := testcontainers.GenericContainer(ctx, req)
 	var dc *testcontainers.DockerContainer
 	if gc != nil {
@@ -565,9 +570,65 @@ func newHTTPClient(certPEM []byte) *http.Client {
 // other, until one answers 200, and records the endpoint and (over https)
 // the certificate from the handshake.
 type healthStrategy struct {
-	prefer  string
+	prefer  string // "http" or "https"; empty: http, the image's default
 	timeout time.Duration
 	found   *probeResult
+}
+
+// expectedScheme returns the scheme a container started with env and the
+// command-line arguments cmd serves, by the emulator's precedence: the
+// last --protocol argument, else COSMOS_EMULATOR_PROTOCOL, else
+// Microsoft's PROTOCOL, else http (the image's default). https-insecure
+// (Microsoft's third value) is https.
+func expectedScheme(env map[string]string, cmd []string) string {
+	proto := ""
+	for i := 0; i < len(cmd); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(cmd[i], "-"), "=")
+		if !strings.HasPrefix(cmd[i], "-") || name != "protocol" {
+			continue
+		}
+		if !hasValue && i+1 < len(cmd) {
+			i++
+			value = cmd[i]
+		}
+		proto = value
+	}
+	for _, v := range []string{"COSMOS_EMULATOR_PROTOCOL", "PROTOCOL"} {
+		if proto == "" {
+			proto = env[v]
+		}
+	}
+	if strings.HasPrefix(strings.ToLower(proto), "https") {
+		return "https"
+	}
+	return "http"
+}
+
+// statusError is a probe the emulator answered, with another status than
+// 200 (for example 503 while PostgreSQL is starting).
+type statusError struct {
+	url    string
+	status int
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("GET %s: status %d", e.url, e.status)
+}
+
+// notHealthyError is Run's error when the emulator was not healthy within
+// timeout: the URL of the scheme the container was expected to serve and
+// what its last probe got (so that an http container is not reported
+// through an https URL). When that URL never answered at all, the mapped
+// port was most likely unreachable from here rather than the emulator
+// slow, and the error says what to set. logTail is appended as is.
+func notHealthyError(timeout time.Duration, last error, answered bool, logTail string) error {
+	msg := fmt.Sprintf("the emulator was not healthy within %v: %v", timeout, last)
+	if !answered {
+		msg += "; nothing ever answered there: if these tests run inside a container (Docker-in-Docker, a dev container, a CI job container), " +
+			"the port Docker mapped may not be reachable at that host; set TESTCONTAINERS_HOST_OVERRIDE to an address of the Docker host that is " +
+			"(for example host.docker.internal, or the gateway of the tests' network)"
+	}
+	return errors.New(msg + logTail)
 }
 
 // probeResult is what a successful probe learned.
@@ -587,7 +648,10 @@ func (h *healthStrategy) WaitUntilReady(ctx context.Context, target wait.Strateg
 	if h.prefer == "https" {
 		schemes = []string{"https", "http"}
 	}
+	// last is the expected scheme's latest failure (the one the error
+	// reports); answered whether anything ever answered an HTTP request.
 	var last error
+	answered := false
 	for {
 		state, err := target.State(ctx)
 		if err == nil && !state.Running {
@@ -596,20 +660,24 @@ func (h *healthStrategy) WaitUntilReady(ctx context.Context, target wait.Strateg
 		host, herr := target.Host(ctx)
 		port, perr := target.MappedPort(ctx, Port)
 		if herr == nil && perr == nil {
-			for _, scheme := range schemes {
+			for i, scheme := range schemes {
 				r, err := probe(ctx, scheme, net.JoinHostPort(host, port.Port()))
 				if err == nil {
 					h.found = r
 					return nil
 				}
-				last = err
+				var se *statusError
+				answered = answered || errors.As(err, &se)
+				if i == 0 {
+					last = err
+				}
 			}
 		} else {
 			last = errors.Join(herr, perr)
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the emulator was not healthy within %v: %v%s", h.timeout, last, logTail(context.Background(), target))
+			return notHealthyError(h.timeout, last, answered, logTail(context.Background(), target))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
@@ -644,7 +712,7 @@ func probe(ctx context.Context, scheme, hostPort string) (*probeResult, error) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s %s: status %d", scheme, HealthPath, resp.StatusCode)
+		return nil, &statusError{url: req.URL.String(), status: resp.StatusCode}
 	}
 	r := &probeResult{endpoint: scheme + "://" + hostPort}
 	if scheme == "https" {

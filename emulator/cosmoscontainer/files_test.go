@@ -34,6 +34,7 @@ const (
 	emulatorService = "cosmos-emulator"
 	emulatorHost    = "0.0.0.0" // all interfaces, no port: PORT applies
 	defaultPort     = "8081"
+	explorerPort    = "1234" // the explorer's own listener (EXPLORER_PORT's default)
 	dataDir         = "/data"
 	envPrefix       = "COSMOS_EMULATOR_"
 	healthPath      = "/_emulator/health"
@@ -513,6 +514,16 @@ func goVersion(goMod string) string {
 // (name:1.2[.3][-variant]) and optionally a digest.
 var pinnedImage = regexp.MustCompile(`^[a-z0-9./_-]+:\d+\.\d+(\.\d+)?(-[a-z0-9.-]+)?(@sha256:[0-9a-f]{64})?$`)
 
+// versionVar and revisionVar are the variables the build stamps (server.Version
+// and server.Revision).
+const (
+	versionVar  = "github.com/cosmos-emulator/cosmos-emulator/server.Version"
+	revisionVar = "github.com/cosmos-emulator/cosmos-emulator/server.Revision"
+)
+
+// labelPair matches one key="value" pair of a LABEL instruction.
+var labelPair = regexp.MustCompile(`([A-Za-z0-9._-]+)="([^"]*)"`)
+
 // postgresPackage matches the PostgreSQL server package of a major version.
 var postgresPackage = regexp.MustCompile(`postgresql-(\$\{PG_MAJOR\}|\$PG_MAJOR|\d+)`)
 
@@ -544,7 +555,7 @@ func checkDockerfile(df *dockerfile, text, goMod string) problems {
 		}
 	}
 
-	var built bool
+	var built, stamped bool
 	for _, stg := range df.Stages {
 		for _, run := range stg.find("RUN") {
 			if strings.Contains(run.Args, "--mount") {
@@ -552,6 +563,7 @@ func checkDockerfile(df *dockerfile, text, goMod string) problems {
 			}
 			if strings.Contains(run.Args, "go build") && strings.Contains(run.Args, "./cmd/cosmos-emulator") {
 				built = true
+				stamped = strings.Contains(run.Args, "-X "+versionVar+"=${VERSION}") && strings.Contains(run.Args, "-X "+revisionVar+"=${REVISION}")
 				if !strings.Contains(run.Args, "CGO_ENABLED=0") {
 					p.addf("Dockerfile line %d: go build without CGO_ENABLED=0; the runtime image has no Go toolchain and the binary should be static", run.Line)
 				}
@@ -560,6 +572,30 @@ func checkDockerfile(df *dockerfile, text, goMod string) problems {
 	}
 	if !built {
 		p.addf("Dockerfile: no build stage RUNs go build ./cmd/cosmos-emulator")
+	}
+	if !stamped {
+		p.addf("Dockerfile: go build does not stamp %s=${VERSION} and %s=${REVISION} (-ldflags -X), so --version would not name the image's version", versionVar, revisionVar)
+	}
+	if df.Args["VERSION"] == "" {
+		p.addf("Dockerfile: no ARG VERSION=<the emulator's version> before the first FROM")
+	}
+
+	// OCI labels: what registries and `docker inspect` show.
+	labels := map[string]string{}
+	for _, l := range final.find("LABEL") {
+		for _, m := range labelPair.FindAllStringSubmatch(l.Args, -1) {
+			labels[m[1]] = m[2]
+		}
+	}
+	for key, want := range map[string]string{
+		"org.opencontainers.image.version":  "${VERSION}",
+		"org.opencontainers.image.revision": "${REVISION}",
+		"org.opencontainers.image.source":   "https://github.com/cosmos-emulator/cosmos-emulator",
+		"org.opencontainers.image.title":    "cosmos-emulator",
+	} {
+		if labels[key] != want {
+			p.addf("Dockerfile: LABEL %s=%q, want %q", key, labels[key], want)
+		}
 	}
 
 	var copied bool
@@ -690,14 +726,28 @@ func checkCompose(cf *composeFile, df *dockerfile, root string) problems {
 		p.addf("compose: the emulator listens on host %q (args %q), want %s", host, cfg.Args, emulatorHost)
 	}
 
-	var published bool
+	var published, explorer bool
 	for _, port := range emu.Ports {
-		if port.Target == listenPort && port.Published == "8081" && (port.Protocol == "" || port.Protocol == "tcp") {
+		if port.Protocol != "" && port.Protocol != "tcp" {
+			continue
+		}
+		// The well-known key opens the data to whoever reaches the port:
+		// loopback only, unless the user publishes it deliberately.
+		if port.HostIP != "127.0.0.1" && port.HostIP != "::1" {
+			p.addf("compose: %s publishes port %s on %q, want loopback only (127.0.0.1)", emulatorService, port.Published, port.HostIP)
+		}
+		switch {
+		case port.Target == listenPort && port.Published == "8081":
 			published = true
+		case port.Target == explorerPort && port.Published == explorerPort:
+			explorer = true
 		}
 	}
 	if !published {
 		p.addf("compose: %s does not publish host port 8081 to the listening port %q: %+v", emulatorService, listenPort, emu.Ports)
+	}
+	if !explorer {
+		p.addf("compose: %s does not publish the data explorer's port %s (the start-up lines name it): %+v", emulatorService, explorerPort, emu.Ports)
 	}
 
 	proto, _ := cfg.value("protocol")
@@ -795,6 +845,10 @@ func TestContainerChecksCatchBreakage(t *testing.T) {
 		{name: "build image floating", dockerfile: []edit{{"ARG BUILD_IMAGE=golang:${GO_VERSION}-bookworm", "ARG BUILD_IMAGE=golang:latest"}}, want: "pinned golang:"},
 		{name: "runtime image floating", dockerfile: []edit{{"ARG RUNTIME_IMAGE=debian:12.11-slim", "ARG RUNTIME_IMAGE=debian:bookworm-slim"}}, want: "pinned debian:"},
 		{name: "builds another package", dockerfile: []edit{{"./cmd/cosmos-emulator\n", "./cmd/other\n"}}, want: "go build ./cmd/cosmos-emulator"},
+		{name: "version not stamped", dockerfile: []edit{{" -X github.com/cosmos-emulator/cosmos-emulator/server.Version=${VERSION}", ""}}, want: "does not stamp"},
+		{name: "no version argument", dockerfile: []edit{{"ARG VERSION=", "ARG OTHER_VERSION="}}, want: "ARG VERSION"},
+		{name: "no version label", dockerfile: []edit{{`org.opencontainers.image.version="${VERSION}"`, `org.opencontainers.image.ver="${VERSION}"`}}, want: "image.version"},
+		{name: "revision label fixed", dockerfile: []edit{{`org.opencontainers.image.revision="${REVISION}"`, `org.opencontainers.image.revision="main"`}}, want: "image.revision"},
 		{name: "cgo enabled", dockerfile: []edit{{"CGO_ENABLED=0 go build", "go build"}}, want: "CGO_ENABLED=0"},
 		{name: "BuildKit-only mount", dockerfile: []edit{{"RUN go mod download", "RUN --mount=type=cache,target=/go/pkg/mod go mod download"}}, want: "--mount"},
 		{name: "binary not copied", dockerfile: []edit{{"COPY --from=build", "COPY"}}, want: "COPY --from"},
@@ -820,7 +874,10 @@ func TestContainerChecksCatchBreakage(t *testing.T) {
 		{name: "missing dockerfile", compose: []edit{{"dockerfile: Dockerfile", "dockerfile: Containerfile"}}, want: "build dockerfile"},
 		{name: "other build context", compose: []edit{{"context: .", "context: ./cmd"}}, want: "repository root"},
 		{name: "no image name", compose: []edit{{"    image: cosmos-emulator:local\n", ""}}, want: "no image name"},
-		{name: "port not published", compose: []edit{{`- "8081:8081"`, `- "9000:8081"`}}, want: "publish host port 8081"},
+		{name: "port not published", compose: []edit{{`- "127.0.0.1:8081:8081"`, `- "127.0.0.1:9000:8081"`}}, want: "publish host port 8081"},
+		{name: "port on every interface", compose: []edit{{`- "127.0.0.1:8081:8081"`, `- "8081:8081"`}}, want: "loopback only"},
+		{name: "explorer port on every interface", compose: []edit{{`- "127.0.0.1:1234:1234"`, `- "0.0.0.0:1234:1234"`}}, want: "loopback only"},
+		{name: "explorer port not published", compose: []edit{{`      - "127.0.0.1:1234:1234"`, `      # - "127.0.0.1:1234:1234"`}}, want: "explorer's port"},
 		{name: "addr overridden to loopback", compose: []edit{{`command: ["--tls-host"`, `command: ["--addr=127.0.0.1:8081", "--tls-host"`}}, want: "listens on host"},
 		{name: "entrypoint overridden", compose: []edit{{"    command:", "    entrypoint: [\"/usr/local/bin/cosmos-emulator\", \"--addr\", \"127.0.0.1:8081\"]\n    command:"}}, want: "listens on host"},
 		{name: "health check path", compose: []edit{{`"https://127.0.0.1:8081/_emulator/health"`, `"https://127.0.0.1:8081/"`}}, want: "health check"},
