@@ -46,15 +46,15 @@ func docSnippets(t *testing.T, file, section, lang string) []string {
 	return out
 }
 
-// userDocs lists README.md and every docs/*.md, relative to the
-// repository root.
+// userDocs lists README.md, CHANGELOG.md and every docs/*.md, relative to
+// the repository root.
 func userDocs(t *testing.T) []string {
 	t.Helper()
 	docs, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	if err != nil || len(docs) == 0 {
 		t.Fatalf("no docs/*.md (%v)", err)
 	}
-	files := []string{"README.md"}
+	files := []string{"README.md", "CHANGELOG.md"}
 	for _, d := range docs {
 		files = append(files, filepath.Join("docs", filepath.Base(d)))
 	}
