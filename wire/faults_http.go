@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -63,6 +64,13 @@ func (h *handler) faultHook(next http.Handler) http.Handler {
 		}
 		p := f.rule.Response
 		if p.DelayMs > 0 {
+			// The body is read before the wait: net/http watches the
+			// connection for the client leaving (and cancels the
+			// request's context) only once the body has been read to its
+			// end, so a write whose client gave up during the delay would
+			// otherwise still run after it. The body is bounded by the
+			// size limit wrapped around it earlier in the chain.
+			bufferBody(r)
 			t := time.NewTimer(time.Duration(p.DelayMs) * time.Millisecond)
 			select {
 			case <-t.C:
@@ -163,3 +171,31 @@ func (h *handler) putFault(w http.ResponseWriter, r *http.Request) {
 	}
 	writeBody(w, status, b)
 }
+
+// bufferBody reads r's body to its end, up to one byte past the largest
+// body any request may carry (a larger one is refused later, as without
+// a rule), and puts what it read back, so that the handlers read the same
+// bytes (followed by the error that ended the read, if any, or by the
+// unread rest of a body too large).
+func bufferBody(r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, emulator.MaxItemSize+1))
+	readers := []io.Reader{bytes.NewReader(b)}
+	switch {
+	case err != nil:
+		readers = append(readers, errorReader{err})
+	case len(b) > emulator.MaxItemSize:
+		readers = append(readers, r.Body)
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(readers...), r.Body}
+}
+
+// errorReader returns err from every Read.
+type errorReader struct{ err error }
+
+func (e errorReader) Read([]byte) (int, error) { return 0, e.err }
