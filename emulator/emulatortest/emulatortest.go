@@ -107,6 +107,17 @@ func WithMinPartitionRanges(n int) Option {
 // x-ms-retry-after-ms, as the service answers them.
 func WithRateLimit() Option { return func(cfg *server.Config) { cfg.RateLimit = true } }
 
+// WithInitData loads init data files (--init-data: databases, containers,
+// items and scripts, in the format of package emulator/seed) before the
+// emulator serves; what exists already is left alone.
+func WithInitData(paths ...string) Option {
+	return func(cfg *server.Config) { cfg.InitData = append(cfg.InitData, paths...) }
+}
+
+// WithReset removes every database at start (--reset), before the init
+// data loads: for an emulator started over a database that holds data.
+func WithReset() Option { return func(cfg *server.Config) { cfg.Reset = true } }
+
 // SplitRange splits live partition key range id of container coll in
 // database db at the middle of its hash space (or at EPK at, when not "")
 // and returns the two children, failing the test on error. Requests that
