@@ -141,3 +141,26 @@ func TestLoadTooManyItems(t *testing.T) {
 		t.Errorf("database d: %v, want not found", err)
 	}
 }
+
+// TestReadmeExample loads the init data example of the README's "Seed and
+// reset" section, so that the example stays a file the emulator takes.
+func TestReadmeExample(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Seed and reset\n")
+	if !ok {
+		t.Fatal(`README has no "Seed and reset" section`)
+	}
+	_, block, ok := strings.Cut(section, "```json\n")
+	example, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 {
+		t.Fatal("the section has no json example")
+	}
+	res, err := seed.Load(context.Background(), newService(t), []byte(example))
+	if err != nil || res.Databases != 1 || res.Containers != 1 || res.Items != 1 || res.Scripts != 3 {
+		t.Fatalf("README example: %+v %v", res, err)
+	}
+}
