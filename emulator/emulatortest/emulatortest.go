@@ -155,7 +155,9 @@ func (e *Emulator) Reset(t testing.TB) {
 	req.Header.Set("x-ms-date", date)
 	req.Header.Set("x-ms-version", "2018-12-31")
 	req.Header.Set("Authorization", wire.MasterAuthorization(key, http.MethodPost, "_emulator", "_emulator/reset", date))
-	resp, err := HTTPClient().Do(req)
+	hc := HTTPClient()
+	defer hc.CloseIdleConnections() // a client per call: leave no connection behind
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatalf("emulatortest: reset: %v", err)
 	}
