@@ -109,6 +109,53 @@ func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
 	return classify("delete database", err)
 }
 
+var _ emulator.Resetter = (*Store)(nil)
+
+// ResetAll implements emulator.Resetter in one transaction, as
+// DeleteDatabase does for one database but with one statement for all:
+// it locks the metadata tables against writers (EXCLUSIVE: container
+// lookups, which only read, go on; creates, replaces, deletes, splits and
+// user or script writes wait, and so cannot add a container whose table
+// the reset would miss), retires every container's items table (the
+// rename waits for each container's operations in flight; afterwards its
+// name no longer resolves, so a late operation gets 404) and deletes every
+// database, the rest following by ON DELETE CASCADE. The dropping worker
+// then drops the tables and their change log in the background. The
+// sequences are left alone on purpose: a database or container created
+// again gets new numbers, hence new RIDs and its own change feed, and a
+// session token or RID a client kept from before never names it. The
+// spare tables stay: they belong to no container.
+func (s *Store) ResetAll(ctx context.Context) (int, error) {
+	var removed int
+	var nums []int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `LOCK TABLE cosmos.databases, cosmos.containers IN EXCLUSIVE MODE`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT num FROM cosmos.containers ORDER BY num`)
+		if err != nil {
+			return err
+		}
+		if nums, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+			return err
+		}
+		if err := retireTables(ctx, tx, nums); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM cosmos.databases`)
+		if err != nil {
+			return err
+		}
+		removed = int(tag.RowsAffected())
+		return s.notifyMetadataChanged(ctx, tx)
+	})
+	s.cache.clear()
+	if err == nil && len(nums) > 0 {
+		poke(s.tables.drop)
+	}
+	return removed, classify("reset", err)
+}
+
 // ---- containers
 
 // containerCols are the columns scanContainer reads, the container's live

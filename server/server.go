@@ -21,6 +21,7 @@ import (
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/jsengine"
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/seed"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgserver"
 	"github.com/cosmos-emulator/cosmos-emulator/server/explorer"
@@ -186,6 +187,17 @@ type Config struct {
 	// to trust the self-signed certificate (Microsoft's image serves its
 	// explorer over http unless asked otherwise too).
 	ExplorerProtocol string
+	// Reset removes every database and everything in it at start, before
+	// InitData loads and before the emulator serves (--reset; what POST
+	// /_emulator/reset does at run time).
+	Reset bool
+	// InitData are init data files (package emulator/seed's format)
+	// loaded in order at start, before the emulator serves: what is
+	// absent is created, what exists is left alone, so a restart over
+	// kept data loads them again harmlessly. A file that cannot be read
+	// or that the service refuses fails the start, its message naming
+	// the file and the place in it.
+	InitData []string
 }
 
 // Defaults of the HTTP server's limits. The timeouts are far above what a
@@ -332,6 +344,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	s.svc = emulator.New(s.store, cfg.Clock)
 	s.svc.ConfigureScripts(jsengine.Config{Timeout: cfg.ScriptTimeout, MaxMemory: cfg.ScriptMaxMemory})
 	s.svc.SetMinPartitionRanges(cfg.MinPartitionRanges)
+	if err = s.prepareData(ctx); err != nil {
+		return nil, err
+	}
 	fg := newForeground()
 	s.sweeper = &ttl.Sweeper{Expirer: s.store, Clock: cfg.Clock, Interval: cfg.TTLSweepInterval, BatchSize: cfg.TTLSweepBatch, Logger: s.log, Foreground: fg}
 
@@ -417,6 +432,31 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		s.log.Warn(s.explorerSkipped)
 	}
 	return s, nil
+}
+
+// prepareData applies Config.Reset, then loads Config.InitData, before
+// anything serves.
+func (s *Server) prepareData(ctx context.Context) error {
+	if s.cfg.Reset {
+		t0 := time.Now()
+		n, err := s.svc.Reset(ctx)
+		if err != nil {
+			return &StartError{Cause: fmt.Sprintf("--reset could not remove the data: %v", err),
+				Fix: "run with --log-level debug for details, or leave --reset out", Err: err}
+		}
+		s.log.Info("reset: every database removed", "databases", n, "elapsed", time.Since(t0).Round(time.Millisecond))
+	}
+	for _, path := range s.cfg.InitData {
+		t0 := time.Now()
+		res, err := seed.LoadFile(ctx, s.svc, path)
+		if err != nil {
+			return &StartError{Cause: fmt.Sprintf("the init data file %s cannot be loaded: %v", path, err),
+				Fix: "correct the file (what loaded before the error stays and is left alone when it loads again) or leave --init-data out", Err: err}
+		}
+		s.log.Info("init data loaded", "file", path, "databases", res.Databases, "containers", res.Containers,
+			"items", res.Items, "scripts", res.Scripts, "existing", res.Existing, "elapsed", time.Since(t0).Round(time.Millisecond))
+	}
+	return nil
 }
 
 // withDefaults fills the zero fields of cfg.

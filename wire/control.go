@@ -22,8 +22,17 @@ import (
 //	POST /_emulator/ttl/sweep  -> {"deleted": n}
 //	GET  /_emulator/stats      -> {"containers":[...],"sweeper":{...},"scripts":{"abandoned":n,"abandonedRunning":n},
 //	                               "faults":{"injected":{"<rule name>":n}}}
+//	POST /_emulator/reset      -> 204
 //	POST /_emulator/dbs/{db}/colls/{coll}/pkranges/{id}/split  <- {} | {"epk": "<EPK>"}
 //	                           -> {"_rid":..,"PartitionKeyRanges":[<child>,<child>],"_count":2}
+//
+// The reset endpoint (type "_emulator", link "_emulator/reset") removes
+// every database and everything in it (emulator.Service.Reset) and the
+// throttling budgets (a re-created container starts with a full one);
+// the clock, the fault rules and the settings stay. It is one step for
+// concurrent requests: each sees the data before or after it, and one
+// that addresses a removed resource fails with a clean 404 (410 for a
+// partition key range).
 //
 // The split endpoint (type: the range id, link: the whole path, by the
 // generic rule) splits live partition key range {id} at the middle of its
@@ -54,6 +63,7 @@ func (h *handler) registerControl(r *mux.Router) {
 	r.HandleFunc("/_emulator/clock", h.setClock).Methods(http.MethodPost)
 	r.HandleFunc("/_emulator/ttl/sweep", h.sweep).Methods(http.MethodPost)
 	r.HandleFunc("/_emulator/stats", h.stats).Methods(http.MethodGet)
+	r.HandleFunc("/_emulator/reset", h.reset).Methods(http.MethodPost)
 	r.HandleFunc("/_emulator/dbs/{db}/colls/{coll}/pkranges/{id}/split", h.splitRange).Methods(http.MethodPost)
 }
 
@@ -152,6 +162,19 @@ func (h *handler) sweep(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.writeJSON(w, r, map[string]int{"deleted": n})
+}
+
+func (h *handler) reset(w http.ResponseWriter, r *http.Request) {
+	n, err := h.svc.Reset(r.Context())
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if h.limiter != nil {
+		h.limiter.reset()
+	}
+	h.log.Debug("reset: every database removed", "databases", n)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (h *handler) stats(w http.ResponseWriter, r *http.Request) {

@@ -284,6 +284,15 @@ func (l *rateLimiter) forget() {
 	}
 }
 
+// reset drops every cached target and budget, debts included (a reset
+// removed the containers they belonged to).
+func (l *rateLimiter) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.targets)
+	clear(l.buckets)
+}
+
 // rateLimit wraps next with the limiter; without Config.RateLimit it is
 // next itself, so requests cost nothing more.
 func (h *handler) rateLimit(next http.Handler) http.Handler {

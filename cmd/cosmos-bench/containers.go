@@ -28,13 +28,18 @@ import (
 //     directory before and after;
 //   - the typical suite cycle: create a database, a container, 100 items,
 //     run 10 single-partition queries, delete the database, -cycles times,
-//     total time each.
+//     total time each;
+//   - a clean slate: deleting every database one by one against POST
+//     /_emulator/reset (reset.go).
 
 // containersConfig configures the containers scenario.
 type containersConfig struct {
 	n      int // timed container creates and deletes
 	churn  int // containers created and dropped in the churn
 	cycles int // suite cycles
+	// the reset comparison (reset.go): databases, containers each, and
+	// rounds of each way (0: skipped)
+	resetDBs, resetContainers, resetRounds int
 }
 
 // containersResult is what the containers scenario measured.
@@ -57,6 +62,9 @@ type containersResult struct {
 	Cycle       latencyStats `json:"suite_cycle"`
 	// CycleSteps breaks the cycle down by step (cycleSteps).
 	CycleSteps []cycleStepStats `json:"suite_cycle_steps"`
+	// Reset compares POST /_emulator/reset with deleting the databases
+	// one by one (reset.go); nil when skipped.
+	Reset *resetResult `json:"reset,omitempty"`
 }
 
 // cycleStepStats is one step of the suite cycle over all measured cycles:
@@ -229,7 +237,7 @@ func (b *bench) runCycles(ctx context.Context, url string, res *containersResult
 		res.CycleSteps = append(res.CycleSteps, cycleStepStats{Step: name, Stats: newLatencyStats(stepTimes[j], 0),
 			Requests: float64(stepRequests[j]) / float64(cfg.containers.cycles)})
 	}
-	return nil
+	return b.runResetCompare(ctx, url, res)
 }
 
 // cycleSteps are the steps of suiteCycle, in order.
@@ -399,6 +407,9 @@ func writeContainersReport(w io.Writer, r *containersResult) {
 			fmt.Fprintf(tw, "%s\t%7.1f\t%7.1f\t%7.1f\t%8.1f\t%7.2f\t\n", st.Step, st.Stats.P50, st.Stats.P90, st.Stats.Mean, st.Requests, per)
 		}
 		tw.Flush()
+	}
+	if r.Reset != nil {
+		writeResetReport(w, r.Reset)
 	}
 	if r.Churn == 0 {
 		return

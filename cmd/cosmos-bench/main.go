@@ -66,7 +66,7 @@
 //	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
 //	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-concurrency 1] [-json]
 //	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16] [-js-profile dir] [-js-profile-seconds 5] [-js-sql-stats]
-//	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10]
+//	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10] [-reset-dbs 10] [-reset-containers 5] [-reset-rounds 3]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batches 1000,5000] [-ttl-explain]
 //	go run ./cmd/cosmos-bench -scenario query [-query-small 1000] [-query-large 100000] [-query-n 300] [-query-warmup 20]
 //	go run ./cmd/cosmos-bench -scenario scale [-scale-items 1000000] [-scale-small 1000] [-scale-n 1000] [-scale-warmup 200] [-scale-explain]
@@ -233,6 +233,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.containers.n, "containers-n", 100, "containers: timed container creates and deletes")
 	fs.IntVar(&cfg.containers.churn, "churn", 1000, "containers: containers created and deleted in the churn")
 	fs.IntVar(&cfg.containers.cycles, "cycles", 10, "containers: test suite cycles")
+	fs.IntVar(&cfg.containers.resetDBs, "reset-dbs", 10, "containers: databases of the reset comparison (POST /_emulator/reset against deleting them one by one)")
+	fs.IntVar(&cfg.containers.resetContainers, "reset-containers", 5, "containers: containers per database of the reset comparison (20 items each)")
+	fs.IntVar(&cfg.containers.resetRounds, "reset-rounds", 3, "containers: rounds of each way of the reset comparison (0: skip it)")
 	fs.IntVar(&cfg.batch.runs, "batch-n", 200, "batch: measured single creates and transactional batches of 100 creates")
 	fs.IntVar(&cfg.sproc.runs, "sproc-n", 300, "sproc: measured executions of each stored procedure")
 	fs.IntVar(&cfg.udf.items, "udf-items", 10_000, "udf: items in the container the UDF queries read")
@@ -279,6 +282,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-udf-items and -udf-n must be positive")
 	case cfg.js.n < 1 || cfg.js.profileSecs < 1:
 		return cfg, errors.New("-js-n and -js-profile-seconds must be at least 1")
+	case cfg.containers.resetRounds < 0 || (cfg.containers.resetRounds > 0 && (cfg.containers.resetDBs < 1 || cfg.containers.resetContainers < 1)):
+		return cfg, errors.New("-reset-rounds must be 0 or more, and -reset-dbs and -reset-containers at least 1")
 	case cfg.containers.n < 1 || cfg.containers.churn < 0 || cfg.containers.cycles < 1:
 		return cfg, errors.New("-containers-n and -cycles must be at least 1, -churn not negative")
 	case cfg.sproc.runs < 1:

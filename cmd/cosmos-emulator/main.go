@@ -111,6 +111,9 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.DurationVar(&cfg.PageTimeout, "page-timeout", server.DefaultPageTimeout, "longest time one page of a query or read feed runs in PostgreSQL; past it the page ends with the results it holds and a continuation, or with a 408 when it holds none (the service's is 5s)")
 	fs.BoolVar(&cfg.ExplorerExposeKey, "explorer-expose-key", false, "let the data explorer (/_explorer/index.html) hand the master key to its pages even when the emulator listens on a non-loopback address; by default only a loopback listener, through a loopback host name, does")
 	fs.StringVar(&cfg.FaultsFile, "faults-file", "", "JSON file of fault rules applied from the start, in the form GET /_emulator/faults answers: {\"rules\":[{\"name\":...,\"match\":{...},\"response\":{...}}]}; empty: none (rules can be set at run time under /_emulator/faults)")
+	var initData stringList
+	fs.Var(&initData, "init-data", "JSON file of databases, containers (the body POST /dbs/{db}/colls takes, plus throughput, items, storedProcedures, triggers, userDefinedFunctions) and items loaded at start, before the ready line: what is absent is created, what exists is left alone (repeatable, comma-separated; loaded in order)")
+	fs.BoolVar(&cfg.Reset, "reset", false, "remove every database and everything in it at start, before --init-data loads (POST /_emulator/reset does it at run time)")
 	fs.StringVar(&cfg.PprofAddr, "pprof", "", "loopback host:port serving net/http/pprof (/debug/pprof/) for profiling; empty: off")
 	var goMaxProcsFlag int
 	fs.IntVar(&goMaxProcsFlag, "gomaxprocs", 0, "CPUs the emulator runs Go code on at once; 0: the GOMAXPROCS variable if set, else half the CPUs (at least 1), leaving the rest to PostgreSQL and the clients; negative: Go's own choice")
@@ -143,6 +146,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	}
 	cfg.Consistency = consistency
 	cfg.TLSHosts = tlsHosts
+	cfg.InitData = initData
 	cfg.GoMaxProcs = goMaxProcs(goMaxProcsFlag, getenv, runtime.GOMAXPROCS(0))
 	notes, err := resolveMicrosoft(fs, &cfg, &ms, t)
 	if err != nil {

@@ -13,11 +13,14 @@ package main
 // source, so `--addr 0.0.0.0` (host only) plus PORT=N listens on N.
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,8 +84,6 @@ var noEffect = map[string]string{
 	"enable-console":    "no console telemetry exporter",
 	"verbose":           "use --log-level debug for PostgreSQL's and the emulator's details",
 	"query-buffer-size": "query pages are bounded by item count and a 4 MB budget",
-	"enable-init-data":  "no seed scripts",
-	"init-path":         "no seed scripts",
 }
 
 // tracker records, for each flag, the strongest source that set it and how
@@ -341,8 +342,8 @@ func defineMicrosoftFlags(fs *flag.FlagSet, ms *msSettings, cfg *cfgTargets) {
 	fs.Var(&strictBool{&ms.enableTelemetry}, "enable-telemetry", "accepted for compatibility; this emulator never sends telemetry (true or false)")
 	fs.Var(&strictBool{&ms.verbose}, "verbose", "accepted for compatibility; no effect (true or false)")
 	fs.Var(&intRange{p: &ms.queryBufferKB, lo: 1, hi: 65536, what: "integers from 1 to 65536"}, "query-buffer-size", "accepted for compatibility; no effect (KB)")
-	fs.Var(&strictBool{&ms.enableInitData}, "enable-init-data", "accepted for compatibility; no effect (true or false)")
-	fs.StringVar(&ms.initPath, "init-path", "", "accepted for compatibility; no effect")
+	fs.Var(&strictBool{&ms.enableInitData}, "enable-init-data", "load every top-level *.json file of --init-path (this emulator's --init-data format) at start, in alphabetical order, after --init-data's files (true or false); Microsoft's *.csh scripts are not run")
+	fs.StringVar(&ms.initPath, "init-path", "/init", "directory of the files --enable-init-data loads")
 	fs.BoolVar(&ms.logRequests, "log-requests", false, "log one line per request (method, path, status, duration, activity id, request charge) at info level; --log-level debug logs them too")
 	fs.BoolVar(&ms.version, "version", false, "print the version and exit")
 }
@@ -435,12 +436,58 @@ func resolveMicrosoft(fs *flag.FlagSet, cfg *server.Config, ms *msSettings, t *t
 	if cfg.ExplorerProtocol == "https-insecure" {
 		cfg.ExplorerProtocol = "https"
 	}
+	initNotes, err := resolveInitPath(cfg, ms, t)
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, initNotes...)
 	for _, name := range sortedKeys(noEffect) {
 		if f := fs.Lookup(name); t.set(name) && f.Value.String() != f.DefValue {
 			notes = append(notes, fmt.Sprintf("%s is accepted for compatibility with Microsoft's emulator and has no effect here: %s", t.name[name], noEffect[name]))
 		}
 	}
 	slices.Sort(notes)
+	return notes, nil
+}
+
+// resolveInitPath adds, with --enable-init-data (ENABLE_INIT_DATA=true),
+// the top-level *.json files of --init-path in alphabetical order to
+// cfg.InitData, after those of --init-data. Microsoft's image runs the
+// *.csh (Cosmos shell) scripts of that directory, which this emulator
+// cannot; a note names them. Microsoft skips its scripts when data exists;
+// here the files load anyway, which changes nothing that exists (seed
+// creates only what is absent). A directory that does not exist holds no
+// files (a note says so); one that cannot be read is an error.
+func resolveInitPath(cfg *server.Config, ms *msSettings, t *tracker) (notes []string, err error) {
+	if !ms.enableInitData {
+		return nil, nil
+	}
+	name := t.name["init-path"]
+	if name == "" {
+		name = "--init-path"
+	}
+	entries, err := os.ReadDir(ms.initPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []string{fmt.Sprintf("%s %s does not exist: no init data to load", name, ms.initPath)}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s=%q: cannot read the init data directory: %v", name, ms.initPath, err)
+	}
+	var csh []string
+	for _, e := range entries { // ReadDir sorts by name
+		if e.IsDir() {
+			continue
+		}
+		switch strings.ToLower(filepath.Ext(e.Name())) {
+		case ".json":
+			cfg.InitData = append(cfg.InitData, filepath.Join(ms.initPath, e.Name()))
+		case ".csh":
+			csh = append(csh, e.Name())
+		}
+	}
+	if len(csh) > 0 {
+		notes = append(notes, fmt.Sprintf("%s %s: Cosmos shell scripts are not supported and are not run: %s (put the data in *.json files of --init-data's format)", name, ms.initPath, strings.Join(csh, ", ")))
+	}
 	return notes, nil
 }
 

@@ -431,6 +431,13 @@ func (c *Container) Sweep(ctx context.Context) (int, error) {
 	return r.Deleted, err
 }
 
+// Reset removes every database and everything in it (POST
+// /_emulator/reset), for suites that want a clean slate between tests; the
+// emulator's clock, fault rules and settings stay.
+func (c *Container) Reset(ctx context.Context) error {
+	return c.control(ctx, http.MethodPost, "_emulator/reset", "_emulator", "_emulator/reset", struct{}{}, nil)
+}
+
 // Stats returns the storage and sweeper counters (GET /_emulator/stats).
 func (c *Container) Stats(ctx context.Context) (Stats, error) {
 	var r struct {
