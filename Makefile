@@ -6,7 +6,7 @@ GO       ?= go
 BIN      := bin/cosmos-emulator
 GOFLAGS_TEST ?= -race -count=1 -timeout 30m
 
-.PHONY: build run test lint bench sdk-tests js-smoke fuzz clean docker-test
+.PHONY: build run test lint bench sdk-tests js-smoke node-helper-test fuzz clean docker-test
 
 # The VCS revision --version reports, stamped at link time so that it is
 # known even under GOFLAGS=-buildvcs=false; empty outside a git checkout
@@ -32,6 +32,12 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -count=1 -run TestPackageBoundaries ./server/
+
+# The Node helper (clients/node): its vitest example starts the binary
+# through the helper's global set-up and uses it with @azure/cosmos.
+node-helper-test: build
+	cd clients/node/test && npm ci --no-audit --no-fund
+	cd clients/node/test && COSMOS_EMULATOR_BIN=$(CURDIR)/$(BIN) npx vitest run
 
 # Builds the image (local base images, no registry needed), runs the compose
 # stack, the SDK smoke tests against it, a restart, and the testcontainers
