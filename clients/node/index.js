@@ -63,7 +63,9 @@ export async function startEmulator(options = {}) {
     startTimeoutMs: options.startTimeoutMs ?? 120_000,
     onOutput: options.onOutput,
   };
-  const image = options.image ?? process.env.COSMOS_EMULATOR_IMAGE;
+  // An option beats a variable: a binary named in the options runs even
+  // when COSMOS_EMULATOR_IMAGE is set.
+  const image = options.image ?? (options.binary ? undefined : process.env.COSMOS_EMULATOR_IMAGE);
   const started = image
     ? await startImage(image, opts)
     : await startBinary(options.binary ?? process.env.COSMOS_EMULATOR_BIN ?? "cosmos-emulator", opts);
