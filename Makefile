@@ -6,7 +6,7 @@ GO       ?= go
 BIN      := bin/cosmos-emulator
 GOFLAGS_TEST ?= -race -count=1 -timeout 30m
 
-.PHONY: build run test lint bench sdk-tests js-smoke fuzz clean docker-test image
+.PHONY: build run test lint bench sdk-tests js-smoke node-helper-test fuzz clean docker-test image
 
 # The release version (semantic) --version, /_emulator/health and the
 # image's labels report. It is server.Version's default (a test keeps them
@@ -47,6 +47,12 @@ lint:
 image:
 	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) $(DOCKER_BUILD_ARGS) \
 		-t cosmos-emulator:$(VERSION) -t cosmos-emulator:local .
+
+# The Node helper (clients/node): its vitest example starts the binary
+# through the helper's global set-up and uses it with @azure/cosmos.
+node-helper-test: build
+	cd clients/node/test && npm ci --no-audit --no-fund
+	cd clients/node/test && COSMOS_EMULATOR_BIN=$(CURDIR)/$(BIN) npx vitest run
 
 # Builds the image (local base images, no registry needed), runs the compose
 # stack, the SDK smoke tests against it, a restart, and the testcontainers

@@ -59,3 +59,28 @@ func TestPackageBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestTestHelpersLeaveDockerOut holds the test helpers light: emulatortest
+// (and pgtest under it) is compiled into the test binaries of the
+// emulator's users, so neither may pull in testcontainers or a Docker
+// client; only the testcontainers module (emulator/cosmoscontainer), which
+// exists to talk to Docker, may. The package counts are logged.
+func TestTestHelpersLeaveDockerOut(t *testing.T) {
+	const mod = "github.com/cosmos-emulator/cosmos-emulator/"
+	forbidden := []string{"testcontainers", "docker", "moby"}
+	for _, pkg := range []string{mod + "emulator/emulatortest", mod + "pgstore/pgtest"} {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		deps := strings.Fields(string(out))
+		t.Logf("%s: %d packages (standard library included)", pkg, len(deps))
+		for _, d := range deps {
+			for _, f := range forbidden {
+				if strings.Contains(strings.ToLower(d), f) {
+					t.Errorf("%s depends on %s: the test helpers must not compile testcontainers or a Docker client into their users' tests", pkg, d)
+				}
+			}
+		}
+	}
+}

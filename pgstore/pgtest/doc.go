@@ -19,7 +19,12 @@
 //		...
 //	}
 //
-// Without PostgreSQL (no COSMOS_TEST_PG and no PostgreSQL binaries) the
+// With no PostgreSQL binaries but the docker command and a running Docker
+// engine, the private server is a throwaway postgres:15 container instead
+// (started with the docker command, so that no Docker client library is
+// compiled into the tests).
+//
+// Without PostgreSQL (no COSMOS_TEST_PG, no PostgreSQL binaries, no Docker) the
 // tests that ask for a database are skipped, except when the CI environment
 // variable is set: then they fail, so that CI never passes by skipping.
 package pgtest
