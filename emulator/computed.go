@@ -329,7 +329,12 @@ func (x *computedExpander) query(q *cosmosql.Query, outer *aliasScope, container
 		q.GroupBy[i] = x.expr(q.GroupBy[i], s)
 	}
 	for i := range q.OrderBy {
-		q.OrderBy[i].Expr = x.expr(q.OrderBy[i].Expr, s)
+		o := &q.OrderBy[i]
+		if name, ok := x.reference(o.Expr, s); ok {
+			// a composite index can name the computed property's path
+			o.Computed = name
+		}
+		o.Expr = x.expr(o.Expr, s)
 	}
 	q.Rank = x.expr(q.Rank, s)
 }

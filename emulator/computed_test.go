@@ -191,8 +191,21 @@ func TestExpandComputedProperties(t *testing.T) {
 			}
 		})
 	}
+	// an ORDER BY term that names a computed property keeps its name, the
+	// path a composite index gives it
+	q, _ := ParseQuery(`SELECT * FROM c ORDER BY c.lower, c["disc"] DESC, c.price`)
+	if err := expandComputedProperties(c, q); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range q.OrderBy {
+		names = append(names, o.Computed)
+	}
+	if got := strings.Join(names, ","); got != "lower,disc," {
+		t.Errorf("ORDER BY computed names %q, want \"lower,disc,\"", got)
+	}
 	// a container without computed properties: the query is untouched
-	q, _ := ParseQuery(`SELECT c.lower FROM c`)
+	q, _ = ParseQuery(`SELECT c.lower FROM c`)
 	if err := expandComputedProperties(Container{Properties: []byte(`{"id":"c"}`)}, q); err != nil || q.SQL() != `SELECT c.lower FROM c` {
 		t.Errorf("no computed properties: %s, %v", q.SQL(), err)
 	}

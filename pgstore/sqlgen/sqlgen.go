@@ -506,6 +506,10 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		var order []CompositePath
 		for _, o := range q.OrderBy {
 			path, ok := t.rootPath(o.Expr)
+			if !ok && o.Computed != "" {
+				// a computed property's path, as a composite index names it
+				path, ok = []string{o.Computed}, true
+			}
 			if !ok {
 				return nil, &QueryError{Message: MsgNoCompositeIndex}
 			}
