@@ -140,6 +140,9 @@ func TestComputedPropertiesDocExamples(t *testing.T) {
 			`[{"cp_splitSku":["BK","T79U","50"]}]`},
 		{"cp_power", `SELECT * FROM c WHERE c.cp_power = 25`, "pw", true,
 			`[{"id":"v5","pk":"pw","val":5},{"id":"vm5","pk":"pw","val":-5}]`},
+		{"cp_splitSku iterated", `SELECT VALUE s FROM s IN c.cp_splitSku`, "p", false, `["BK","T79U","50","CA","1098"]`},
+		{"cp_splitSku as the source", `SELECT VALUE ARRAY_LENGTH(x) FROM c.cp_splitSku x`, "p", false, `[3,2]`},
+		{"cp_splitSku joined", `SELECT VALUE s FROM c JOIN s IN c.cp_splitSku WHERE c.id = 'cap'`, "p", false, `["CA","1098"]`},
 		{"composite index", `SELECT VALUE c.id FROM c ORDER BY c.cp_lowerName DESC, c.price DESC`, "p", false,
 			`["aaaaaaaa-0000-1111-2222-bbbbbbbbbbbb","cap"]`},
 	}
