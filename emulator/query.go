@@ -102,6 +102,11 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	if err != nil {
 		return res, err
 	}
+	// before routing and plans: c.cp = 'a' on a computed property named
+	// like a partition key path pins no partition
+	if err := expandComputedProperties(c, q); err != nil {
+		return res, err
+	}
 	params := make(map[string]json.RawMessage, len(r.Query.Parameters))
 	for _, p := range r.Query.Parameters {
 		params[p.Name] = p.Value
@@ -228,6 +233,12 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query)
 	}
 	parsed, err := ParseQuery(q.Text)
 	if err != nil {
+		return nil, err
+	}
+	// the plan carries the expressions the ranges evaluate (its rewritten
+	// query holds no computed property name to expand again: definitions
+	// cannot reference computed properties)
+	if err := expandComputedProperties(c, parsed); err != nil {
 		return nil, err
 	}
 	params := make(map[string]json.RawMessage, len(q.Parameters))

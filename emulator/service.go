@@ -150,6 +150,9 @@ func normalizeContainer(obj *Object) (PartitionKeyDefinition, *int32, error) {
 	if err := checkContainerPolicies(obj, ip); err != nil {
 		return def, nil, err
 	}
+	if err := checkComputedProperties(obj); err != nil {
+		return def, nil, err
+	}
 	if v, ok := obj.Get("conflictResolutionPolicy"); !ok || v == nil {
 		crp := &Object{}
 		crp.Set("mode", "LastWriterWins")

@@ -403,6 +403,9 @@ func (h *scriptHost) Query(ctx context.Context, link string, query []byte, opts 
 	if err != nil {
 		return opFailure(err)
 	}
+	if err := expandComputedProperties(h.c, parsed); err != nil {
+		return jsengine.Outcome{}, err
+	}
 	params := make(map[string]json.RawMessage, len(q.Parameters))
 	for _, p := range q.Parameters {
 		params[p.Name] = p.Value

@@ -67,6 +67,11 @@ type Source struct {
 type OrderItem struct {
 	Expr Expr
 	Desc bool
+	// Computed is the name of the computed property Expr was expanded
+	// from when the term named one (ORDER BY c.cp), "" otherwise: the
+	// term's path for composite indexes is then /<Computed>. The parser
+	// never sets it.
+	Computed string
 }
 
 // Expr is a scalar expression.

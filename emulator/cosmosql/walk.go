@@ -320,3 +320,62 @@ func equalList(a, b []Expr) bool {
 	}
 	return true
 }
+
+// Rewrite replaces e, and then its children, by what fn returns for them,
+// in pre-order, and returns e's replacement. fn returns the replacement of
+// the node it is given (the node itself to keep it) and whether to rewrite
+// the replacement's children too. The children of a *Subquery are a
+// statement, not expressions: Rewrite does not enter them (fn, which sees
+// the *Subquery node, handles its query, whose scope it knows). Nodes are
+// changed in place. A nil e is returned as is, fn not called.
+func Rewrite(e Expr, fn func(Expr) (Expr, bool)) Expr {
+	if e == nil {
+		return nil
+	}
+	e, descend := fn(e)
+	if !descend || e == nil {
+		return e
+	}
+	switch x := e.(type) {
+	case *Member:
+		x.X = Rewrite(x.X, fn)
+	case *Index:
+		x.X = Rewrite(x.X, fn)
+		x.Index = Rewrite(x.Index, fn)
+	case *Unary:
+		x.X = Rewrite(x.X, fn)
+	case *Binary:
+		x.L = Rewrite(x.L, fn)
+		x.R = Rewrite(x.R, fn)
+	case *Between:
+		x.X = Rewrite(x.X, fn)
+		x.Lo = Rewrite(x.Lo, fn)
+		x.Hi = Rewrite(x.Hi, fn)
+	case *In:
+		x.X = Rewrite(x.X, fn)
+		for i := range x.List {
+			x.List[i] = Rewrite(x.List[i], fn)
+		}
+	case *Like:
+		x.X = Rewrite(x.X, fn)
+		x.Pattern = Rewrite(x.Pattern, fn)
+		x.Escape = Rewrite(x.Escape, fn)
+	case *Ternary:
+		x.Cond = Rewrite(x.Cond, fn)
+		x.Then = Rewrite(x.Then, fn)
+		x.Else = Rewrite(x.Else, fn)
+	case *Call:
+		for i := range x.Args {
+			x.Args[i] = Rewrite(x.Args[i], fn)
+		}
+	case *ArrayLit:
+		for i := range x.Elems {
+			x.Elems[i] = Rewrite(x.Elems[i], fn)
+		}
+	case *ObjectLit:
+		for i := range x.Fields {
+			x.Fields[i].Value = Rewrite(x.Fields[i].Value, fn)
+		}
+	}
+	return e
+}

@@ -205,3 +205,48 @@ func TestExprStringNil(t *testing.T) {
 		t.Errorf("ExprSQL = %q", got)
 	}
 }
+
+func TestRewrite(t *testing.T) {
+	t.Parallel()
+	// Every number literal is replaced by its successor: Rewrite reaches
+	// every expression node but not into the query of a *Subquery.
+	tests := []struct{ in, want string }{
+		{`SELECT VALUE [c.a[0] ?? 1, c.b ? {k: 2} : 3, c.s NOT LIKE "x" ESCAPE "!", c.n BETWEEN 4 AND 5, c.i IN (6, 7), udf.f(8), ~9, -c.x * 10]`,
+			`[c.a[1] ?? 2, c.b ? {"k": 3} : 4, c.s NOT LIKE "x" ESCAPE "!", c.n BETWEEN 5 AND 6, c.i IN (7, 8), udf.f(9), ~10, -c.x * 11]`},
+		{`SELECT VALUE ARRAY(SELECT VALUE 10) + 1`, `ARRAY(SELECT VALUE 10) + 2`},
+	}
+	for _, tt := range tests {
+		q, err := Parse(tt.in + " FROM c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := Rewrite(q.Select.Value, func(e Expr) (Expr, bool) {
+			if l, ok := e.(*Literal); ok {
+				if f, ok := l.Value.(float64); ok {
+					return &Literal{P: l.P, Value: f + 1}, false
+				}
+			}
+			return e, true
+		})
+		if s := ExprSQL(got); s != tt.want {
+			t.Errorf("Rewrite(%s)\n got %s\nwant %s", tt.in, s, tt.want)
+		}
+	}
+	// A replacement's children are not rewritten when fn says so.
+	q, _ := Parse(`SELECT VALUE c.a + c.b FROM c`)
+	got := Rewrite(q.Select.Value, func(e Expr) (Expr, bool) {
+		if m, ok := e.(*Member); ok && m.Name == "a" {
+			return &Member{X: &Member{X: m.X, Name: "a"}, Name: "z"}, false
+		}
+		if m, ok := e.(*Member); ok && m.Name == "b" {
+			return &Literal{Value: "B"}, true
+		}
+		return e, true
+	})
+	if s := ExprSQL(got); s != `c.a.z + "B"` {
+		t.Errorf("Rewrite = %s", s)
+	}
+	if Rewrite(nil, func(Expr) (Expr, bool) { t.Error("fn called for nil"); return nil, true }) != nil {
+		t.Error("Rewrite(nil) != nil")
+	}
+}

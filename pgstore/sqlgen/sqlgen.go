@@ -301,11 +301,19 @@ func (t *translator) scopeOf(q *cosmosql.Query) (*scope, error) {
 	// The first source: the container itself (c, root r), a path inside it
 	// (c.children ch), or the elements of an array (x IN c.arr).
 	rootName, path, err := sourcePath(src.Expr)
+	computed := false
 	if err != nil {
-		return nil, err
+		// an expression over the container's items: a computed property
+		// the domain expanded (FROM x IN c.cp), whose identifiers all
+		// name the container
+		id := firstIdent(src.Expr)
+		if id == "" {
+			return nil, err
+		}
+		rootName, computed = id, true
 	}
 	t.binds[rootName] = binding{expr: rootDoc, root: true}
-	if len(path) > 0 || src.In {
+	if len(path) > 0 || src.In || computed {
 		sc.nonRoot = true
 		base, err := t.val(src.Expr)
 		if err != nil {
@@ -506,6 +514,10 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		var order []CompositePath
 		for _, o := range q.OrderBy {
 			path, ok := t.rootPath(o.Expr)
+			if !ok && o.Computed != "" {
+				// a computed property's path, as a composite index names it
+				path, ok = []string{o.Computed}, true
+			}
 			if !ok {
 				return nil, &QueryError{Message: MsgNoCompositeIndex}
 			}
@@ -686,6 +698,18 @@ func sourcePath(e cosmosql.Expr) (string, []cosmosql.Expr, error) {
 			return "", nil, unsupported("this FROM source")
 		}
 	}
+}
+
+// firstIdent returns the name of the first identifier of e ("" if none).
+func firstIdent(e cosmosql.Expr) string {
+	name := ""
+	cosmosql.Walk(e, func(x cosmosql.Expr) bool {
+		if id, ok := x.(*cosmosql.Ident); ok && name == "" {
+			name = id.Name
+		}
+		return name == ""
+	})
+	return name
 }
 
 // noFrom translates SELECT without FROM: evaluated once.
