@@ -81,20 +81,7 @@ func TestFaultsFileRefused(t *testing.T) {
 		{"no response", write("noresp.json", `{"rules":[{"name":"r","match":{"operation":"Read"},"response":{}}]}`), []string{"noresp.json cannot be loaded", "response"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := runCommand(t, t.TempDir(), []string{"--ephemeral", "--addr", "127.0.0.1:0", "--faults-file", c.file})
-			if code != 1 || stdout != "" {
-				t.Errorf("exit %d, stdout %q; want 1 and nothing", code, stdout)
-			}
-			line := strings.TrimRight(stderr, "\n")
-			t.Log(line)
-			if strings.Contains(line, "\n") || !strings.HasPrefix(line, "cosmos-emulator: ") {
-				t.Fatalf("stderr is not one line:\n%s", stderr)
-			}
-			for _, w := range append(c.want, "--faults-file") {
-				if !strings.Contains(line, w) {
-					t.Errorf("%q does not say %q", line, w)
-				}
-			}
+			wantOneLineRefusal(t, []string{"--ephemeral", "--addr", "127.0.0.1:0", "--faults-file", c.file}, append(c.want, "--faults-file")...)
 		})
 	}
 }
@@ -125,4 +112,25 @@ func signedDo(t *testing.T, method, url, rt, link, body string) signedResult {
 	var b bytes.Buffer
 	_, _ = b.ReadFrom(resp.Body)
 	return signedResult{resp.StatusCode, b.String()}
+}
+
+// wantOneLineRefusal runs the command with args in a fresh temporary
+// directory and wants it to refuse to start: exit status 1, nothing on
+// stdout, and one stderr line "cosmos-emulator: ..." that says every want.
+func wantOneLineRefusal(t *testing.T, args []string, want ...string) {
+	t.Helper()
+	code, stdout, stderr := runCommand(t, t.TempDir(), args)
+	if code != 1 || stdout != "" {
+		t.Errorf("exit %d, stdout %q; want 1 and nothing", code, stdout)
+	}
+	line := strings.TrimRight(stderr, "\n")
+	t.Log(line)
+	if strings.Contains(line, "\n") || !strings.HasPrefix(line, "cosmos-emulator: ") {
+		t.Fatalf("stderr is not one line:\n%s", stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(line, w) {
+			t.Errorf("%q does not say %q", line, w)
+		}
+	}
 }

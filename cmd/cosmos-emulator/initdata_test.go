@@ -85,21 +85,8 @@ func TestInitDataRefused(t *testing.T) {
 			[]string{"trig.json cannot be loaded", "databases[0].containers[0].triggers[0]: The input content is invalid because the required properties - 'triggerType; ' - are missing"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := runCommand(t, t.TempDir(), []string{"--pg", pgtest.NewDatabase(t), "--protocol", "http", "--addr", "127.0.0.1:0",
-				"--health-port", "0", "--explorer-port", "0", "--init-data", c.file})
-			if code != 1 || stdout != "" {
-				t.Errorf("exit %d, stdout %q; want 1 and nothing", code, stdout)
-			}
-			line := strings.TrimRight(stderr, "\n")
-			t.Log(line)
-			if strings.Contains(line, "\n") || !strings.HasPrefix(line, "cosmos-emulator: ") {
-				t.Fatalf("stderr is not one line:\n%s", stderr)
-			}
-			for _, w := range append(c.want, "--init-data") {
-				if !strings.Contains(line, w) {
-					t.Errorf("%q does not say %q", line, w)
-				}
-			}
+			wantOneLineRefusal(t, []string{"--pg", pgtest.NewDatabase(t), "--protocol", "http", "--addr", "127.0.0.1:0",
+				"--health-port", "0", "--explorer-port", "0", "--init-data", c.file}, append(c.want, "--init-data")...)
 		})
 	}
 }
