@@ -61,8 +61,24 @@ node-helper-test: build
 docker-test:
 	bash scripts/ci/docker.sh $(DOCKER_TEST_ARGS)
 
-bench: build
-	$(GO) run ./cmd/cosmos-bench $(BENCHARGS)
+# make bench BENCHARGS="..." passes flags to cmd/cosmos-bench. BASELINE=rev
+# (a commit hash) also builds that revision as bin/cosmos-emulator-rev and
+# passes it as -baseline-bin, for the Targets row that compares the suite
+# cycle with an earlier build; the binary is kept and reused.
+BASELINE ?=
+BASELINE_BIN := $(if $(BASELINE),bin/cosmos-emulator-$(BASELINE))
+
+bench: build $(BASELINE_BIN)
+	$(GO) run ./cmd/cosmos-bench $(if $(BASELINE_BIN),-baseline-bin $(BASELINE_BIN)) $(BENCHARGS)
+
+# An earlier revision, built from git archive in a temporary directory (no
+# checkout, no worktree), with the same flags as build.
+bin/cosmos-emulator-%:
+	@echo "make: building revision $* into $@ (git archive into a temporary directory)"
+	@mkdir -p bin
+	tmp=$$(mktemp -d) && git archive $* | tar -x -C $$tmp && \
+	(cd $$tmp && $(GO) build -trimpath -ldflags "-X github.com/cosmos-emulator/cosmos-emulator/server.Revision=$$(git -C $(CURDIR) rev-parse $*)" -o $(CURDIR)/$@ ./cmd/cosmos-emulator); \
+	rc=$$?; rm -rf $$tmp; exit $$rc
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNormalizeContainer -fuzztime 30s -fuzzminimizetime 2s ./emulator/

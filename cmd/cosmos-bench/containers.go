@@ -30,13 +30,20 @@ import (
 //     run 10 single-partition queries, delete the database, -cycles times,
 //     total time each;
 //   - a clean slate: deleting every database one by one against POST
-//     /_emulator/reset (reset.go).
+//     /_emulator/reset (reset.go);
+//   - with -baseline-bin, the suite cycle on two emulators started side by
+//     side in the default mode of emulatortest (--ephemeral, nothing else):
+//     the baseline binary and -bin, one cycle on each in turn (the order
+//     swapped every round, so that neither always runs first), -cycles
+//     rounds; the ratio of the p50s is the Targets row "suite cycle vs
+//     the baseline build".
 
 // containersConfig configures the containers scenario.
 type containersConfig struct {
-	n      int // timed container creates and deletes
-	churn  int // containers created and dropped in the churn
-	cycles int // suite cycles
+	n           int    // timed container creates and deletes
+	churn       int    // containers created and dropped in the churn
+	cycles      int    // suite cycles
+	baselineBin string // an earlier build to compare the suite cycle with, "" for none
 	// the reset comparison (reset.go): databases, containers each, and
 	// rounds of each way (0: skipped)
 	resetDBs, resetContainers, resetRounds int
@@ -65,6 +72,19 @@ type containersResult struct {
 	// Reset compares POST /_emulator/reset with deleting the databases
 	// one by one (reset.go); nil when skipped.
 	Reset *resetResult `json:"reset,omitempty"`
+	// Versus is the suite cycle against the baseline build (-baseline-bin),
+	// nil without it.
+	Versus *cycleVersus `json:"suite_cycle_vs_baseline,omitempty"`
+}
+
+// cycleVersus is the suite cycle on the baseline binary and on -bin, both
+// --ephemeral, alternating.
+type cycleVersus struct {
+	BaselineBin string       `json:"baseline_binary"`
+	Baseline    latencyStats `json:"baseline"`
+	Current     latencyStats `json:"current"`
+	// Speedup is Baseline.P50 / Current.P50.
+	Speedup float64 `json:"speedup_p50"`
 }
 
 // cycleStepStats is one step of the suite cycle over all measured cycles:
@@ -150,7 +170,7 @@ func (b *bench) runContainers(ctx context.Context, res *containersResult) (err e
 	res.Create, res.Delete = newLatencyStats(creates, el), newLatencyStats(deletes, el)
 
 	if cfg.containers.churn == 0 { // no churn: straight to the cycles
-		return b.runCycles(ctx, emu.url, res)
+		return b.cyclesAndVersus(ctx, emu, res)
 	}
 	pgConn, err := b.pgConnString(dataDir)
 	if err != nil {
@@ -201,7 +221,20 @@ func (b *bench) runContainers(ctx context.Context, res *containersResult) (err e
 		return err
 	}
 	res.ReadyAfter = emu.ready.Seconds()
-	return b.runCycles(ctx, emu.url, res)
+	return b.cyclesAndVersus(ctx, emu, res)
+}
+
+// cyclesAndVersus runs the suite cycles on emu, then stops it and, with
+// -baseline-bin, compares the cycle with the baseline build's.
+func (b *bench) cyclesAndVersus(ctx context.Context, emu *emulatorProcess, res *containersResult) error {
+	if err := b.runCycles(ctx, emu.url, res); err != nil {
+		return err
+	}
+	if b.cfg.containers.baselineBin == "" {
+		return nil
+	}
+	emu.stop() // idle, but it holds memory and a PostgreSQL
+	return b.runCycleVersus(ctx, res)
 }
 
 // runCycles runs the suite cycles (-cycles, after one unmeasured) against
@@ -238,6 +271,69 @@ func (b *bench) runCycles(ctx context.Context, url string, res *containersResult
 			Requests: float64(stepRequests[j]) / float64(cfg.containers.cycles)})
 	}
 	return b.runResetCompare(ctx, url, res)
+}
+
+// runCycleVersus runs the suite cycle alternately on the baseline binary
+// (-baseline-bin) and on -bin, each started with --ephemeral (the mode of
+// emulatortest; -bin also gets -emulator-args, which an older build may
+// not know), one warm-up cycle each, then -cycles rounds of one cycle on
+// each, the first of a round alternating between them.
+func (b *bench) runCycleVersus(ctx context.Context, res *containersResult) error {
+	cfg := b.cfg
+	baseline, err := filepath.Abs(cfg.containers.baselineBin)
+	if err != nil {
+		return err
+	}
+	start := func(bin, log string, extra []string) (*emulatorProcess, error) {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		args := append([]string{"--ephemeral", "--addr", addr}, extra...)
+		return startEmulator(ctx, bin, args, filepath.Join(b.workDir, log), b.emuLog, cfg.readyTimeout)
+	}
+	b.logf("containers: %d suite cycles on %s and on %s, alternating", cfg.containers.cycles, baseline, b.bin)
+	type side struct {
+		emu    *emulatorProcess
+		client *azcosmos.Client
+		lat    []time.Duration
+	}
+	var sides [2]*side // 0: baseline, 1: current
+	for i, bin := range []string{baseline, b.bin} {
+		var extra []string
+		if i == 1 {
+			extra = cfg.emulatorArgs
+		}
+		emu, err := start(bin, fmt.Sprintf("emulator-cycle-%d.log", i), extra)
+		if err != nil {
+			return fmt.Errorf("%s: %w", bin, err)
+		}
+		defer emu.stop()
+		client, _, err := newSDKClient(emu.url, 1, cfg.http1)
+		if err != nil {
+			return err
+		}
+		if _, err := suiteCycle(ctx, client, "warm"); err != nil {
+			return fmt.Errorf("%s: %w", bin, err)
+		}
+		sides[i] = &side{emu: emu, client: client}
+	}
+	t0 := time.Now()
+	for r := range cfg.containers.cycles {
+		for k := range 2 {
+			sd := sides[(r+k)%2]
+			s := time.Now()
+			if _, err := suiteCycle(ctx, sd.client, fmt.Sprintf("vs%d", r)); err != nil {
+				return err
+			}
+			sd.lat = append(sd.lat, time.Since(s))
+		}
+	}
+	el := time.Since(t0)
+	v := &cycleVersus{BaselineBin: baseline, Baseline: newLatencyStats(sides[0].lat, el), Current: newLatencyStats(sides[1].lat, el)}
+	v.Speedup = ratio(v.Baseline.P50, v.Current.P50)
+	res.Versus = v
+	return nil
 }
 
 // cycleSteps are the steps of suiteCycle, in order.
@@ -395,6 +491,10 @@ func writeContainersReport(w io.Writer, r *containersResult) {
 	fmt.Fprintf(tw, "container delete\t%7d\t%7.2f\t%7.2f\t%7.2f\tp50 < 5 ms: %s\t\n", r.Delete.Ops, r.Delete.P50, r.Delete.P90, r.Delete.P99, verdict(r.Delete.P50 < 5))
 	fmt.Fprintf(tw, "suite cycle (db, container, 100 items, 10 queries, delete db)\t%7d\t%7.1f\t%7.1f\t%7.1f\t(mean %.1f ms)\t\n", r.Cycle.Ops, r.Cycle.P50, r.Cycle.P90, r.Cycle.P99, r.Cycle.Mean)
 	tw.Flush()
+	if v := r.Versus; v != nil {
+		fmt.Fprintf(w, "suite cycle, both --ephemeral, alternating: baseline %s p50 %.1f ms (p90 %.1f), this build p50 %.1f ms (p90 %.1f): %.2fx faster\n",
+			v.BaselineBin, v.Baseline.P50, v.Baseline.P90, v.Current.P50, v.Current.P90, v.Speedup)
+	}
 	if len(r.CycleSteps) > 0 {
 		fmt.Fprintln(w, "\nSuite cycle by step (per cycle; ms)")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

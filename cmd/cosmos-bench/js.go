@@ -30,7 +30,14 @@ import (
 //     "JS read at most 2.0x the HTTPS floor";
 //   - mix-1, mix-16: create 25 / read 40 / replace 20 / query 15 % at
 //     concurrency 1 and 16, ops/s and p50/p99 per operation, and CPU
-//     milliseconds per operation of the emulator and of PostgreSQL.
+//     milliseconds per operation of the emulator and of PostgreSQL;
+//   - replay-mix-1-a/-b, replay-mix-16-a/-b: the same mix at the same
+//     concurrency through the replaying proxy (replay.go), every request
+//     answered from memory, half right before and half right after the
+//     emulator's mix: the throughput no server can pass, measured in the
+//     same moments (the Targets row "JS mix vs the replay floor"). The
+//     requests the proxy forwarded during these phases are counted (0
+//     when the floor is pure).
 //
 // The raw pgx statements of the point scenario (INSERT, primary-key SELECT,
 // UPDATE) run against the same PostgreSQL afterwards as the SQL floor of
@@ -67,6 +74,12 @@ type jsResult struct {
 		Replace latencyStats `json:"replace"`
 	} `json:"replay"`
 	Mixes []jsMix `json:"mixes"`
+	// ReplayMixes is the same mixes through the replaying proxy, one per
+	// concurrency in the order of Mixes (the floor of each).
+	ReplayMixes []jsMix `json:"replay_mixes,omitempty"`
+	// ReplayForwarded maps a concurrency to the requests the proxy passed
+	// on to the emulator during its replay mix phases (0: all from memory).
+	ReplayForwarded map[string]int64 `json:"replay_forwarded,omitempty"`
 	// CPU maps a phase name to the CPU time spent during it.
 	CPU map[string]phaseCPU `json:"cpu"`
 	// Raw holds the raw pgx statements' latencies by operation.
@@ -211,6 +224,8 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 		return fmt.Errorf("starting node: %w", err)
 	}
 	res.CPU = map[string]phaseCPU{}
+	res.ReplayForwarded = map[string]int64{}
+	var replayBegun replayStats
 	profilePhase := "mix-" + lastField(cfg.js.concurrency)
 	var profWG sync.WaitGroup
 	var profErr error
@@ -230,6 +245,19 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 		}
 		name, what, _ := strings.Cut(phase, " ")
 		sample := sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), stats), replay.Pid())
+		if c, ok := replayMixConcurrency(name); ok {
+			st, err := replayStatsOf(ctx, replay.URL())
+			if err != nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				return err
+			}
+			if what == "BEGIN" {
+				replayBegun = st
+			} else {
+				res.ReplayForwarded[c] += st.Forwarded - replayBegun.Forwarded
+			}
+		}
 		switch what {
 		case "BEGIN":
 			begun[name] = sample
@@ -307,6 +335,17 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 		}
 	}
 	return nil
+}
+
+// replayMixConcurrency returns the concurrency of a replay mix phase's
+// name ("replay-mix-16-a" → "16"), and whether name is one.
+func replayMixConcurrency(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, "replay-mix-")
+	if !ok {
+		return "", false
+	}
+	c, _, _ := strings.Cut(rest, "-")
+	return c, true
 }
 
 // lastField returns the last comma-separated field of s.
@@ -432,6 +471,17 @@ func writeJSReport(w io.Writer, r *jsResult) {
 		}
 	}
 	tw.Flush()
+	if len(r.ReplayMixes) == len(r.Mixes) && len(r.Mixes) > 0 {
+		fmt.Fprintln(w, "\nThe same mix through the replaying proxy (every request answered from memory; half right before, half right after each emulator mix)")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "mix	emulator ops/s	floor ops/s	emulator/floor	floor p50	floor p99	requests the proxy forwarded	")
+		for i, m := range r.Mixes {
+			f := r.ReplayMixes[i]
+			fmt.Fprintf(tw, "c=%d	%7.0f	%7.0f	%.2f	%7.3f	%7.3f	%d	\n", m.Concurrency, m.Total.OpsPerSec, f.Total.OpsPerSec,
+				ratio(m.Total.OpsPerSec, f.Total.OpsPerSec), f.Total.P50, f.Total.P99, r.ReplayForwarded[fmt.Sprint(m.Concurrency)])
+		}
+		tw.Flush()
+	}
 	fmt.Fprintln(w, "\nCPU time per operation (from /proc: emulator process; PostgreSQL = postmaster, its children and reaped children)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "phase\t  ops\twall s\temulator ms/op\tPostgreSQL ms/op\ttotal ms/op\t")

@@ -1,6 +1,6 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
-// what, as a comma-separated list: point, durability, js, containers (these
-// four by default), ttl, query, scale, changefeed, batch, sproc, udf, ranges, or all (every one, one
+// what, as a comma-separated list: point, durability, js, containers, batch
+// (these five by default), ttl, query, scale, changefeed, sproc, udf, ranges, or all (every one, one
 // after the other, each with its own emulator processes and data
 // directory). The js scenario (the JavaScript SDK under a mixed load, its
 // HTTPS floor, CPU time per operation, optional pprof profiles) is
@@ -66,7 +66,7 @@
 //	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
 //	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-concurrency 1] [-json]
 //	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16] [-js-profile dir] [-js-profile-seconds 5] [-js-sql-stats]
-//	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10] [-reset-dbs 10] [-reset-containers 5] [-reset-rounds 3]
+//	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10] [-reset-dbs 10] [-reset-containers 5] [-reset-rounds 3] [-baseline-bin bin/cosmos-emulator-9d640b9]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batches 1000,5000] [-ttl-explain]
 //	go run ./cmd/cosmos-bench -scenario query [-query-small 1000] [-query-large 100000] [-query-n 300] [-query-warmup 20]
 //	go run ./cmd/cosmos-bench -scenario scale [-scale-items 1000000] [-scale-small 1000] [-scale-n 1000] [-scale-warmup 200] [-scale-explain]
@@ -130,8 +130,9 @@ type config struct {
 // selects every one.
 var scenarioNames = []string{"point", "durability", "js", "containers", "ttl", "query", "scale", "changefeed", "batch", "sproc", "udf", "ranges"}
 
-// defaultScenarios is what make bench runs without -scenario.
-const defaultScenarios = "point,durability,js,containers"
+// defaultScenarios is what make bench runs without -scenario: those that
+// measure the Targets rows (targets.go).
+const defaultScenarios = "point,durability,js,containers,batch"
 
 // has reports whether the run includes scenario name.
 func (c config) has(name string) bool { return c.scenarios[name] }
@@ -157,6 +158,7 @@ func main() {
 	defer stop()
 	res, err := run(ctx, cfg, os.Stderr)
 	if res != nil {
+		res.Targets = checkTargets(res)
 		if cfg.jsonOut {
 			enc := json.NewEncoder(os.Stdout)
 			enc.SetIndent("", "  ")
@@ -236,6 +238,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.containers.resetDBs, "reset-dbs", 10, "containers: databases of the reset comparison (POST /_emulator/reset against deleting them one by one)")
 	fs.IntVar(&cfg.containers.resetContainers, "reset-containers", 5, "containers: containers per database of the reset comparison (20 items each)")
 	fs.IntVar(&cfg.containers.resetRounds, "reset-rounds", 3, "containers: rounds of each way of the reset comparison (0: skip it)")
+	fs.StringVar(&cfg.containers.baselineBin, "baseline-bin", "", "containers: an earlier emulator build (make bench BASELINE=rev builds one): run the suite cycle on it and on -bin, both --ephemeral, alternating, and report the speed-up")
 	fs.IntVar(&cfg.batch.runs, "batch-n", 200, "batch: measured single creates and transactional batches of 100 creates")
 	fs.IntVar(&cfg.sproc.runs, "sproc-n", 300, "sproc: measured executions of each stored procedure")
 	fs.IntVar(&cfg.udf.items, "udf-items", 10_000, "udf: items in the container the UDF queries read")
@@ -581,6 +584,10 @@ func (b *bench) runPoint(ctx context.Context, res *results) (err error) {
 	res.HTTPFloorCPU = w.perOp(emu.cpu().since(cpu0, cfg.pg != ""))
 	logf("SDK floor: point reads and health through a replaying proxy")
 	if res.SDKFloorHealth, res.SDKFloorRead, res.SDKFloorCPUms, err = sdkFloor(ctx, emu.url, sdk.db.ID(), items, cfg.n, cfg.http1); err != nil {
+		return err
+	}
+	logf("point reads through the emulator and through a replaying proxy, alternately")
+	if res.ReadPair.Emulator, res.ReadPair.Floor, err = readVsFloor(ctx, sdk, emu.url, sdk.db.ID(), items, cfg.n, cfg.http1); err != nil {
 		return err
 	}
 	res.Config.Protocol = sdk.protocol()

@@ -10,7 +10,8 @@ import (
 )
 
 // TestParseScenarios: -scenario takes a comma-separated list, "all" names
-// every scenario, the default is point, durability, js and containers, and an unknown
+// every scenario, the default is point, durability, js, containers and batch
+// (the scenarios of the Targets rows), and an unknown
 // name is an error naming the known ones.
 func TestParseScenarios(t *testing.T) {
 	for _, c := range []struct {
@@ -18,7 +19,7 @@ func TestParseScenarios(t *testing.T) {
 		want []string
 		err  bool
 	}{
-		{"", []string{"point", "durability", "js", "containers"}, false},
+		{"", []string{"point", "durability", "js", "containers", "batch"}, false},
 		{"js", []string{"js"}, false},
 		{"point, containers", []string{"point", "containers"}, false},
 		{"all", scenarioNames, false},

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/internal/sysmon"
@@ -40,7 +42,15 @@ type replayProxy struct {
 	rp    *httputil.ReverseProxy
 	mu    sync.Mutex
 	saved map[string]*recorded
+	// forwarded and replayed count the requests that reached the target
+	// and those answered from memory (replayStatsPath), so a floor phase
+	// can show that it cost the target nothing.
+	forwarded, replayed atomic.Int64
 }
+
+// replayStatsPath is the proxy's own endpoint: GET answers
+// {"forwarded":n,"replayed":m}, the requests counted so far.
+const replayStatsPath = "/_replay/stats"
 
 // recorded is one response kept for replay.
 type recorded struct {
@@ -88,11 +98,16 @@ func (p *replayProxy) Close() { p.srv.Close() }
 
 // replayKey says whether a request is answered from memory once seen, and
 // under which key: a GET of an item or of /_emulator/health by its path;
-// a replace by its item's path; a create and a transactional batch by the
-// container's path (every create or batch gets the first one's response,
-// which the SDK parses the same way whatever the item).
+// a replace by its item's path; a create, a transactional batch, a query
+// plan request and a query by the container's path (every one gets the
+// first one's response, which the SDK parses the same way whatever the
+// item or the parameters: the cost of an answer, not its content, is what
+// a floor needs). Upserts, continuations and everything else are
+// forwarded every time.
 func replayKey(r *http.Request) (string, bool) {
 	path := r.URL.EscapedPath()
+	post := r.Method == http.MethodPost && strings.HasSuffix(path, "/docs")
+	isQuery := r.Header.Get("x-ms-documentdb-isquery") != "" || strings.Contains(r.Header.Get("Content-Type"), "query")
 	switch {
 	case r.Method == http.MethodGet && (path == "/_emulator/health" || strings.Contains(path, "/docs/")):
 		return path, true
@@ -100,17 +115,25 @@ func replayKey(r *http.Request) (string, bool) {
 		return "batch " + path, true
 	case r.Method == http.MethodPut && strings.Contains(path, "/docs/"):
 		return "replace " + path, true
-	case r.Method == http.MethodPost && strings.HasSuffix(path, "/docs") && r.Header.Get("x-ms-documentdb-isquery") == "" &&
-		!strings.Contains(r.Header.Get("Content-Type"), "query") && r.Header.Get("x-ms-cosmos-is-query-plan-request") == "" &&
-		r.Header.Get("x-ms-documentdb-is-upsert") == "":
+	case post && r.Header.Get("x-ms-cosmos-is-query-plan-request") != "":
+		return "plan " + path, true
+	case post && isQuery && r.Header.Get("x-ms-continuation") == "":
+		return "query " + path, true
+	case post && !isQuery && r.Header.Get("x-ms-documentdb-is-upsert") == "":
 		return "create " + path, true
 	}
 	return "", false
 }
 
 func (p *replayProxy) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == replayStatsPath {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(replayStats{Forwarded: p.forwarded.Load(), Replayed: p.replayed.Load()}) //nolint:errcheck
+		return
+	}
 	key, ok := replayKey(r)
 	if !ok {
+		p.forwarded.Add(1)
 		p.rp.ServeHTTP(w, r)
 		return
 	}
@@ -118,6 +141,7 @@ func (p *replayProxy) serve(w http.ResponseWriter, r *http.Request) {
 	rec := p.saved[key]
 	p.mu.Unlock()
 	if rec == nil {
+		p.forwarded.Add(1)
 		cw := &captureWriter{ResponseWriter: w, status: http.StatusOK}
 		p.rp.ServeHTTP(cw, r)
 		if cw.status >= 200 && cw.status < 300 {
@@ -127,6 +151,7 @@ func (p *replayProxy) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	p.replayed.Add(1)
 	if r.Body != nil {
 		io.Copy(io.Discard, r.Body) //nolint:errcheck // the request is read whole, as a server would
 	}
@@ -136,6 +161,34 @@ func (p *replayProxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(rec.status)
 	w.Write(rec.body) //nolint:errcheck
+}
+
+// replayStats is the proxy's request counts (replayStatsPath).
+type replayStats struct {
+	Forwarded int64 `json:"forwarded"`
+	Replayed  int64 `json:"replayed"`
+}
+
+// replayStatsOf reads the request counts of the proxy at url (its URL).
+func replayStatsOf(ctx context.Context, url string) (replayStats, error) {
+	var s replayStats
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(url, "/")+replayStatsPath, nil)
+	if err != nil {
+		return s, err
+	}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the proxy's self-signed certificate
+	}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
+	if err != nil {
+		return s, fmt.Errorf("replay proxy stats: %w", err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		return s, fmt.Errorf("replay proxy stats: %w", err)
+	}
+	return s, nil
 }
 
 // captureWriter copies a response's status and body as it is written.
@@ -192,6 +245,45 @@ func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int,
 	}
 	el, ticks := time.Since(t0), procTicks(proxy.Pid())-ticks
 	return newLatencyStats(hs, el), newLatencyStats(rs, el), float64(ticks) * 1000 / clockTicks / float64(2*n), nil
+}
+
+// readVsFloor measures point reads of the first 50 of items through emu
+// (an SDK bench on the emulator at endpoint) and through a replaying proxy
+// of it, alternately, n of each: the Go SDK's read against the SDK floor in
+// the same moments, one client each. It returns the emulator's and the
+// floor's latencies.
+func readVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int, http1 bool) (emuRead, floorRead latencyStats, err error) {
+	sb, _, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
+	if err != nil {
+		return emuRead, floorRead, err
+	}
+	defer done()
+	er, fr := emu.read(items), sb.read(items)
+	const k = 50
+	for i := 0; i < k; i++ { // the proxy records each item; both warm up
+		if _, err := fr(ctx, i); err != nil {
+			return emuRead, floorRead, fmt.Errorf("read floor: %w", err)
+		}
+		if _, err := er(ctx, i); err != nil {
+			return emuRead, floorRead, fmt.Errorf("read: %w", err)
+		}
+	}
+	es, fs := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		s := time.Now()
+		if _, err := er(ctx, i%k); err != nil {
+			return emuRead, floorRead, fmt.Errorf("read: %w", err)
+		}
+		es = append(es, time.Since(s))
+		s = time.Now()
+		if _, err := fr(ctx, i%k); err != nil {
+			return emuRead, floorRead, fmt.Errorf("read floor: %w", err)
+		}
+		fs = append(fs, time.Since(s))
+	}
+	el := time.Since(t0)
+	return newLatencyStats(es, el), newLatencyStats(fs, el), nil
 }
 
 // startReplaySDK starts a replaying proxy of the emulator at endpoint in a

@@ -14,9 +14,11 @@ import (
 )
 
 // TestReplayProxy: the proxy, in a process of its own, answers a repeated
-// GET of an item or of the health path, and a batch, from memory with the
-// recorded status, headers and body; other requests always reach the
-// target, with the Host the client dialled.
+// GET of an item or of the health path, a create, a replace, a batch, a
+// query plan request and a query from memory with the recorded status,
+// headers and body; other requests (an upsert, a query's continuation, a
+// container read) always reach the target, with the Host the client
+// dialled; its stats endpoint counts both kinds.
 func TestReplayProxy(t *testing.T) {
 	var hits atomic.Int64
 	var lastHost atomic.Value
@@ -36,6 +38,7 @@ func TestReplayProxy(t *testing.T) {
 	}
 	defer p.Close()
 	proxyHost := strings.TrimSuffix(strings.TrimPrefix(p.URL(), "http://"), "/")
+	var forwarded, replayed int64
 	for _, c := range []struct {
 		method, path string
 		wantHits     int64 // target hits after two requests
@@ -43,7 +46,10 @@ func TestReplayProxy(t *testing.T) {
 		{http.MethodGet, "/dbs/d/colls/c/docs/x", 1},
 		{http.MethodGet, "/_emulator/health", 1},
 		{http.MethodPost, "/dbs/d/colls/c/docs", 1}, // a create
-		{"QUERY", "/dbs/d/colls/c/docs", 2},
+		{"QUERY", "/dbs/d/colls/c/docs", 1},
+		{"PLAN", "/dbs/d/colls/c/docs", 1},
+		{"CONTINUATION", "/dbs/d/colls/c/docs", 2},
+		{"UPSERT", "/dbs/d/colls/c/docs", 2},
 		{http.MethodPut, "/dbs/d/colls/c/docs/x", 1},
 		{http.MethodGet, "/dbs/d/colls/c", 2},
 		{"BATCH", "/dbs/d/colls/c/docs", 1},
@@ -57,10 +63,22 @@ func TestReplayProxy(t *testing.T) {
 				req.Method = http.MethodPost
 				req.Header.Set("x-ms-cosmos-is-batch-request", "True")
 				method = http.MethodPost
-			case "QUERY":
+			case "QUERY", "CONTINUATION":
 				req.Method = http.MethodPost
 				req.Header.Set("x-ms-documentdb-isquery", "True")
 				req.Header.Set("Content-Type", "application/query+json")
+				if method == "CONTINUATION" {
+					req.Header.Set("x-ms-continuation", "token")
+				}
+				method = http.MethodPost
+			case "PLAN":
+				req.Method = http.MethodPost
+				req.Header.Set("x-ms-cosmos-is-query-plan-request", "True")
+				req.Header.Set("Content-Type", "application/query+json")
+				method = http.MethodPost
+			case "UPSERT":
+				req.Method = http.MethodPost
+				req.Header.Set("x-ms-documentdb-is-upsert", "True")
 				method = http.MethodPost
 			}
 			resp, err := http.DefaultClient.Do(req)
@@ -79,6 +97,15 @@ func TestReplayProxy(t *testing.T) {
 		if h, _ := lastHost.Load().(string); h != proxyHost {
 			t.Errorf("%s %s: Host %q at the target, want the proxy's %q", c.method, c.path, h, proxyHost)
 		}
+		forwarded += c.wantHits
+		replayed += 2 - c.wantHits
+	}
+	st, err := replayStatsOf(context.Background(), p.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Forwarded != forwarded || st.Replayed != replayed {
+		t.Errorf("stats %+v, want forwarded %d, replayed %d", st, forwarded, replayed)
 	}
 }
 

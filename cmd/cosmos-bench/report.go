@@ -33,6 +33,10 @@ type results struct {
 	// (replay.go): the SDK's floor, with no server work.
 	SDKFloorHealth latencyStats `json:"sdk_floor_health,omitzero"`
 	SDKFloorRead   latencyStats `json:"sdk_floor_read,omitzero"`
+	// ReadPair is point reads through the emulator and through the
+	// replaying proxy, alternately (readVsFloor): the Targets row "Go SDK
+	// point read minus the replay floor".
+	ReadPair readPair `json:"point_read_vs_replay_floor,omitzero"`
 	// HTTPFloorCPU is the CPU per health request (HTTPFloor).
 	HTTPFloorCPU perOpCPU `json:"http_floor_cpu_ms_per_op,omitzero"`
 	// SDKFloorCPUms is the replaying proxy's CPU time per request over the
@@ -61,6 +65,9 @@ type results struct {
 	UDF *udfResult `json:"udf,omitempty"`
 	// Ranges holds the ranges scenario's results.
 	Ranges *rangesResult `json:"ranges,omitempty"`
+	// Targets is every target of targetChecks against this run's figures
+	// (checkTargets), the report's last section.
+	Targets []targetRow `json:"targets,omitempty"`
 }
 
 // runConfig describes the run.
@@ -84,6 +91,13 @@ type runConfig struct {
 	LoadAvg   float64   `json:"loadavg_before"`
 	GoVersion string    `json:"go_version"`
 	Started   time.Time `json:"started"`
+}
+
+// readPair is one client's point reads of the same items through the
+// emulator and through the replaying proxy, alternating one for one.
+type readPair struct {
+	Emulator latencyStats `json:"emulator"`
+	Floor    latencyStats `json:"replay_floor"`
 }
 
 // startupResult holds the ready and stop times, in seconds.
@@ -200,6 +214,7 @@ func writeReport(w io.Writer, r *results) {
 	if r.Ranges != nil && len(r.Ranges.Ranges) == 2 {
 		writeRangesReport(w, r.Ranges)
 	}
+	writeTargets(w, r.Targets)
 }
 
 // writePointReport writes the point scenario's tables.

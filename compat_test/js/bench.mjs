@@ -13,7 +13,14 @@
 //           p50 against the HTTPS floor measured in the same moments;
 //   mix-<c> for each concurrency c of BENCH_CONCURRENCY, BENCH_N operations
 //           drawn create 25 / read 40 / replace 20 / query 15 % (a
-//           single-partition query by id) from c concurrent workers.
+//           single-partition query by id) from c concurrent workers;
+//   replay-mix-<c>-a, replay-mix-<c>-b
+//           with BENCH_REPLAY_ENDPOINT, BENCH_N/2 operations of the same
+//           mix at the same concurrency through the replaying proxy
+//           (every request answered from memory once the proxy has seen
+//           one of its kind) right before and right after mix-<c>, so
+//           that the floor and the emulator share the machine's moments;
+//           reported together as replay_mixes.
 //
 // Before the phases it creates database COSMOS_DB with container "items"
 // (partition key /pk) and seeds BENCH_SEED items (reads, replaces and
@@ -194,8 +201,9 @@ function stats(lat, seconds) {
   };
 }
 
-async function mix(container, n, concurrency, measure) {
-  const lat = { create: [], read: [], replace: [], query: [] };
+// mixRun runs n operations of the mix from concurrency workers and
+// returns their latencies by kind and the wall time in seconds.
+async function mixRun(container, n, concurrency, lat = { create: [], read: [], replace: [], query: [] }) {
   let left = n;
   const t0 = now();
   async function worker() {
@@ -208,12 +216,57 @@ async function mix(container, n, concurrency, measure) {
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (now() - t0) / 1000;
-  if (!measure) return null;
+  return { lat, seconds: (now() - t0) / 1000 };
+}
+
+// mixStats summarizes latencies by kind over seconds of wall time.
+function mixStats(concurrency, lat, seconds) {
   const all = [].concat(lat.create, lat.read, lat.replace, lat.query);
   const out = { concurrency, total: stats(all, seconds) };
   for (const k of Object.keys(lat)) out[k] = stats(lat[k], seconds);
   return out;
+}
+
+async function mix(container, n, concurrency, measure) {
+  const { lat, seconds } = await mixRun(container, n, concurrency);
+  return measure ? mixStats(concurrency, lat, seconds) : null;
+}
+
+// replayContainer is the container "items" through the replaying proxy, on
+// a client and agent of their own configured as the emulator's (created
+// by replayWarm).
+let replayContainer = null;
+let replayAgent = null;
+
+// replayWarm makes the proxy record an answer for every request the mix
+// can send: a read and a replace of every seeded item (their answers are
+// kept by path), a create and a query (kept by container); the mix through
+// the proxy then costs the emulator nothing.
+async function replayWarm() {
+  replayAgent = newAgent();
+  replayContainer = newClient(REPLAY, replayAgent).database(dbId).container("items");
+  for (let i = 0; i < SEED; i++) {
+    const id = `item-${i}`;
+    const pk = `pk-${i % PARTITIONS}`;
+    await replayContainer.item(id, pk).read();
+    await replayContainer.item(id, pk).replace(doc(id, pk, 2));
+  }
+  await mix(replayContainer, 200, 4, false);
+}
+
+// replayMix runs the floor around the emulator's mix at concurrency c:
+// n/2 operations through the proxy, then run(), then n/2 more, and
+// returns the floor's figures over both halves.
+async function replayMix(c, run) {
+  const half = Math.max(Math.floor(N / 2), 1);
+  await boundary(`replay-mix-${c}-a`, "BEGIN");
+  const a = await mixRun(replayContainer, half, c);
+  await boundary(`replay-mix-${c}-a`, "END");
+  const m = await run();
+  await boundary(`replay-mix-${c}-b`, "BEGIN");
+  const b = await mixRun(replayContainer, N - half, c, a.lat);
+  await boundary(`replay-mix-${c}-b`, "END");
+  return { emulator: m, floor: mixStats(c, b.lat, a.seconds + b.seconds) };
 }
 
 const REPLAY = process.env.BENCH_REPLAY_ENDPOINT || "";
@@ -285,14 +338,28 @@ async function main() {
     await boundary("floor", "BEGIN");
     result.floor = await interleavedReads(container, existing, () => health());
     await boundary("floor", "END");
-    if (REPLAY) result.replay = await replayFloor();
+    if (REPLAY) {
+      result.replay = await replayFloor();
+      await replayWarm();
+      result.replay_mixes = [];
+    }
 
     for (const c of CONCURRENCY) {
-      await boundary(`mix-${c}`, "BEGIN");
-      const m = await mix(container, N, c, true);
-      await boundary(`mix-${c}`, "END");
-      result.mixes.push(m);
+      const run = async () => {
+        await boundary(`mix-${c}`, "BEGIN");
+        const m = await mix(container, N, c, true);
+        await boundary(`mix-${c}`, "END");
+        return m;
+      };
+      if (REPLAY) {
+        const { emulator, floor } = await replayMix(c, run);
+        result.mixes.push(emulator);
+        result.replay_mixes.push(floor);
+      } else {
+        result.mixes.push(await run());
+      }
     }
+    if (replayAgent) replayAgent.destroy();
     console.log(`RESULT ${JSON.stringify(result)}`);
   } finally {
     await database.delete();
