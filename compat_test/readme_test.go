@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -279,4 +280,63 @@ func writeTempScript(t *testing.T, dir, pattern, text string) string {
 		t.Fatal(err)
 	}
 	return filepath.Base(f.Name())
+}
+
+// TestReadmeJSQuickStart follows the README's JavaScript quick start as a
+// new user does: in an empty folder, its shell commands in order (npm init,
+// npm install @azure/cosmos@4 from the registry, curl for the certificate,
+// node with NODE_EXTRA_CA_CERTS) with its app.mjs, against a live https
+// emulator (the README's address replaced by the test's); the last command
+// runs twice (the program must be idempotent) and prints the greeting.
+func TestReadmeJSQuickStart(t *testing.T) {
+	node, _ := jsSDK(t)
+	for _, tool := range []string{"npm", "curl", "bash"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is required under CI", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	var commands []string
+	for _, line := range strings.Split(docSnippets(t, "README.md", "Quick start: JavaScript", "sh")[0], "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			commands = append(commands, line)
+		}
+	}
+	if len(commands) < 3 || !strings.HasSuffix(commands[len(commands)-1], "node app.mjs") {
+		t.Fatalf("the quick start's commands %q do not end with node app.mjs", commands)
+	}
+	e := emulatortest.Start(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "app.mjs"), []byte(docSnippets(t, "README.md", "Quick start: JavaScript", "js")[0]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "COSMOS_ENDPOINT="+e.Endpoint, "NODE_TLS_REJECT_UNAUTHORIZED=", "PATH="+filepath.Dir(node)+":"+os.Getenv("PATH"))
+	run := func(command string) string {
+		command = strings.ReplaceAll(command, "https://127.0.0.1:8081/", e.Endpoint)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "bash", "-c", command)
+		cmd.Dir, cmd.Env = dir, env
+		start := time.Now()
+		out, err := cmd.Output()
+		t.Logf("%s: %v", command, time.Since(start).Round(time.Millisecond))
+		if err != nil {
+			var stderr []byte
+			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+				stderr = ee.Stderr
+			}
+			t.Fatalf("%s: %v\n%s\n%s", command, err, out, stderr)
+		}
+		return string(out)
+	}
+	for _, c := range commands[:len(commands)-1] {
+		run(c)
+	}
+	for i := range 2 {
+		if out := run(commands[len(commands)-1]); strings.TrimSpace(out) != "read greeting 1: hello" {
+			t.Fatalf("run %d printed %q, want %q", i+1, out, "read greeting 1: hello")
+		}
+	}
 }
