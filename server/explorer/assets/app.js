@@ -941,7 +941,7 @@ function activateTab(name) {
 async function selectTab(name, focus = false) {
   const was = state.tab;
   activateTab(name);
-  if (name !== "scripts") state.script = null;
+  if (name !== "scripts") closeScript();
   updateRoute();
   if (focus) $(TABS[name]).focus();
   if (name === "scripts" && was !== "scripts") await loadScripts();
