@@ -937,14 +937,18 @@ function activateTab(name) {
   state.tab = name;
 }
 
-/** selectTab switches to the container tab name, reading the scripts when it is theirs. */
+/**
+ * selectTab switches to the container tab name, reading the scripts when
+ * it is theirs (in run() of its own: a tab switch leaves the alert shown
+ * as it is, and a failed read shows there).
+ */
 async function selectTab(name, focus = false) {
   const was = state.tab;
   activateTab(name);
   if (name !== "scripts") closeScript();
   updateRoute();
   if (focus) $(TABS[name]).focus();
-  if (name === "scripts" && was !== "scripts") await loadScripts();
+  if (name === "scripts" && was !== "scripts") await run(loadScripts);
 }
 
 const tabName = (tab) => Object.keys(TABS).find((k) => TABS[k] === tab.id);
@@ -971,13 +975,13 @@ function bindEvents() {
 
   const tabs = [...document.querySelectorAll('[role="tab"]')];
   for (const t of tabs) {
-    t.addEventListener("click", () => run(() => selectTab(tabName(t), true)));
+    t.addEventListener("click", () => selectTab(tabName(t), true));
     t.addEventListener("keydown", (ev) => {
       const i = tabs.indexOf(t);
       const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[ev.key];
       if (to === undefined) return;
       ev.preventDefault();
-      run(() => selectTab(tabName(tabs[(to + tabs.length) % tabs.length]), true));
+      selectTab(tabName(tabs[(to + tabs.length) % tabs.length]), true);
     });
   }
 
