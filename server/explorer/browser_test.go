@@ -234,7 +234,7 @@ func TestExplorerClickThrough(t *testing.T) {
 	e := emulatortest.Start(t, emulatortest.WithProtocol("http"), emulatortest.WithFrozenClock(t0), emulatortest.WithoutBackgroundSweeper())
 
 	b.do("open the explorer", chromedp.Navigate(e.Endpoint+"_explorer/index.html"))
-	b.waitFor(`document.getElementById("key-status").textContent.startsWith("Connected with the key the emulator gave")`)
+	b.waitFor(`document.getElementById("key-status").textContent.endsWith(" with the key the emulator gave this page.")`)
 	b.noError("connect")
 	b.shot("connected")
 
@@ -457,11 +457,14 @@ func TestExplorerEnteredKey(t *testing.T) {
 	if got := b.errorText(); !strings.HasPrefix(got, "401 Unauthorized: ") {
 		t.Errorf("error shown for a wrong key: %q", got)
 	}
+	if got := b.text("#key-status"); !strings.HasPrefix(got, "Not connected to "+e.Endpoint+": 401 Unauthorized: ") {
+		t.Errorf("header for a wrong key: %q", got)
+	}
 	b.shot("wrong-key")
 	b.set("#key", key)
 	b.do("connect with Enter", chromedp.SendKeys(chromedp.CSS("#key"), "\r"), idle())
 	b.noError("connect with the typed key")
-	b.waitFor(`document.getElementById("key-status").textContent === "Connected."`)
+	b.waitFor(`document.getElementById("key-status").textContent === "Connected to ` + e.Endpoint + `."`)
 	b.do("open the new database form", chromedp.Click(chromedp.CSS("#new-db-details summary")))
 	b.set("#new-db-id", "typed")
 	b.click(`#new-db-form button[type="submit"]`)
@@ -515,7 +518,7 @@ func TestExplorerOwnPort(t *testing.T) {
 		t.Fatal("no explorer listener")
 	}
 	b.do("open the explorer port's root", chromedp.Navigate(strings.TrimSuffix(page, "_explorer/index.html")))
-	b.waitFor(`document.getElementById("key-status").textContent.startsWith("Connected with the key the emulator gave")`)
+	b.waitFor(`document.getElementById("key-status").textContent.endsWith(" with the key the emulator gave this page.")`)
 	b.noError("connect")
 	if got := b.eval(`location.href`); got != page {
 		t.Errorf("the page is at %q, want %q", got, page)
@@ -547,7 +550,7 @@ func TestExplorerPartitionKeyRanges(t *testing.T) {
 	ctx := context.Background()
 
 	b.do("open the explorer", chromedp.Navigate(e.Endpoint+"_explorer/index.html"))
-	b.waitFor(`document.getElementById("key-status").textContent.startsWith("Connected with the key the emulator gave")`)
+	b.waitFor(`document.getElementById("key-status").textContent.endsWith(" with the key the emulator gave this page.")`)
 	b.eval(`(document.getElementById("new-db-details").open = true, "")`)
 	b.do("type the database id", chromedp.SendKeys(chromedp.CSS("#new-db-id"), "parts\r"), idle())
 	b.noError("create database")
@@ -569,7 +572,7 @@ func TestExplorerPartitionKeyRanges(t *testing.T) {
 		}
 		return got
 	}
-	b.click("#tab-settings")
+	b.click("#tab-ranges")
 	b.waitFor(`document.getElementById("ranges-table").dataset.count === "4"`)
 	client := e.Client(t)
 	coll, err := client.NewContainer("parts", "orders")
@@ -641,7 +644,7 @@ func TestExplorerPartitionKeyRanges(t *testing.T) {
 
 	// a split, then a refresh: the children replace range 0
 	kids := e.SplitRange(t, "parts", "orders", "0", "")
-	b.click("#tab-settings")
+	b.click("#tab-ranges")
 	b.click("#refresh-ranges")
 	b.noError("refresh ranges")
 	b.waitFor(`document.getElementById("ranges-table").dataset.count === "5"`)

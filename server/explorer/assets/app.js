@@ -1,7 +1,10 @@
 // The data explorer's page logic: connection, databases and containers,
-// items, queries, the change feed, partition key ranges and the TTL view. Every action runs
-// through run(), which shows a refused request's status and message in the
-// alert region: nothing fails silently.
+// items, queries, the change feed, partition key ranges, server-side
+// scripts and the TTL view. Every action runs through run(), which shows a
+// refused request's status and message in the alert region: nothing fails
+// silently. The URL's hash names the open database, container, tab and
+// script (see routeHash), so reload, copy-paste and back/forward restore
+// the view.
 
 import { Client, ServiceError, path, headerJSON, partitionKeyOf } from "./cosmos.js";
 
@@ -24,6 +27,20 @@ const state = {
   editing: null, // {id, pk, etag} of the item in the editor; null: a new item
   query: { text: "", range: 0, cont: "", page: 0, charge: 0, count: 0 },
   feed: { etag: "", page: 0 },
+  tab: "items", // the selected container tab (a key of TABS)
+  scripts: { sprocs: [], triggers: [], udfs: [] }, // the selected container's scripts
+  script: null, // {kind, data} of the open script; data null: a new one
+  conn: "", // "connected" or "error": what the header says
+};
+
+// The container tabs, by the name the URL uses.
+const TABS = { items: "tab-items", query: "tab-query", feed: "tab-feed", scripts: "tab-scripts", ranges: "tab-ranges", settings: "tab-settings" };
+
+// The script kinds: path segment -> feed member, URL parameter, label.
+const KINDS = {
+  sprocs: { feed: "StoredProcedures", param: "sproc", label: "Stored procedure" },
+  triggers: { feed: "Triggers", param: "trigger", label: "Trigger" },
+  udfs: { feed: "UserDefinedFunctions", param: "udf", label: "User-defined function" },
 };
 
 // ---- feedback
@@ -91,9 +108,41 @@ function confirmDelete(text) {
 const fmtCharge = (c) => `${Number(c).toFixed(2)} RU`;
 const fmtTs = (ts) => (typeof ts === "number" ? new Date(ts * 1000).toISOString().replace(".000Z", "Z") : "–");
 
+// ---- connection state (the header's status line)
+
+const endpoint = () => location.origin + "/";
+
+/** setConn shows the connection state in the header: "connected" or "error". */
+function setConn(kind, text) {
+  state.conn = kind;
+  $("key-status").textContent = text;
+  $("key-status").dataset.state = kind;
+}
+
+/**
+ * noteConnError turns a failure that says the emulator cannot be used
+ * (no answer, a refused or invalid key) into the header's state; other
+ * refusals leave it connected.
+ */
+function noteConnError(e) {
+  if (!(e instanceof ServiceError)) return;
+  if (e.code === "NetworkError") setConn("error", `Not connected: ${endpoint()} does not answer. ${e.message}`);
+  else if (e.status === 401 || e.status === 0) setConn("error", `Not connected to ${endpoint()}: ${e}`);
+}
+
 // ---- requests
 
-const req = (method, p, opts) => state.client.request(method, p, opts);
+/** req sends a signed request and keeps the header's connection state current. */
+async function req(method, p, opts) {
+  try {
+    const r = await state.client.request(method, p, opts);
+    if (state.conn !== "connected") setConn("connected", `Connected to ${endpoint()}.`);
+    return r;
+  } catch (e) {
+    noteConnError(e);
+    throw e;
+  }
+}
 const docsPath = () => path("dbs", state.db.id, "colls", state.coll.id, "docs");
 const itemPath = (id) => path("dbs", state.db.id, "colls", state.coll.id, "docs", id);
 
@@ -130,20 +179,34 @@ function query(text, rangeId, { pageSize, cont } = {}) {
 // ---- connection
 
 async function connect(key, how) {
-  const client = new Client(key);
-  await client.request("GET", "/dbs"); // a wrong key is a 401 here
-  state.client = client;
+  try {
+    const client = new Client(key);
+    await client.request("GET", "/dbs"); // a wrong key is a 401 here
+    state.client = client;
+  } catch (e) {
+    noteConnError(e);
+    throw e;
+  }
   sessionStorage.setItem(KEY_STORAGE, key);
-  $("key-status").textContent = how === "server" ? "Connected with the key the emulator gave this page." : "Connected.";
+  setConn("connected", `Connected to ${endpoint()}${how === "server" ? " with the key the emulator gave this page" : ""}.`);
   for (const id of ["refresh-tree", "advance-clock", "sweep", "refresh-stats"]) $(id).disabled = false;
   await loadTree();
   await loadStats();
+  lastRoute = null; // the URL names what to open now that the tree is known
+  await applyRoute();
 }
 
 async function init() {
   bindEvents();
   const settings = await run(async () => {
-    const r = await fetch("settings.json", { cache: "no-store" });
+    let r;
+    try {
+      r = await fetch("settings.json", { cache: "no-store" });
+    } catch (e) {
+      const err = new ServiceError(0, "NetworkError", `The request did not reach the emulator (${e.message}).`);
+      noteConnError(err);
+      throw err;
+    }
     if (!r.ok) throw new ServiceError(r.status, "Settings", `GET settings.json answered ${r.status}.`);
     return r.json();
   });
@@ -191,6 +254,82 @@ function show(view) {
   for (const id of ["welcome", "db-view", "coll-view"]) $(id).hidden = id !== view;
 }
 
+// ---- the URL: deep links, reload, back and forward
+
+let restoring = false; // applyRoute is at work: record the view without a new history entry
+let lastRoute = null; // the hash the view shows
+
+/**
+ * routeHash is the hash naming the open view:
+ * #db=<id>&coll=<id>&tab=<tab>[&sproc=<id>|&trigger=<id>|&udf=<id>]
+ * (URLSearchParams syntax; "" for the welcome view).
+ */
+function routeHash() {
+  const p = new URLSearchParams();
+  if (state.db) p.set("db", state.db.id);
+  if (state.db && state.coll) {
+    p.set("coll", state.coll.id);
+    p.set("tab", state.tab);
+    if (state.tab === "scripts" && state.script?.data) p.set(KINDS[state.script.kind].param, state.script.data.id);
+  }
+  const s = p.toString();
+  return s ? "#" + s : "";
+}
+
+/** updateRoute records the open view in the URL: a new history entry, or in place while restoring. */
+function updateRoute() {
+  const h = routeHash();
+  lastRoute = h;
+  if (h === location.hash) return;
+  const url = h || location.pathname + location.search;
+  if (restoring) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
+}
+
+/**
+ * applyRoute opens the view the URL's hash names (after a reload, a pasted
+ * link, back or forward). A database or container the emulator does not
+ * have (any more) is an error naming it.
+ */
+async function applyRoute() {
+  if (!state.client || location.hash === lastRoute) return;
+  lastRoute = location.hash;
+  const p = new URLSearchParams(location.hash.slice(1));
+  restoring = true;
+  try {
+    const dbId = p.get("db");
+    const collId = p.get("coll");
+    if (dbId === null) {
+      state.db = state.coll = null;
+      renderTree();
+      show("welcome");
+      return;
+    }
+    const find = () => state.dbs.find((d) => d.db.id === dbId);
+    let entry = find();
+    if (!entry || (collId !== null && !entry.colls.some((c) => c.id === collId))) {
+      await loadTree(); // created since the tree was read
+      entry = find();
+    }
+    if (!entry) throw new ServiceError(404, "NotFound", `The link names database ${dbId}, which does not exist.`);
+    if (collId === null) {
+      selectDb(entry.db);
+      return;
+    }
+    const coll = entry.colls.find((c) => c.id === collId);
+    if (!coll) throw new ServiceError(404, "NotFound", `The link names container ${collId} of database ${dbId}, which does not exist.`);
+    const tab = TABS[p.get("tab")] ? p.get("tab") : "items";
+    if (state.coll?._rid !== coll._rid) await selectColl(entry.db, coll, tab);
+    else if (state.tab !== tab) await selectTab(tab);
+    const kind = Object.keys(KINDS).find((k) => p.has(KINDS[k].param));
+    if (tab === "scripts" && kind) await openScript(kind, p.get(KINDS[kind].param));
+    else closeScript();
+    updateRoute();
+  } finally {
+    restoring = false;
+  }
+}
+
 /** throughputText describes the offer of a database or container. */
 function throughputText(rid) {
   const o = state.offers.get(rid);
@@ -217,6 +356,7 @@ function selectDb(db) {
   ]);
   renderTree();
   show("db-view");
+  updateRoute();
   $("db-title").focus();
 }
 
@@ -235,6 +375,7 @@ async function deleteDatabase() {
   await req("DELETE", path("dbs", db.id));
   state.db = state.coll = null;
   show("welcome");
+  updateRoute();
   await loadTree();
   await loadStats();
 }
@@ -258,9 +399,13 @@ async function createContainer(form) {
   await loadStats();
 }
 
-async function selectColl(db, coll) {
+/** selectColl opens a container on tab (by default the tab open before). */
+async function selectColl(db, coll, tab = state.tab) {
   state.db = db;
   state.coll = coll;
+  state.tab = tab;
+  state.script = null;
+  state.scripts = { sprocs: [], triggers: [], udfs: [] };
   state.items = { conts: [""], page: 0 };
   state.query = { text: "", range: 0, cont: "", page: 0, charge: 0, count: 0 };
   state.feed = { etag: "", page: 0 };
@@ -270,12 +415,16 @@ async function selectColl(db, coll) {
   $("query-results").textContent = $("query-summary").textContent = "";
   $("feed-results").textContent = $("feed-summary").textContent = "";
   $("query-next").disabled = $("feed-next").disabled = true;
+  closeScript();
   renderCollSettings();
   renderTree();
+  activateTab(tab);
   show("coll-view");
+  updateRoute();
   $("coll-title").focus();
   await loadRanges();
   await loadItems(0);
+  if (tab === "scripts") await loadScripts();
 }
 
 // ---- partition key ranges
@@ -582,17 +731,227 @@ async function sweep() {
   $("busy").textContent = `The sweep deleted ${r.data?.deleted ?? 0} rows.`;
 }
 
+// ---- server-side scripts: stored procedures, triggers, user-defined functions
+
+const scriptsPath = (kind) => path("dbs", state.db.id, "colls", state.coll.id, kind);
+const scriptPath = (kind, id) => path("dbs", state.db.id, "colls", state.coll.id, kind, id);
+
+/** loadScripts reads and lists the selected container's scripts of every kind. */
+async function loadScripts() {
+  for (const kind of Object.keys(KINDS)) {
+    const list = await readAll(scriptsPath(kind), KINDS[kind].feed);
+    state.scripts[kind] = list;
+    const tbody = $(kind);
+    tbody.replaceChildren();
+    for (const sc of list) {
+      const open = el("button", { type: "button", class: "link", "aria-label": `Open ${KINDS[kind].label.toLowerCase()} ${sc.id}`, onclick: () => run(() => openScript(kind, sc.id)) }, sc.id);
+      const cells = [el("th", { scope: "row" }, open)];
+      if (kind === "triggers") cells.push(el("td", { class: "type", text: sc.triggerType }), el("td", { class: "op", text: sc.triggerOperation }));
+      cells.push(el("td", { text: fmtTs(sc._ts) }));
+      tbody.append(el("tr", { "data-id": sc.id }, ...cells));
+    }
+    if (list.length === 0) tbody.append(el("tr", {}, el("td", { colspan: kind === "triggers" ? "4" : "2", class: "help", text: "None." })));
+    $(`${kind}-table`).dataset.count = String(list.length);
+  }
+}
+
+/** scriptMode switches the script form between viewing (read-only) and editing. */
+function scriptMode(editing) {
+  const isNew = !state.script?.data;
+  $("script-id").readOnly = !isNew;
+  $("script-body").readOnly = !editing;
+  $("script-trigger-type").disabled = $("script-trigger-op").disabled = !editing;
+  $("edit-script").hidden = editing;
+  $("save-script").hidden = $("cancel-edit").hidden = !editing;
+  $("delete-script").hidden = isNew || editing;
+  $("script-form").dataset.mode = editing ? "edit" : "view";
+  $("run-form").hidden = isNew || state.script.kind !== "sprocs";
+  if (editing) $(isNew ? "script-id" : "script-body").focus();
+}
+
+/** showScript shows a script read from the service, read-only. */
+function showScript(kind, data) {
+  state.script = { kind, data };
+  $("script-title").textContent = `${KINDS[kind].label} ${data.id}`;
+  $("script-id").value = data.id;
+  $("script-body").value = data.body ?? "";
+  $("script-trigger-fields").hidden = kind !== "triggers";
+  if (kind === "triggers") {
+    $("script-trigger-type").value = data.triggerType;
+    $("script-trigger-op").value = data.triggerOperation;
+  }
+  scriptMessage("");
+  $("script-form").hidden = false;
+  scriptMode(false);
+}
+
+function scriptMessage(text, kind = "note") {
+  $("script-msg").textContent = text;
+  $("script-msg").dataset.kind = kind;
+}
+
+function closeScript() {
+  state.script = null;
+  $("script-form").hidden = $("run-form").hidden = true;
+  $("run-summary").textContent = $("run-result").textContent = $("run-log").textContent = "";
+}
+
+/** openScript reads one script (GET .../{kind}/{id}) and shows it. */
+async function openScript(kind, id) {
+  const r = await req("GET", scriptPath(kind, id));
+  if (state.script?.data?.id !== id || state.script.kind !== kind) closeScript();
+  showScript(kind, r.data);
+  updateRoute();
+  $("script-title").focus();
+}
+
+const TEMPLATES = {
+  sprocs: `function run(name) {
+    var response = getContext().getResponse();
+    console.log("called with " + JSON.stringify(name));
+    response.setBody({ hello: name });
+}`,
+  triggers: `function stamp() {
+    var request = getContext().getRequest();
+    var item = request.getBody();
+    item.stampedAt = new Date().toISOString();
+    request.setBody(item);
+}`,
+  udfs: `function double(x) {
+    return x * 2;
+}`,
+};
+
+function newScript(kind) {
+  closeScript();
+  state.script = { kind, data: null };
+  $("script-title").textContent = `New ${KINDS[kind].label.toLowerCase()}`;
+  $("script-id").value = "";
+  $("script-body").value = TEMPLATES[kind];
+  $("script-trigger-fields").hidden = kind !== "triggers";
+  $("script-trigger-type").value = "Pre";
+  $("script-trigger-op").value = "All";
+  scriptMessage("");
+  $("script-form").hidden = false;
+  scriptMode(true);
+  updateRoute();
+}
+
+/** saveScript creates the new script (POST) or replaces the open one (PUT with If-Match). */
+async function saveScript() {
+  const { kind, data } = state.script;
+  const body = { id: $("script-id").value.trim(), body: $("script-body").value };
+  if (kind === "triggers") {
+    body.triggerType = $("script-trigger-type").value;
+    body.triggerOperation = $("script-trigger-op").value;
+  }
+  const r = data
+    ? await req("PUT", scriptPath(kind, data.id), { body, headers: data._etag ? { "If-Match": data._etag } : {} })
+    : await req("POST", scriptsPath(kind), { body });
+  showScript(kind, r.data);
+  scriptMessage(`Saved (${r.status === 201 ? "created" : "replaced"}, ${fmtCharge(r.charge)}).`);
+  updateRoute();
+  await loadScripts();
+}
+
+async function deleteScript() {
+  const { kind, data } = state.script;
+  if (!(await confirmDelete(`Delete ${KINDS[kind].label.toLowerCase()} ${data.id}?`))) return;
+  await req("DELETE", scriptPath(kind, data.id), { headers: { "If-Match": data._etag } });
+  closeScript();
+  updateRoute();
+  await loadScripts();
+}
+
+/**
+ * partitionKeyValue reads the run form's partition key: JSON, or a string
+ * when it is not JSON; an array is the whole (hierarchical) key. Empty:
+ * null, no header is sent.
+ */
+function partitionKeyValue(text) {
+  if (text.trim() === "") return null;
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    v = text;
+  }
+  return Array.isArray(v) ? v : [v];
+}
+
+/**
+ * runSproc executes the open stored procedure (POST .../sprocs/{id}) with
+ * the partition key and the parameters, and shows the response body, the
+ * request charge and the script log (x-ms-documentdb-script-log-results,
+ * asked for with x-ms-documentdb-script-enable-logging).
+ */
+async function runSproc() {
+  const { data } = state.script;
+  const params = $("run-params");
+  const text = params.value.trim();
+  if (text !== "") {
+    try {
+      JSON.parse(text);
+    } catch (e) {
+      params.setAttribute("aria-invalid", "true");
+      $("run-msg").textContent = `Not valid JSON: ${e.message}. Nothing was sent.`;
+      $("run-msg").dataset.kind = "error";
+      params.focus();
+      return;
+    }
+  }
+  params.removeAttribute("aria-invalid");
+  $("run-msg").textContent = "";
+  $("run-summary").textContent = $("run-result").textContent = $("run-log").textContent = "";
+  const headers = {};
+  const pk = partitionKeyValue($("run-pk").value);
+  if (pk) headers["x-ms-documentdb-partitionkey"] = headerJSON(pk);
+  const logging = $("run-logging").checked;
+  if (logging) headers["x-ms-documentdb-script-enable-logging"] = "true";
+  $("run-summary").dataset.state = "running";
+  let r;
+  try {
+    r = await req("POST", scriptPath("sprocs", data.id), { body: text === "" ? undefined : text, headers });
+  } catch (e) {
+    $("run-summary").textContent = `Failed: ${e}`;
+    $("run-summary").dataset.state = "failed";
+    throw e;
+  }
+  const log = r.headers.get("x-ms-documentdb-script-log-results");
+  $("run-result").textContent = r.data === null ? "(no body)" : JSON.stringify(r.data, null, 2);
+  $("run-log").textContent = !logging ? "(logging off)" : log ? decodeURIComponent(log) : "(nothing logged)";
+  $("run-summary").textContent = `${r.status}: ran ${data.id}, request charge ${fmtCharge(r.charge)}.`;
+  $("run-summary").dataset.state = "done";
+}
+
 // ---- events
 
-function selectTab(tab) {
+/** activateTab shows the container tab name (a key of TABS) and its panel. */
+function activateTab(name) {
   for (const t of document.querySelectorAll('[role="tab"]')) {
-    const on = t === tab;
+    const on = t.id === TABS[name];
     t.setAttribute("aria-selected", String(on));
     t.tabIndex = on ? 0 : -1;
     $(t.getAttribute("aria-controls")).hidden = !on;
   }
-  tab.focus();
+  state.tab = name;
 }
+
+/**
+ * selectTab switches to the container tab name, reading the scripts when
+ * it is theirs (in run() of its own: a tab switch leaves the alert shown
+ * as it is, and a failed read shows there).
+ */
+async function selectTab(name, focus = false) {
+  const was = state.tab;
+  activateTab(name);
+  if (name !== "scripts") closeScript();
+  updateRoute();
+  if (focus) $(TABS[name]).focus();
+  if (name === "scripts" && was !== "scripts") await run(loadScripts);
+}
+
+const tabName = (tab) => Object.keys(TABS).find((k) => TABS[k] === tab.id);
 
 function onSubmit(id, action) {
   $(id).addEventListener("submit", (ev) => {
@@ -616,13 +975,13 @@ function bindEvents() {
 
   const tabs = [...document.querySelectorAll('[role="tab"]')];
   for (const t of tabs) {
-    t.addEventListener("click", () => selectTab(t));
+    t.addEventListener("click", () => selectTab(tabName(t), true));
     t.addEventListener("keydown", (ev) => {
       const i = tabs.indexOf(t);
       const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[ev.key];
       if (to === undefined) return;
       ev.preventDefault();
-      selectTab(tabs[(to + tabs.length) % tabs.length]);
+      selectTab(tabName(tabs[(to + tabs.length) % tabs.length]), true);
     });
   }
 
@@ -654,6 +1013,20 @@ function bindEvents() {
   onSubmit("clock-form", advanceClock);
   $("sweep").addEventListener("click", () => run(sweep));
   $("refresh-stats").addEventListener("click", () => run(loadStats));
+
+  for (const kind of Object.keys(KINDS)) $(`new-${kind}`).addEventListener("click", () => newScript(kind));
+  $("refresh-scripts").addEventListener("click", () => run(loadScripts));
+  onSubmit("script-form", saveScript);
+  $("edit-script").addEventListener("click", () => scriptMode(true));
+  $("cancel-edit").addEventListener("click", () => (state.script?.data ? showScript(state.script.kind, state.script.data) : closeScript()));
+  $("delete-script").addEventListener("click", () => run(deleteScript));
+  $("close-script").addEventListener("click", () => (closeScript(), updateRoute()));
+  onSubmit("run-form", runSproc);
+
+  // back/forward fire popstate, an edited hash both: the second finds the view applied
+  const onRoute = () => state.client && location.hash !== lastRoute && run(applyRoute);
+  window.addEventListener("popstate", onRoute);
+  window.addEventListener("hashchange", onRoute);
 }
 
 init();

@@ -4,17 +4,22 @@
 
 import { sign } from "./hmac.js";
 
-/** ServiceError is a refused request: HTTP status, code and message. */
+/**
+ * ServiceError is a refused request: HTTP status, code, message and the
+ * x-ms-substatus (0 when absent), which tells apart refusals of one status
+ * (e.g. a stored procedure's 400 carrying the 409 its script met).
+ */
 export class ServiceError extends Error {
-  constructor(status, code, message, activityId) {
+  constructor(status, code, message, activityId, substatus = 0) {
     super(message);
     this.status = status;
     this.code = code;
     this.activityId = activityId || "";
+    this.substatus = substatus;
   }
   toString() {
     const what = this.status ? `${this.status} ${this.code}` : this.code;
-    return `${what}: ${this.message}`;
+    return `${what}${this.substatus ? ` (substatus ${this.substatus})` : ""}: ${this.message}`;
   }
 }
 
@@ -108,7 +113,7 @@ export class Client {
     }
     if (!resp.ok && resp.status !== 304) {
       const obj = data && typeof data === "object" ? data : {};
-      throw new ServiceError(resp.status, obj.code || resp.statusText || "Error", obj.message || (typeof data === "string" ? data : "") || "(no message)", resp.headers.get("x-ms-activity-id"));
+      throw new ServiceError(resp.status, obj.code || resp.statusText || "Error", obj.message || (typeof data === "string" ? data : "") || "(no message)", resp.headers.get("x-ms-activity-id"), Number(resp.headers.get("x-ms-substatus") || 0));
     }
     return { status: resp.status, headers: resp.headers, data, charge: Number(resp.headers.get("x-ms-request-charge") || 0) };
   }
