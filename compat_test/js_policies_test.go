@@ -31,3 +31,16 @@ ERROR request-too-large 413 Message: {"Errors":["Request size is too large"]}
 `
 	checkJSScript(t, "JS SDK legacy policy run", "policies.mjs", "policies", want)
 }
+
+// TestJSUniqueKeys runs compat_test/js/uniquekeys.mjs: through
+// @azure/cosmos, a duplicate of a unique key's value in one logical
+// partition is refused with 409 (substatus 0, the service's duplicate
+// text) and not written; another partition takes the same value.
+func TestJSUniqueKeys(t *testing.T) {
+	want := `CREATE 201
+DUPLICATE 409 0 true
+READ 404
+OTHER 201
+`
+	checkJSScript(t, "JS SDK unique keys run", "uniquekeys.mjs", "uniquekeys", want)
+}

@@ -35,7 +35,8 @@ func TestRestart(t *testing.T) {
 	pk := azcosmos.NewPartitionKeyString("p")
 	bodies := map[string][]byte{}
 	for _, id := range []string{"a", "b", "c"} {
-		r, err := cc1.CreateItem(bg, pk, []byte(`{"id":"`+id+`","pk":"p","big":9007199254740993,"z":1,"a":2}`), &azcosmos.ItemOptions{EnableContentResponseOnWrite: true})
+		// each its own /u: the unique key is enforced (a missing value is null)
+		r, err := cc1.CreateItem(bg, pk, []byte(`{"id":"`+id+`","pk":"p","u":"`+id+`","big":9007199254740993,"z":1,"a":2}`), &azcosmos.ItemOptions{EnableContentResponseOnWrite: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,6 +102,9 @@ func TestRestart(t *testing.T) {
 		}
 	}
 	_, err = cc2.CreateItem(bg, pk, []byte(`{"id":"a","pk":"p"}`), nil)
+	sdkErrCode(t, err, http.StatusConflict, "Conflict")
+	// the unique key still holds after the restart
+	_, err = cc2.CreateItem(bg, pk, []byte(`{"id":"e","pk":"p","u":"b"}`), nil)
 	sdkErrCode(t, err, http.StatusConflict, "Conflict")
 	cc3 := mustContainer(t, db2, "c3")
 	r3, err := cc3.Read(bg, nil)

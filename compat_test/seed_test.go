@@ -114,6 +114,10 @@ func TestInitData(t *testing.T) {
 	if err != nil || len(page.Items) != 1 || string(page.Items[0]) != "50" {
 		t.Errorf("udf.double: %v %q", err, page.Items)
 	}
+	// the unique key /number holds for the seeded items: ann's order 1 exists
+	if _, err := orders.CreateItem(bg, ann, []byte(`{"id":"o5","customer":"ann","number":1}`), nil); statusOf(err) != http.StatusConflict {
+		t.Errorf("create with ann's existing number 1: %v, want 409", err)
+	}
 	// the trigger runs on a create that names it
 	if _, err := orders.CreateItem(bg, ann, []byte(`{"id":"o4","customer":"ann","number":4}`), &azcosmos.ItemOptions{PreTriggers: []string{"stamp"}}); err != nil {
 		t.Fatal(err)

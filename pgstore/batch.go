@@ -37,7 +37,7 @@ func (s *Store) InItemTx(ctx context.Context, opts emulator.TxOptions, fn func(e
 	defer conn.Release() // the pool drops a connection still in a transaction
 	return s.retryOversize(ctx, conn, func(over *oversize) error {
 		t := &batchTx{}
-		o := itemOps{q: conn, tx: t, over: over}
+		o := itemOps{q: conn, tx: t, over: over, sub: true}
 		if opts.SharedLSN {
 			o.lsn = lsnShared
 		}
@@ -157,6 +157,7 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 		from, to int      // the operations it serves
 		one      itemStmt // to == from+1
 		logRun   bool     // a run of creates that may log itself (batchTx.commit)
+		guard    bool     // one runs under a savepoint (guardedUnique)
 	}
 	var units []unit
 	b := &pgx.Batch{}
@@ -186,8 +187,15 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 		default:
 			return nil, fmt.Errorf("pipelined item operation %q: %w", ops[i].Op, errors.ErrUnsupported)
 		}
+		guard := o.guardedUnique(st)
+		if guard {
+			b.Queue(savepointUnique)
+		}
 		b.Queue(st.sql, st.args...)
-		units = append(units, unit{from: i, to: i + 1, one: st})
+		if guard {
+			b.Queue(releaseUnique)
+		}
+		units = append(units, unit{from: i, to: i + 1, one: st, guard: guard})
 		if st.op != opRead {
 			o.tx.wrote()
 		}
@@ -202,8 +210,37 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 	}
 	out := make([]emulator.ItemOpResult, len(ops))
 	for _, u := range units {
+		if u.guard {
+			if _, err := br.Exec(); err != nil { // SAVEPOINT
+				_ = br.Close()
+				return nil, classify("batch", err)
+			}
+		}
 		if u.one.sql != "" {
 			out[u.from] = u.one.scan(br.QueryRow())
+			if u.guard && isUniqueKeyViolation(out[u.from].Err) {
+				// PostgreSQL skipped the statements after the refused
+				// one: undo it, then send the rest again
+				_ = br.Close()
+				if err := o.undoUnique(ctx, u.one); err != nil {
+					return nil, classify("batch", err)
+				}
+				if u.to == len(ops) {
+					return out, nil
+				}
+				rest, err := o.RunItemOps(ctx, ops[u.to:])
+				copy(out[u.to:], rest)
+				return out, err
+			}
+			if u.guard {
+				// RELEASE: it fails after a statement that failed in
+				// PostgreSQL, whose own error then stands
+				var pe *pgconn.PgError
+				if _, err := br.Exec(); err != nil && !errors.As(out[u.from].Err, &pe) {
+					_ = br.Close()
+					return nil, classify("batch", err)
+				}
+			}
 			out[u.from].Err = o.over.note(out[u.from].Err, u.one.num, u.one.body)
 		} else {
 			rows, err := br.Query()
@@ -237,10 +274,16 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 
 // createRun returns the end of the run of creates starting at ops[i] that
 // one multi-row INSERT can serve: same container and expiry, no key twice
-// (an INSERT ... ON CONFLICT DO UPDATE cannot touch a row twice).
+// (an INSERT ... ON CONFLICT DO UPDATE cannot touch a row twice), and
+// no unique keys.
 func createRun(ops []emulator.ItemOp, i int) int {
 	seen := map[[2]string]bool{}
 	j := i
+	if len(uniqueKeyPaths(ops[i].Params.Container.Properties)) > 0 {
+		// one refused row would fail the whole INSERT: each create of a
+		// container with unique keys is a statement of its own
+		return i + 1
+	}
 	for ; j < len(ops) && ops[j].Op == emulator.BatchCreate; j++ {
 		p, first := ops[j].Params, ops[i].Params
 		k := [2]string{p.PK, p.ID}

@@ -31,8 +31,13 @@ type itemOps struct {
 	// operation), see batchTx.
 	tx *batchTx
 	// over collects the path indexes that refused a long value (nil:
-	// none collected), see oversize.go.
+	// none collected), see oversize.go, and the writes a unique key index
+	// refused because of expired rows (uniquekeys.go).
 	over *oversize
+	// sub runs every write to a container with unique keys under a
+	// savepoint (guardedUnique): set inside a transaction, which a refused
+	// statement would otherwise abort.
+	sub bool
 }
 
 // lsnEach draws a new LSN for every write, after making sure that the
@@ -82,11 +87,20 @@ type itemStmt struct {
 	// or replace writes (oversize.note).
 	num  int64
 	body []byte
+	// pk, id, exp and props are the write's partition key, id, expiry and
+	// container properties; unique reports that the container has unique
+	// keys (uniquekeys.go).
+	pk, id string
+	exp    emulator.Expiry
+	props  []byte
+	unique bool
 }
 
 // writing returns st with the container and document it writes.
 func (st itemStmt) writing(p emulator.WriteItemParams) itemStmt {
 	st.num, st.body = p.Container.Num, p.Body
+	st.pk, st.id, st.exp, st.props = p.PK, p.ID, p.Expiry, p.Container.Properties
+	st.unique = len(uniqueKeyPaths(p.Container.Properties)) > 0
 	return st
 }
 
@@ -98,23 +112,43 @@ func (o itemOps) run(ctx context.Context, st itemStmt) emulator.ItemOpResult {
 	return r
 }
 
-// exec is run without noting refused index entries.
+// exec is run without noting refused index entries. A write that
+// guardedUnique guards runs under a savepoint, in the same round trip.
 func (o itemOps) exec(ctx context.Context, st itemStmt) emulator.ItemOpResult {
 	if st.op != opRead {
 		o.tx.wrote()
 	}
+	guard := o.guardedUnique(st)
 	b := &pgx.Batch{}
-	if !o.tx.queueBegin(b) {
+	begin := o.tx.queueBegin(b)
+	if !begin && !guard {
 		return st.scan(o.q.QueryRow(ctx, st.sql, st.args...))
 	}
+	if guard {
+		b.Queue(savepointUnique)
+	}
 	b.Queue(st.sql, st.args...)
+	if guard {
+		b.Queue(releaseUnique)
+	}
 	br := o.q.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		_ = br.Close()
-		return emulator.ItemOpResult{Err: classify("begin batch", err)}
+	for range b.Len() - 1 - btoi(guard) { // BEGIN, SAVEPOINT
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return emulator.ItemOpResult{Err: classify("begin batch", err)}
+		}
 	}
 	r := st.scan(br.QueryRow())
-	if err := br.Close(); err != nil && r.Err == nil {
+	err := br.Close()
+	if guard && isUniqueKeyViolation(r.Err) {
+		// the RELEASE did not run: the transaction waits for the
+		// rollback to the savepoint
+		if uerr := o.undoUnique(ctx, st); uerr != nil {
+			return emulator.ItemOpResult{Err: classify(st.op, uerr)}
+		}
+		return r
+	}
+	if err != nil && r.Err == nil {
 		r.Err = classify(st.op, err)
 	}
 	return r
@@ -183,6 +217,17 @@ func (s *Store) CreateItem(ctx context.Context, p emulator.WriteItemParams) (emu
 // dropping a path index that refused its document (retryOversize).
 func (s *Store) runSingle(ctx context.Context, st itemStmt) emulator.ItemOpResult {
 	r := itemOps{q: s.pool}.run(ctx, st)
+	if isUniqueKeyViolation(r.Err) && st.exp.DefaultTTL != nil {
+		// refused by a unique key: when expired rows held the value, they
+		// are gone for every purpose, so remove them and write again
+		n, err := s.purgeExpiredHolders(ctx, s.pool, st)
+		if err != nil {
+			return emulator.ItemOpResult{Err: classify("remove expired items", err)}
+		}
+		if n > 0 {
+			r = itemOps{q: s.pool}.run(ctx, st)
+		}
+	}
 	if _, long := isOversize(r.Err); !long {
 		return r // the usual case: nothing to collect
 	}

@@ -308,6 +308,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 		if err != nil {
 			return err
 		}
+		ddl += uniqueKeyIndexesDDL(num, p.Properties)
 		if p.DefaultTTL != nil {
 			ddl = expiryIndexesDDL(num, true) + "\n" + ddl
 		}

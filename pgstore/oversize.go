@@ -46,6 +46,21 @@ type oversize struct {
 	mu      sync.Mutex
 	names   []string // indexes named by the errors
 	unnamed []unnamedOversize
+	// unique are the writes a unique key index refused only because
+	// expired rows held their values (uniquekeys.go): retryOversize
+	// removes those rows and runs the write again.
+	unique []itemStmt
+}
+
+// noteUnique records st, a write that a unique key index refused only
+// because of expired rows.
+func (o *oversize) noteUnique(st itemStmt) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.unique = append(o.unique, st)
 }
 
 // unnamedOversize is a refusal that named no index (an entry over 8,191
@@ -102,7 +117,7 @@ func (o *oversize) hit() bool {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return len(o.names) > 0 || len(o.unnamed) > 0
+	return len(o.names) > 0 || len(o.unnamed) > 0 || len(o.unique) > 0
 }
 
 // dropOversized drops, on q, the path indexes that refused the write o
@@ -173,8 +188,33 @@ func (s *Store) retryOversize(ctx context.Context, q querier, run func(o *oversi
 		if derr != nil {
 			return errors.Join(err, classify("drop index", derr))
 		}
-		if !dropped {
+		purged, perr := s.purgeNoted(ctx, q, o)
+		if perr != nil {
+			return errors.Join(err, classify("remove expired items", perr))
+		}
+		if !dropped && !purged {
 			return err
 		}
 	}
+}
+
+// purgeNoted removes the expired rows that held the unique key values of
+// the writes o noted, and reports whether the write should run again: it
+// should whenever a write was noted, even if a sweep removed the rows
+// first. It runs on q when q can begin a transaction (the connection of the
+// transaction that was rolled back), else on the pool.
+func (s *Store) purgeNoted(ctx context.Context, q querier, o *oversize) (bool, error) {
+	o.mu.Lock()
+	noted := o.unique
+	o.mu.Unlock()
+	b, ok := q.(beginner)
+	if !ok {
+		b = s.pool
+	}
+	for _, st := range noted {
+		if _, err := s.purgeExpiredHolders(ctx, b, st); err != nil {
+			return false, err
+		}
+	}
+	return len(noted) > 0, nil
 }

@@ -137,7 +137,7 @@ func (s *Store) InScriptTx(ctx context.Context, fn func(emulator.ScriptTx) error
 			return classify("begin script", err)
 		}
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-		err = fn(scriptTx{itemOps: itemOps{q: tx, lsn: lsnShared, over: over}, s: s, tx: tx})
+		err = fn(scriptTx{itemOps: itemOps{q: tx, lsn: lsnShared, over: over, sub: true}, s: s, tx: tx})
 		if err == nil && over.hit() {
 			// the script went on after a path index refused a long
 			// value: roll back, and retryOversize drops it and runs fn
