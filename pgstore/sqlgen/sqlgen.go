@@ -100,6 +100,12 @@ type Input struct {
 	// Ctx, when set, is the request's context: translation stops with its
 	// error once it is done (work that grows with the query checks it).
 	Ctx context.Context
+	// FullTextConfigs maps the paths of the container's fullTextPolicy
+	// ("/a/b") to the text search configuration of their language
+	// (FullTextConfig); FullTextDefault is the configuration of the
+	// policy's defaultLanguage ("" : DefaultFullTextConfig).
+	FullTextConfigs map[string]string
+	FullTextDefault string
 	// UDF, when set, translates a query calling user-defined functions
 	// into its scan or evaluation statement (see udf.go); nil refuses
 	// such calls as unsupported.
