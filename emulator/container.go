@@ -516,8 +516,24 @@ func checkContainerPolicies(obj, ip *Object) error {
 	if list, err = nestedList(obj, "fullTextPolicy", "fullTextPaths", MaxPolicyPaths); err != nil {
 		return err
 	}
-	if _, err := entryPaths(list, "fullTextPaths", propertyPath, "full text"); err != nil {
+	ftPaths, err := entryPaths(list, "fullTextPaths", propertyPath, "full text")
+	if err != nil {
 		return err
+	}
+	declared := map[string]bool{}
+	for _, p := range ftPaths {
+		declared[p] = true
+	}
+	ftIndexes, _, _ := listMember(ip, "fullTextIndexes", MaxPolicyPaths)
+	for _, e := range ftIndexes {
+		// a full-text index path must be a path of the full-text policy
+		// (reference search §A1.2, from the index-policy page; the
+		// service's wording is not recorded, this one follows the vector
+		// index's)
+		p, _ := e.(*Object).Get("path")
+		if !declared[p.(string)] {
+			return BadRequest("The Full Text Indexing Policy's path::%s not matching in Full Text Policy's path.", strings.ReplaceAll(p.(string), "/", `\/`))
+		}
 	}
 	if err := checkChangeFeedPolicy(obj); err != nil {
 		return err

@@ -201,7 +201,8 @@ func TestContainerPolicyPaths(t *testing.T) {
 			return `"fullTextPolicy":{"defaultLanguage":"en-US","fullTextPaths":[{"path":` + p + `,"language":"en-US"}]}`
 		},
 		"full text index": func(p string) string {
-			return `"indexingPolicy":{"fullTextIndexes":[{"path":` + p + `}]}`
+			return `"fullTextPolicy":{"defaultLanguage":"en-US","fullTextPaths":[{"path":` + p + `,"language":"en-US"}]},` +
+				`"indexingPolicy":{"fullTextIndexes":[{"path":` + p + `}]}`
 		},
 		"vector": func(p string) string {
 			return `"vectorEmbeddingPolicy":{"vectorEmbeddings":[{"path":` + p + `,"dataType":"float32","distanceFunction":"cosine","dimensions":8}]},` +
@@ -498,6 +499,10 @@ func TestContainerRefusalsCited(t *testing.T) {
 			`{"id":"c","partitionKey":{"paths":["/pk"]},"defaultTtl":-1,"indexingPolicy":{"indexingMode":"none","automatic":false}}`, "Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection"},
 		{"JS SDK container spec (a vector index without its embedding), the service's text with '/' escaped",
 			`{"id":"c","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"vectorIndexes":[{"path":"/vector1","type":"flat"}]}}`, `The Vector Indexing Policy's path::\/vector1 not matching in Embedding's path.`},
+		{"reference search §A1.2 (index-policy page): a full-text index path must be declared in the full-text policy",
+			`{"id":"c","partitionKey":{"paths":["/pk"]},"fullTextPolicy":{"defaultLanguage":"en-US","fullTextPaths":[{"path":"/text","language":"en-US"}]},"indexingPolicy":{"fullTextIndexes":[{"path":"/title"}]}}`, `Full Text Indexing Policy's path::\/title not matching`},
+		{"reference search §A1.2: a full-text index without any full-text policy",
+			`{"id":"c","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"fullTextIndexes":[{"path":"/text"}]}}`, `Full Text Indexing Policy's path::\/text not matching`},
 		{"reference §4: 1500 included paths",
 			`{"id":"c","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"includedPaths":[` + many(1501, `{"path":"/a/?"}`) + `]}}`, "includedPaths"},
 		{"reference §4: 8 properties in a composite index",

@@ -173,6 +173,12 @@ func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage
 	if q.From == nil {
 		return nil // reads no partition: one row, evaluated once
 	}
+	if q.Rank != nil {
+		// ORDER BY RANK is served whole here, over every partition, with
+		// the container-wide statistics: the answer is the fused ranking
+		// the SDKs' hybrid pipelines compute (see rankPlan)
+		return nil
+	}
 	agg := q.HasAggregates()
 	if agg && (q.Select.Value == nil || q.GroupBy != nil) {
 		return BadRequest("%s", MsgCrossPartitionAggregate)
@@ -248,11 +254,40 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query)
 	if err := checkCounts(parsed, params); err != nil {
 		return nil, err
 	}
+	if parsed.Rank != nil {
+		return rankPlan(c)
+	}
 	plan, merged := buildQueryPlan(parsed, params)
 	if err := multiRangeRefusal(c, merged); err != nil {
 		return nil, err
 	}
 	return plan, nil
+}
+
+// MsgRankPlanSeveralRanges refuses the query plan of an ORDER BY RANK
+// query on a container with several partition key ranges (see rankPlan).
+const MsgRankPlanSeveralRanges = "A query plan for ORDER BY RANK (full-text and hybrid search) on a container with several partition key ranges is not supported by this emulator yet; the query itself is served whole when sent without a plan (without forceQueryPlan)."
+
+// rankPlan is the plan of an ORDER BY RANK query. The emulator serves
+// such a query whole (statistics over the container, scores, RRF, TOP and
+// OFFSET LIMIT) instead of answering with the gateway's hybrid plan
+// (hybridSearchQueryInfo with statistics and component queries that the
+// SDK fuses): @azure/cosmos uses a plan only when asked to
+// (forceQueryPlan, enableQueryControl without a partition key) or when
+// the query is refused, and it is not refused here. The plan it gets is
+// pass-through (no hybridSearchQueryInfo, an empty queryInfo), so the SDK
+// sends the query unchanged to each range and keeps the pages as they
+// come: exact with one range, where the range answers the whole query.
+// With several ranges each range would rank its own documents and the
+// SDK would concatenate the rankings, a wrong order: the plan is refused
+// (400) instead, which the SDK only surfaces when it needs the plan.
+func rankPlan(c Container) ([]byte, error) {
+	if len(c.liveRanges()) > 1 {
+		return nil, BadRequest("%s", MsgRankPlanSeveralRanges)
+	}
+	p := queryPlan{Version: 2, QueryInfo: emptyQueryInfo(), Ranges: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}}}
+	b, err := json.Marshal(p)
+	return b, err
 }
 
 // pinnedPartitionKey recognises a WHERE clause whose top-level AND chain

@@ -358,6 +358,7 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 	live := livePredicate(p.Expiry, "r.", &a)
 	collRID, _ := emulator.DecodeRID(p.Container.RID)
 	pol, vectorFns := queryProperties(p.Container) // parsed once per page
+	ftConfigs, ftDefault := fullTextConfigs(p.Container)
 	sqlgen.ApplyVectorEmbeddingPolicy(p.Query, vectorFns)
 	pkPath, pkJSON := partitionKeyValue(p)
 	epkMin, epkMax := epkBounds(p.EPK)
@@ -367,11 +368,42 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 		Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
 		NowTicks: nowTicks(p.Now), UDF: udf,
+		FullTextConfigs: ftConfigs, FullTextDefault: ftDefault,
 	})
 	if err != nil {
 		return nil, translationError(err)
 	}
 	return st, nil
+}
+
+// fullTextConfigs reads a container's fullTextPolicy: the text search
+// configuration of each declared path ("/a/b", as sqlgen.Input wants it)
+// and of the default language (sqlgen.FullTextConfig). A path declared
+// without a language takes the default language's.
+func fullTextConfigs(c emulator.Container) (map[string]string, string) {
+	var props struct {
+		Policy struct {
+			DefaultLanguage string `json:"defaultLanguage"`
+			Paths           []struct {
+				Path     string `json:"path"`
+				Language string `json:"language"`
+			} `json:"fullTextPaths"`
+		} `json:"fullTextPolicy"`
+	}
+	_ = json.Unmarshal(c.Properties, &props)
+	def := sqlgen.FullTextConfig(props.Policy.DefaultLanguage)
+	var m map[string]string
+	for _, p := range props.Policy.Paths {
+		if m == nil {
+			m = map[string]string{}
+		}
+		cfg := def
+		if p.Language != "" {
+			cfg = sqlgen.FullTextConfig(p.Language)
+		}
+		m["/"+strings.Join(emulator.SplitPath(p.Path), "/")] = cfg
+	}
+	return m, def
 }
 
 // partitionKeyValue returns, for a query confined to one logical partition

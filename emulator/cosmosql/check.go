@@ -1,6 +1,9 @@
 package cosmosql
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // checker runs the static semantic checks on a parsed query. It fails with
 // a bailout like the parser. It rewrites unbound NaN and Infinity
@@ -114,10 +117,24 @@ func (c *checker) query(q *Query, outer *scope, containerLevel bool) {
 	}
 	if q.Rank != nil {
 		q.Rank = c.expr(q.Rank, s)
+		c.rank(q.Rank)
 	}
 	for i := range q.OrderBy {
 		q.OrderBy[i].Expr = c.expr(q.OrderBy[i].Expr, s)
 		c.noAggregates(q.OrderBy[i].Expr, "ORDER BY")
+	}
+	others := append(q.selectExprs(), q.Where)
+	others = append(others, q.GroupBy...)
+	for _, o := range q.OrderBy {
+		others = append(others, o.Expr)
+	}
+	if q.From != nil {
+		for _, src := range q.From.Sources() {
+			others = append(others, src.Expr)
+		}
+	}
+	for _, e := range others {
+		c.noScoring(e)
 	}
 
 	selected := q.selectExprs()
@@ -128,6 +145,69 @@ func (c *checker) query(q *Query, outer *scope, containerLevel bool) {
 		for _, e := range selected {
 			c.grouped(e, q.GroupBy)
 		}
+	}
+}
+
+// isScoring reports whether e is a call of the built-in function name
+// (upper case), in any case.
+func isScoring(e Expr, name string) bool {
+	call, ok := e.(*Call)
+	return ok && !call.UDF && strings.EqualFold(call.Name, name)
+}
+
+// noScoring fails on FullTextScore and RRF calls in e (at this level):
+// they are only allowed as ORDER BY RANK's scoring function (reference
+// search §A2, the service's codes and texts).
+func (c *checker) noScoring(e Expr) {
+	if e == nil {
+		return
+	}
+	walkLevel(e, func(x Expr) bool {
+		switch {
+		case isScoring(x, "FULLTEXTSCORE"):
+			c.fail(errorAt(CodeFullTextScorePlacement, c.p.spanOf(x), "The FullTextScore function is only allowed in the ORDER BY RANK clause."))
+		case isScoring(x, "RRF"):
+			c.fail(errorAt(CodeUnknownFunction, c.p.spanOf(x), "'%s' is not a recognized built-in function name.", x.(*Call).Name))
+		}
+		return true
+	})
+}
+
+// rank checks the expression after ORDER BY RANK: FullTextScore,
+// VectorDistance, or RRF whose arguments are two or more of them,
+// optionally followed by the weights (an array or a parameter).
+func (c *checker) rank(e Expr) {
+	bad := func() {
+		c.fail(errorAt(CodeRankExpression, c.p.spanOf(e), "The ORDER BY RANK clause must be followed by a VectorDistance and/or a FullTextScore function call."))
+	}
+	component := func(x Expr) bool {
+		if !isScoring(x, "FULLTEXTSCORE") && !isScoring(x, "VECTORDISTANCE") {
+			return false
+		}
+		for _, a := range x.(*Call).Args {
+			c.noScoring(a)
+		}
+		return true
+	}
+	switch {
+	case isScoring(e, "RRF"):
+		args := e.(*Call).Args
+		if n := len(args); n > 0 {
+			switch args[n-1].(type) {
+			case *ArrayLit, *Param:
+				args = args[:n-1]
+			}
+		}
+		if len(args) < 2 {
+			bad()
+		}
+		for _, a := range args {
+			if !component(a) {
+				bad()
+			}
+		}
+	case !component(e):
+		bad()
 	}
 }
 

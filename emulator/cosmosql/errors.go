@@ -59,6 +59,19 @@ const (
 	// the container (emulator-chosen code; the check needs the container,
 	// so package emulator raises it, see UnknownUDF).
 	CodeUnknownUDF = "SC2005"
+	// CodeUnknownFunction is a call of a name that is no built-in function
+	// where it stands: "'RRF' is not a recognized built-in function name."
+	// (RRF outside ORDER BY RANK, reference search §A2).
+	CodeUnknownFunction = "SC2005"
+	// CodeRankExpression is an ORDER BY RANK not followed by a scoring
+	// function (FullTextScore, VectorDistance, or RRF of two or more of
+	// them): "The ORDER BY RANK clause must be followed by a
+	// VectorDistance and/or a FullTextScore function call."
+	CodeRankExpression = "SC2221"
+	// CodeFullTextScorePlacement is FullTextScore outside ORDER BY RANK:
+	// "The FullTextScore function is only allowed in the ORDER BY RANK
+	// clause."
+	CodeFullTextScorePlacement = "SC2240"
 )
 
 // MaxUDFRefs is the largest number of user-defined function references

@@ -398,6 +398,17 @@ var errorTests = []struct {
 	{`SELECT * FROM c GROUP BY c.a`, CodeSelectStar, 7, 8, "GROUP BY"},
 	{`SELECT * FROM c JOIN c IN c.tags`, CodeDuplicateAlias, 16, 32, "'c'"},
 	{`SELECT t FROM c JOIN t IN c.a JOIN t IN c.b`, CodeDuplicateAlias, 30, 43, "'t'"},
+	// full-text scoring placement (reference search §A2: codes and texts
+	// the service returned for these shapes)
+	{`SELECT * FROM c WHERE FullTextScore(c.t, "a") > 1`, CodeFullTextScorePlacement, 22, 45, "The FullTextScore function is only allowed in the ORDER BY RANK clause."},
+	{`SELECT FullTextScore(c.t, "a") AS s FROM c`, CodeFullTextScorePlacement, 7, 30, "only allowed in the ORDER BY RANK clause"},
+	{`SELECT c.id FROM c ORDER BY FullTextScore(c.t, "a")`, CodeFullTextScorePlacement, 28, 51, "only allowed in the ORDER BY RANK clause"},
+	{`SELECT VALUE RRF(VectorDistance(c.v, [1]), VectorDistance(c.w, [1])) FROM c`, CodeUnknownFunction, 13, 68, "'RRF' is not a recognized built-in function name."},
+	{`SELECT c.id FROM c ORDER BY RANK RRF(FullTextScore(c.t, "a"))`, CodeRankExpression, 33, 61, "The ORDER BY RANK clause must be followed by a VectorDistance and/or a FullTextScore function call."},
+	{`SELECT c.id FROM c ORDER BY RANK c.x`, CodeRankExpression, 33, 36, "must be followed by a VectorDistance"},
+	{`SELECT c.id FROM c ORDER BY RANK LOWER(c.x)`, CodeRankExpression, 33, 43, "must be followed by a VectorDistance"},
+	{`SELECT c.id FROM c ORDER BY RANK RRF(FullTextScore(c.t, "a"), c.x)`, CodeRankExpression, 33, 66, "must be followed by a VectorDistance"},
+	{`SELECT c.id FROM c ORDER BY RANK FullTextScore(c.t, FullTextScore(c.t, "a"))`, CodeFullTextScorePlacement, 52, 75, "only allowed in the ORDER BY RANK clause"},
 	{`SELECT * FROM c WHERE COUNT(1) > 1`, CodeAggregatePlacement, 22, 30, "The aggregate function 'COUNT' is not allowed in the WHERE clause."},
 	{`SELECT * FROM c WHERE c.a = max(c.b)`, CodeAggregatePlacement, 28, 36, "'MAX'"},
 	{`SELECT COUNT(1) FROM c GROUP BY COUNT(1)`, CodeAggregatePlacement, 32, 40, "GROUP BY clause"},

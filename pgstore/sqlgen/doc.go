@@ -74,6 +74,10 @@
 // statement and an evaluation statement that the caller runs batch after
 // batch (see udf.go); without Input.UDF such calls are refused.
 //
+// ORDER BY RANK (full-text and hybrid search) translates into one
+// statement that reads the container's statistics and ranks the rows in
+// PostgreSQL (see rank.go and functions_fulltext.go).
+//
 // What cannot be translated yet is an error that says so (a 400), never a
 // silent fallback; what the service refuses is a QueryError with its
 // message.

@@ -212,12 +212,6 @@ var functions = map[string]fn{
 	"IIF": {3, 3, func(t *translator, a []string) string {
 		return "(CASE WHEN (" + a[0] + ") = 'true'::jsonb THEN " + a[1] + " ELSE " + a[2] + " END)"
 	}},
-	// FULLTEXTCONTAINS: without a full-text index, a case-insensitive
-	// substring match (what the SDK's test needs); FULLTEXTCONTAINSALL and
-	// FULLTEXTCONTAINSANY are in functions_vector.go.
-	"FULLTEXTCONTAINS": {2, 2, func(t *translator, a []string) string {
-		return "to_jsonb(strpos(cosmos.fold(cosmos.str(" + a[0] + ")), cosmos.fold(cosmos.str(" + a[1] + "))) > 0)"
-	}},
 }
 
 // astFunctions are the built-in functions translated by an astFn (filled

@@ -186,6 +186,19 @@ func TestMoreFunctions(t *testing.T) {
 			v(`FULLTEXTCONTAINSALL("Émile Zola", "émile", "ZOLA")`, `true`),
 			v(`FULLTEXTCONTAINSANY("x", "%", "_", "'")`, `false`),
 			d(`FULLTEXTCONTAINSANY(c.s, "ABC")`, `true`),
+			// tokens, not substrings (reference A2: tokenized, stemmed,
+			// stop words removed): "fox" is no token of "firefox", which a
+			// substring test would have matched; stemming joins "Foxes"
+			// and "fox"; a multi-word term needs all its words, anywhere
+			// (adjacency is UNVERIFIED: the looser reading is chosen); a
+			// term of stop words only matches nothing
+			v(`FULLTEXTCONTAINS("firefox browser", "fox")`, `false`),
+			v(`FULLTEXTCONTAINSANY("firefox browser", "fox", "box")`, `false`),
+			v(`FULLTEXTCONTAINS("Two Foxes jumped", "fox")`, `true`),
+			v(`FULLTEXTCONTAINS("the fox jumps", "JUMPING")`, `true`),
+			v(`FULLTEXTCONTAINS("States of the United Kingdom", "United States")`, `true`),
+			v(`FULLTEXTCONTAINS("the United Kingdom", "United States")`, `false`),
+			v(`FULLTEXTCONTAINS("the fox", "the")`, `false`),
 		})
 	})
 	t.Run("vector", func(t *testing.T) {

@@ -18,8 +18,7 @@ func parseJSON(ty string) func(t *translator, a []string) string {
 	}
 }
 
-// containsSubs translates CONTAINS_ALL_* / CONTAINS_ANY_* and
-// FULLTEXTCONTAINSALL/ANY: whether the string a[0] contains all (sqlFn
+// containsSubs translates CONTAINS_ALL_* / CONTAINS_ANY_*: whether the string a[0] contains all (sqlFn
 // cosmos.contains_all) or any (cosmos.contains_any) of the strings a[1:],
 // case-insensitively when ci (cosmos.fold). A non-string argument makes
 // the result undefined; the empty string is contained in every string.

@@ -7,10 +7,9 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
 )
 
-// Vector search and full-text functions. Without vector or full-text
-// indexes every search is exhaustive: VECTORDISTANCE computes the exact
-// distance (see cosmos.vector_distance, migration 0005) and the
-// FULLTEXTCONTAINS functions are case-insensitive substring matches.
+// Vector search. Without vector indexes every search is exhaustive:
+// VECTORDISTANCE computes the exact distance (see cosmos.vector_distance,
+// migration 0005). The full-text functions are in functions_fulltext.go.
 
 func init() {
 	register(map[string]fn{
@@ -35,11 +34,6 @@ func init() {
 			}
 			return "cosmos.vector_distance(" + a[0] + ", " + a[1] + ", " + brute + ", " + opts + ")"
 		}},
-		// FULLTEXTCONTAINSALL(s, t1, t2, ...) and FULLTEXTCONTAINSANY: like
-		// FULLTEXTCONTAINS, whether s contains all / any of the terms,
-		// case-insensitively; a non-string argument is undefined.
-		"FULLTEXTCONTAINSALL": {2, -1, containsSubs("cosmos.contains_all", true)},
-		"FULLTEXTCONTAINSANY": {2, -1, containsSubs("cosmos.contains_any", true)},
 	})
 }
 

@@ -94,6 +94,9 @@ func TestSQLGrowsLinearly(t *testing.T) {
 		"SELECT VALUE {'k': Q} FROM c",
 		"SELECT Q AS k FROM c GROUP BY Q",
 		"SELECT VALUE Q",
+		"SELECT VALUE c.id FROM c WHERE Q ORDER BY RANK FullTextScore(c.t, 'a')",
+		"SELECT Q AS k FROM c ORDER BY RANK RRF(FullTextScore(c.t, 'a', 'b'), VectorDistance(c.v, [1, 2]))",
+		"SELECT VALUE c.id FROM c ORDER BY RANK VectorDistance(Q, [1, 2])",
 	}
 	shapes := append(append([]string(nil), growthShapes...), functionShapes()...)
 	translated := 0

@@ -100,6 +100,12 @@ type Input struct {
 	// Ctx, when set, is the request's context: translation stops with its
 	// error once it is done (work that grows with the query checks it).
 	Ctx context.Context
+	// FullTextConfigs maps the paths of the container's fullTextPolicy
+	// ("/a/b") to the text search configuration of their language
+	// (FullTextConfig); FullTextDefault is the configuration of the
+	// policy's defaultLanguage ("" : DefaultFullTextConfig).
+	FullTextConfigs map[string]string
+	FullTextDefault string
 	// UDF, when set, translates a query calling user-defined functions
 	// into its scan or evaluation statement (see udf.go); nil refuses
 	// such calls as unsupported.
@@ -404,7 +410,7 @@ func (t *translator) joinsAndWhere(q *cosmosql.Query, sc *scope) (*scope, error)
 }
 
 func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
-	if q.Rank != nil {
+	if q.Rank != nil && q.From == nil {
 		return nil, errRank
 	}
 	if q.From == nil {
@@ -413,6 +419,9 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	sc, err := t.scopeOf(q)
 	if err != nil {
 		return nil, err
+	}
+	if q.Rank != nil {
+		return t.rankQuery(q, sc)
 	}
 	// (the scan statement of a query with UDFs reads plain rows)
 	if q.GroupBy != nil && !t.udfScan {
@@ -643,9 +652,9 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	return st, nil
 }
 
-// errRank refuses ORDER BY RANK: full-text scoring (FullTextScore, RRF)
-// needs the service's full-text index statistics.
-var errRank = &UnsupportedError{What: "ORDER BY RANK (full-text and hybrid search scoring)"}
+// errRank refuses ORDER BY RANK where rank.go does not serve it (without
+// FROM, in subqueries).
+var errRank = &UnsupportedError{What: "ORDER BY RANK in this position"}
 
 var errBadCursor = &UnsupportedError{What: "this continuation token"}
 

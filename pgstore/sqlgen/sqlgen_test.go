@@ -132,7 +132,7 @@ func TestUnsupportedIsAnErrorNeverAFallback(t *testing.T) {
 	for _, q := range []string{
 		`SELECT VALUE ARRAY(SELECT VALUE COUNT(1) FROM t IN c.tags GROUP BY t) FROM c`,
 		`SELECT VALUE udf.f(c.a) FROM c`,
-		`SELECT TOP 5 c.x FROM c ORDER BY RANK FullTextScore(c.t, "a")`,
+		`SELECT TOP 5 c.x FROM c JOIN t IN c.tags ORDER BY RANK FullTextScore(c.t, "a")`,
 		`SELECT VALUE NOSUCHFUNCTION(c.a) FROM c`,
 		`SELECT * FROM (SELECT VALUE c.a FROM c JOIN (SELECT VALUE COUNT(1) FROM t IN c.tags GROUP BY t) n) x`,
 		`SELECT DISTINCT VALUE c.a FROM c ORDER BY c.b`,
