@@ -59,6 +59,8 @@ type results struct {
 	UDF *udfResult `json:"udf,omitempty"`
 	// Ranges holds the ranges scenario's results.
 	Ranges *rangesResult `json:"ranges,omitempty"`
+	// Storage holds the storage scenario's results.
+	Storage *storageResult `json:"storage,omitempty"`
 }
 
 // runConfig describes the run.
@@ -194,6 +196,9 @@ func writeReport(w io.Writer, r *results) {
 	}
 	if r.Ranges != nil && len(r.Ranges.Ranges) == 2 {
 		writeRangesReport(w, r.Ranges)
+	}
+	if r.Storage != nil {
+		writeStorageReport(w, r.Storage)
 	}
 }
 
