@@ -76,10 +76,12 @@ type storageEmuLine struct {
 	Replace       latencyStats `json:"replace_sdk"`
 	CreateWAL     float64      `json:"create_wal_bytes_per_op"`
 	ReplaceWAL    float64      `json:"replace_wal_bytes_per_op"`
+	CreateFPI     float64      `json:"create_wal_full_page_image_bytes_per_op"`
+	ReplaceFPI    float64      `json:"replace_wal_full_page_image_bytes_per_op"`
 	ItemsTableKB  float64      `json:"items_table_kb_per_1000"`
 	ChangeLogKB   float64      `json:"change_log_kb_per_1000"`
-	createWALSum  int64
-	replaceWALSum int64
+	createWALSum  walBytes
+	replaceWALSum walBytes
 	createLat     []time.Duration
 	replaceLat    []time.Duration
 }
@@ -92,6 +94,9 @@ type storageShape struct {
 	Replace    latencyStats `json:"replace_pgx"`
 	CreateWAL  float64      `json:"create_wal_bytes_per_op"`
 	ReplaceWAL float64      `json:"replace_wal_bytes_per_op"`
+	CreateFPI  float64      `json:"create_wal_full_page_image_bytes_per_op"`
+	ReplaceFPI float64      `json:"replace_wal_full_page_image_bytes_per_op"`
+	DeleteFPI  float64      `json:"delete_wal_full_page_image_bytes_per_op"`
 	Delete     latencyStats `json:"delete_pgx"`
 	DeleteWAL  float64      `json:"delete_wal_bytes_per_op"`
 	LogRead    latencyStats `json:"change_log_drain"`
@@ -99,8 +104,12 @@ type storageShape struct {
 	ScanFilter latencyStats `json:"filter_all_rows"`
 	PartFilter latencyStats `json:"filter_one_partition"`
 	TableKB    float64      `json:"table_kb_per_1000"`
+	// Compressed is the share of the query documents whose text, and
+	// whose jsonb, PostgreSQL stored compressed.
+	TextCompressed float64 `json:"text_compressed_share"`
+	JSONCompressed float64 `json:"jsonb_compressed_share"`
 
-	createWALSum, replaceWALSum, deleteWALSum int64
+	createWALSum, replaceWALSum, deleteWALSum walBytes
 	createLat, replaceLat, deleteLat          []time.Duration
 	logLat, pointLat, scanLat, partLat        []time.Duration
 }
@@ -147,17 +156,54 @@ func walInsertLSN(ctx context.Context, q interface {
 	return n, err
 }
 
+// walBytes is the WAL written over a window: in all, and the part that is
+// full-page images (the first change of each page after a checkpoint, a
+// cost that depends on when checkpoints fall rather than on the row
+// shape); fpi is -1 where pg_walinspect is not available.
+type walBytes struct{ all, fpi int64 }
+
+// add accumulates w into t.
+func (t *walBytes) add(w walBytes) {
+	t.all += w.all
+	if t.fpi >= 0 && w.fpi >= 0 {
+		t.fpi += w.fpi
+	} else {
+		t.fpi = -1
+	}
+}
+
+// perOp returns t's bytes per operation over ops operations, in all and
+// in full-page images (-1 if unknown).
+func (t walBytes) perOp(ops float64) (all, fpi float64) {
+	fpi = -1
+	if t.fpi >= 0 {
+		fpi = float64(t.fpi) / ops
+	}
+	return float64(t.all) / ops, fpi
+}
+
 // withWAL runs f and returns the WAL bytes the cluster wrote meanwhile.
-func withWAL(ctx context.Context, pool *pgxpool.Pool, f func() error) (int64, error) {
+func withWAL(ctx context.Context, pool *pgxpool.Pool, f func() error) (walBytes, error) {
 	before, err := walInsertLSN(ctx, pool)
 	if err != nil {
-		return 0, err
+		return walBytes{}, err
 	}
 	if err := f(); err != nil {
-		return 0, err
+		return walBytes{}, err
 	}
 	after, err := walInsertLSN(ctx, pool)
-	return after - before, err
+	if err != nil {
+		return walBytes{}, err
+	}
+	w := walBytes{all: after - before, fpi: -1}
+	// pg_get_wal_stats reads only flushed WAL; a durable commit has flushed
+	// up to the window's end, otherwise the tail not yet flushed is left out.
+	var fpi int64
+	if pool.QueryRow(ctx, `SELECT coalesce(sum(fpi_size), 0)::bigint FROM pg_get_wal_stats(pg_lsn '0/0' + $1::numeric, least(pg_lsn '0/0' + $2::numeric, pg_current_wal_flush_lsn()), false)`,
+		before, after).Scan(&fpi) == nil {
+		w.fpi = fpi
+	}
+	return w, nil
 }
 
 // timeEach runs f(i) for i in [0, n) sequentially and appends each
@@ -217,6 +263,11 @@ func (b *bench) runStorage(ctx context.Context, res *storageResult) (err error) 
 		if e.pool, err = pgxpool.New(ctx, conn); err != nil {
 			return err
 		}
+		// pg_walinspect attributes the WAL to full-page images; without it
+		// (a server without the contrib modules) only the totals are shown.
+		if _, err := e.pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_walinspect`); err != nil {
+			b.logf("storage: no pg_walinspect (%v): full-page images are not told apart", err)
+		}
 	}
 
 	// End to end, alternating the builds round by round.
@@ -249,8 +300,8 @@ func (b *bench) runStorage(ctx context.Context, res *storageResult) (err error) 
 			}
 			e.line.createLat = append(e.line.createLat, cl...)
 			e.line.replaceLat = append(e.line.replaceLat, rl...)
-			e.line.createWALSum += cw
-			e.line.replaceWALSum += rw
+			e.line.createWALSum.add(cw)
+			e.line.replaceWALSum.add(rw)
 		}
 		if round > 0 {
 			b.logf("storage: end-to-end round %d of %d done", round, cfg.rounds)
@@ -261,8 +312,8 @@ func (b *bench) runStorage(ctx context.Context, res *storageResult) (err error) 
 		l := e.line
 		l.Create = newLatencyStats(l.createLat, sum(l.createLat))
 		l.Replace = newLatencyStats(l.replaceLat, sum(l.replaceLat))
-		l.CreateWAL = float64(l.createWALSum) / ops
-		l.ReplaceWAL = float64(l.replaceWALSum) / ops
+		l.CreateWAL, l.CreateFPI = l.createWALSum.perOp(ops)
+		l.ReplaceWAL, l.ReplaceFPI = l.replaceWALSum.perOp(ops)
 		_, table, err := itemsTable(ctx, e.pool, e.sdk.db.ID(), "items")
 		if err != nil {
 			return err
@@ -308,13 +359,20 @@ type shapeDef struct {
 	text  bool // has the body text column
 	json  bool // has the doc jsonb column (generated from body when text)
 	byRef bool // the log entry carries no body until its version is superseded
+	// docMain keeps the jsonb copy out of compression while the text can
+	// be compressed (doc STORAGE MAIN: PostgreSQL compresses a row's
+	// EXTENDED columns first, its MAIN ones only if the row is still too
+	// big), and lz4 compresses the text with lz4 instead of pglz.
+	docMain, lz4 bool
 }
 
 var storageShapeDefs = []shapeDef{
-	{"text+jsonb, body logged (today)", true, true, true, false},
-	{"text+jsonb, log by reference", true, true, true, true},
-	{"text only, log by reference", true, true, false, true},
-	{"jsonb only, log by reference", false, false, true, true},
+	{name: "text+jsonb, body logged (today)", exact: true, text: true, json: true},
+	{name: "text+jsonb, log by reference", exact: true, text: true, json: true, byRef: true},
+	{name: "text only, log by reference", exact: true, text: true, byRef: true},
+	{name: "jsonb only, log by reference", json: true, byRef: true},
+	{name: "text+jsonb, jsonb uncompressed", exact: true, text: true, json: true, docMain: true},
+	{name: "text+jsonb, jsonb uncompressed, text lz4", exact: true, text: true, json: true, docMain: true, lz4: true},
 }
 
 // storageShapes runs the table-shape part on e's cluster.
@@ -342,6 +400,12 @@ func (b *bench) storageShapes(ctx context.Context, e *storageEmu, res *storageRe
 		ddl := `CREATE TABLE ` + t + ` (LIKE ` + src + ` INCLUDING ALL);
 CREATE TABLE ` + l + ` (LIKE cosmos.changes INCLUDING ALL);
 ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
+		if d.docMain {
+			ddl += `ALTER TABLE ` + t + ` ALTER COLUMN doc SET STORAGE MAIN;`
+		}
+		if d.lz4 {
+			ddl += `ALTER TABLE ` + t + ` ALTER COLUMN body SET COMPRESSION lz4;`
+		}
 		switch {
 		case !d.json:
 			ddl += `ALTER TABLE ` + t + ` DROP COLUMN doc;`
@@ -389,9 +453,9 @@ ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
 				continue
 			}
 			s.createLat, s.replaceLat, s.deleteLat = append(s.createLat, cl...), append(s.replaceLat, rl...), append(s.deleteLat, dl...)
-			s.createWALSum += cw
-			s.replaceWALSum += rw
-			s.deleteWALSum += dw
+			s.createWALSum.add(cw)
+			s.replaceWALSum.add(rw)
+			s.deleteWALSum.add(dw)
 		}
 	}
 	ops := float64(cfg.n * cfg.rounds)
@@ -400,8 +464,9 @@ ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
 		s.Create = newLatencyStats(s.createLat, sum(s.createLat))
 		s.Replace = newLatencyStats(s.replaceLat, sum(s.replaceLat))
 		s.Delete = newLatencyStats(s.deleteLat, sum(s.deleteLat))
-		s.CreateWAL, s.ReplaceWAL = float64(s.createWALSum)/ops, float64(s.replaceWALSum)/ops
-		s.DeleteWAL = float64(s.deleteWALSum) / float64(cfg.n/2*cfg.rounds)
+		s.CreateWAL, s.CreateFPI = s.createWALSum.perOp(ops)
+		s.ReplaceWAL, s.ReplaceFPI = s.replaceWALSum.perOp(ops)
+		s.DeleteWAL, s.DeleteFPI = s.deleteWALSum.perOp(float64(cfg.n / 2 * cfg.rounds))
 	}
 	// The all-versions change feed's read: the whole log in pages of 1000
 	// entries, each entry with its body (by reference: the current
@@ -449,6 +514,17 @@ ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
 			return err
 		}
 		shapes[i].TableKB = float64(tb) / 1024 / float64(cfg.rows) * 1000
+		text, doc := "NULL::text", "NULL::jsonb"
+		if d.text {
+			text = "body"
+		}
+		if d.json {
+			doc = "doc"
+		}
+		if err := c.QueryRow(ctx, `SELECT avg((pg_column_compression(`+text+`) IS NOT NULL)::int)::float8, avg((pg_column_compression(`+doc+`) IS NOT NULL)::int)::float8 FROM `+t).
+			Scan(&shapes[i].TextCompressed, &shapes[i].JSONCompressed); err != nil {
+			return err
+		}
 	}
 	for run := 0; run < cfg.queryRuns+3; run++ {
 		for i, d := range storageShapeDefs {
@@ -616,10 +692,10 @@ WHERE ch.coll = 1 AND ch.seq > $1 ORDER BY ch.seq LIMIT 1000`
 func writeStorageReport(w io.Writer, r *storageResult) {
 	fmt.Fprintf(w, "\nStorage scenario: documents of about %d bytes, one client, latencies in ms, WAL in bytes per operation\n", r.Size)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "end to end (Go SDK)\tcreate p50\tcreate p99\tcreate WAL\treplace p50\treplace p99\treplace WAL\titems KB/1000\tlog KB/1000\t")
+	fmt.Fprintln(tw, "end to end (Go SDK)\tcreate p50\tcreate p99\tcreate WAL (FPI)\treplace p50\treplace p99\treplace WAL (FPI)\titems KB/1000\tlog KB/1000\t")
 	for _, e := range r.Emulators {
-		fmt.Fprintf(tw, "%s\t%7.3f\t%7.3f\t%7.0f\t%7.3f\t%7.3f\t%7.0f\t%7.0f\t%7.0f\t\n", e.Binary, e.Create.P50, e.Create.P99, e.CreateWAL,
-			e.Replace.P50, e.Replace.P99, e.ReplaceWAL, e.ItemsTableKB, e.ChangeLogKB)
+		fmt.Fprintf(tw, "%s\t%7.3f\t%7.3f\t%s\t%7.3f\t%7.3f\t%s\t%7.0f\t%7.0f\t\n", e.Binary, e.Create.P50, e.Create.P99, walCell(e.CreateWAL, e.CreateFPI),
+			e.Replace.P50, e.Replace.P99, walCell(e.ReplaceWAL, e.ReplaceFPI), e.ItemsTableKB, e.ChangeLogKB)
 	}
 	tw.Flush()
 	if len(r.Shapes) == 0 {
@@ -627,10 +703,19 @@ func writeStorageReport(w io.Writer, r *storageResult) {
 	}
 	fmt.Fprintf(w, "\nTable shapes (raw pgx, one transaction per write; queries over %d documents in 100 partitions)\n", r.Rows)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "shape\texact\tcreate p50\tcreate WAL\treplace p50\treplace WAL\tdelete p50\tdelete WAL\tlog drain p50\tKB/1000\tpoint p50\tfilter all p50\tfilter 1 partition p50\t")
+	fmt.Fprintln(tw, "shape\texact\tcreate p50\tcreate WAL (FPI)\treplace p50\treplace WAL (FPI)\tdelete p50\tdelete WAL (FPI)\tlog drain p50\tKB/1000\tcompressed text/jsonb\tpoint p50\tfilter all p50\tfilter 1 partition p50\t")
 	for _, s := range r.Shapes {
-		fmt.Fprintf(tw, "%s\t%t\t%7.3f\t%7.0f\t%7.3f\t%7.0f\t%7.3f\t%7.0f\t%7.2f\t%7.0f\t%7.3f\t%7.3f\t%7.3f\t\n", s.Name, s.Exact, s.Create.P50, s.CreateWAL,
-			s.Replace.P50, s.ReplaceWAL, s.Delete.P50, s.DeleteWAL, s.LogRead.P50, s.TableKB, s.PointRead.P50, s.ScanFilter.P50, s.PartFilter.P50)
+		fmt.Fprintf(tw, "%s\t%t\t%7.3f\t%s\t%7.3f\t%s\t%7.3f\t%s\t%7.2f\t%7.0f\t%3.0f%% / %3.0f%%\t%7.3f\t%7.3f\t%7.3f\t\n", s.Name, s.Exact, s.Create.P50, walCell(s.CreateWAL, s.CreateFPI),
+			s.Replace.P50, walCell(s.ReplaceWAL, s.ReplaceFPI), s.Delete.P50, walCell(s.DeleteWAL, s.DeleteFPI), s.LogRead.P50, s.TableKB, 100*s.TextCompressed, 100*s.JSONCompressed, s.PointRead.P50, s.ScanFilter.P50, s.PartFilter.P50)
 	}
 	tw.Flush()
+}
+
+// walCell formats WAL bytes per operation with the full-page-image part in
+// parentheses when known.
+func walCell(all, fpi float64) string {
+	if fpi < 0 {
+		return fmt.Sprintf("%7.0f", all)
+	}
+	return fmt.Sprintf("%7.0f (%5.0f)", all, fpi)
 }
