@@ -105,9 +105,14 @@ type storageShape struct {
 	PartFilter latencyStats `json:"filter_one_partition"`
 	TableKB    float64      `json:"table_kb_per_1000"`
 	// Compressed is the share of the query documents whose text, and
-	// whose jsonb, PostgreSQL stored compressed.
+	// whose jsonb, PostgreSQL stored compressed (in the row or in the
+	// TOAST table).
 	TextCompressed float64 `json:"text_compressed_share"`
 	JSONCompressed float64 `json:"jsonb_compressed_share"`
+	// ToastKB is the size of the shape's TOAST table per 1000 documents:
+	// the values PostgreSQL moved out of the rows, which a query that
+	// reads them fetches through the TOAST table's index.
+	ToastKB float64 `json:"toast_kb_per_1000"`
 
 	createWALSum, replaceWALSum, deleteWALSum walBytes
 	createLat, replaceLat, deleteLat          []time.Duration
@@ -364,6 +369,9 @@ type shapeDef struct {
 	// EXTENDED columns first, its MAIN ones only if the row is still too
 	// big), and lz4 compresses the text with lz4 instead of pglz.
 	docMain, lz4 bool
+	// whole keeps rows up to 8 KB whole (toast_tuple_target 8160): neither
+	// copy is compressed or moved to the TOAST table below that.
+	whole bool
 }
 
 var storageShapeDefs = []shapeDef{
@@ -373,6 +381,7 @@ var storageShapeDefs = []shapeDef{
 	{name: "jsonb only, log by reference", json: true, byRef: true},
 	{name: "text+jsonb, jsonb uncompressed", exact: true, text: true, json: true, docMain: true},
 	{name: "text+jsonb, jsonb uncompressed, text lz4", exact: true, text: true, json: true, docMain: true, lz4: true},
+	{name: "text+jsonb, rows whole up to 8 KB", exact: true, text: true, json: true, whole: true},
 }
 
 // storageShapes runs the table-shape part on e's cluster.
@@ -402,6 +411,9 @@ CREATE TABLE ` + l + ` (LIKE cosmos.changes INCLUDING ALL);
 ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
 		if d.docMain {
 			ddl += `ALTER TABLE ` + t + ` ALTER COLUMN doc SET STORAGE MAIN;`
+		}
+		if d.whole {
+			ddl += `ALTER TABLE ` + t + ` SET (toast_tuple_target = 8160);`
 		}
 		if d.lz4 {
 			ddl += `ALTER TABLE ` + t + ` ALTER COLUMN body SET COMPRESSION lz4;`
@@ -521,10 +533,13 @@ ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
 		if d.json {
 			doc = "doc"
 		}
-		if err := c.QueryRow(ctx, `SELECT avg((pg_column_compression(`+text+`) IS NOT NULL)::int)::float8, avg((pg_column_compression(`+doc+`) IS NOT NULL)::int)::float8 FROM `+t).
-			Scan(&shapes[i].TextCompressed, &shapes[i].JSONCompressed); err != nil {
+		var toast int64
+		if err := c.QueryRow(ctx, `SELECT avg((pg_column_compression(`+text+`) IS NOT NULL)::int)::float8, avg((pg_column_compression(`+doc+`) IS NOT NULL)::int)::float8,
+  (SELECT pg_total_relation_size(reltoastrelid) FROM pg_class WHERE oid = $1::regclass) FROM `+t, t).
+			Scan(&shapes[i].TextCompressed, &shapes[i].JSONCompressed, &toast); err != nil {
 			return err
 		}
+		shapes[i].ToastKB = float64(toast) / 1024 / float64(cfg.rows) * 1000
 	}
 	for run := 0; run < cfg.queryRuns+3; run++ {
 		for i, d := range storageShapeDefs {
@@ -703,10 +718,10 @@ func writeStorageReport(w io.Writer, r *storageResult) {
 	}
 	fmt.Fprintf(w, "\nTable shapes (raw pgx, one transaction per write; queries over %d documents in 100 partitions)\n", r.Rows)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "shape\texact\tcreate p50\tcreate WAL (FPI)\treplace p50\treplace WAL (FPI)\tdelete p50\tdelete WAL (FPI)\tlog drain p50\tKB/1000\tcompressed text/jsonb\tpoint p50\tfilter all p50\tfilter 1 partition p50\t")
+	fmt.Fprintln(tw, "shape\texact\tcreate p50\tcreate WAL (FPI)\treplace p50\treplace WAL (FPI)\tdelete p50\tdelete WAL (FPI)\tlog drain p50\tKB/1000\tcompressed text/jsonb\tTOAST KB/1000\tpoint p50\tfilter all p50\tfilter 1 partition p50\t")
 	for _, s := range r.Shapes {
-		fmt.Fprintf(tw, "%s\t%t\t%7.3f\t%s\t%7.3f\t%s\t%7.3f\t%s\t%7.2f\t%7.0f\t%3.0f%% / %3.0f%%\t%7.3f\t%7.3f\t%7.3f\t\n", s.Name, s.Exact, s.Create.P50, walCell(s.CreateWAL, s.CreateFPI),
-			s.Replace.P50, walCell(s.ReplaceWAL, s.ReplaceFPI), s.Delete.P50, walCell(s.DeleteWAL, s.DeleteFPI), s.LogRead.P50, s.TableKB, 100*s.TextCompressed, 100*s.JSONCompressed, s.PointRead.P50, s.ScanFilter.P50, s.PartFilter.P50)
+		fmt.Fprintf(tw, "%s\t%t\t%7.3f\t%s\t%7.3f\t%s\t%7.3f\t%s\t%7.2f\t%7.0f\t%3.0f%% / %3.0f%%\t%7.0f\t%7.3f\t%7.3f\t%7.3f\t\n", s.Name, s.Exact, s.Create.P50, walCell(s.CreateWAL, s.CreateFPI),
+			s.Replace.P50, walCell(s.ReplaceWAL, s.ReplaceFPI), s.Delete.P50, walCell(s.DeleteWAL, s.DeleteFPI), s.LogRead.P50, s.TableKB, 100*s.TextCompressed, 100*s.JSONCompressed, s.ToastKB, s.PointRead.P50, s.ScanFilter.P50, s.PartFilter.P50)
 	}
 	tw.Flush()
 }
