@@ -34,14 +34,22 @@ import (
 // table (made from a real container's table with LIKE ... INCLUDING ALL)
 // and of the change log in several shapes, alternating shape by shape:
 //
-//   - text+jsonb, body logged: today's design (the exact text, a generated
-//     jsonb copy for queries, and the log entry copying the text);
+//   - text+jsonb, default storage: the design before the items tables
+//     kept their jsonb in the row (the exact text, a generated jsonb copy
+//     for queries, PostgreSQL's default column storage, and the log entry
+//     copying the text);
 //   - text+jsonb, log by ref: the log entry of a current version carries no
 //     body (a reader finds it in the items table by the version's seq);
 //     the body is copied into the entry only when the version is replaced
 //     or deleted, so a replace writes the new entry and fills the old one;
 //   - text only, log by ref: no stored jsonb (queries parse the text);
-//   - jsonb only, log by ref: no text (not exact: shown as the floor).
+//   - jsonb only, log by ref: no text (not exact: shown as the floor);
+//   - text+jsonb with the jsonb kept in the row (STORAGE MAIN), the text
+//     compressed with pglz, or with lz4 (the emulator's items tables now);
+//   - text+jsonb with rows kept whole up to 8 KB (toast_tuple_target).
+//
+// Every shape starts from PostgreSQL's default column storage, whatever
+// the items table it is copied from has.
 //
 // After the writes it fills each shape with -storage-rows documents and
 // times three queries on each (point read, a filter that reads every row,
@@ -375,12 +383,12 @@ type shapeDef struct {
 }
 
 var storageShapeDefs = []shapeDef{
-	{name: "text+jsonb, body logged (today)", exact: true, text: true, json: true},
+	{name: "text+jsonb, default storage, body logged", exact: true, text: true, json: true},
 	{name: "text+jsonb, log by reference", exact: true, text: true, json: true, byRef: true},
 	{name: "text only, log by reference", exact: true, text: true, byRef: true},
 	{name: "jsonb only, log by reference", json: true, byRef: true},
-	{name: "text+jsonb, jsonb uncompressed", exact: true, text: true, json: true, docMain: true},
-	{name: "text+jsonb, jsonb uncompressed, text lz4", exact: true, text: true, json: true, docMain: true, lz4: true},
+	{name: "text+jsonb, jsonb in the row", exact: true, text: true, json: true, docMain: true},
+	{name: "text+jsonb, jsonb in the row, text lz4 (now)", exact: true, text: true, json: true, docMain: true, lz4: true},
 	{name: "text+jsonb, rows whole up to 8 KB", exact: true, text: true, json: true, whole: true},
 }
 
@@ -402,13 +410,28 @@ func (b *bench) storageShapes(ctx context.Context, e *storageEmu, res *storageRe
 		return err
 	}
 	defer func() { _, _ = e.pool.Exec(context.Background(), `DROP SCHEMA IF EXISTS storage_bench CASCADE`) }()
-	shapes := make([]storageShape, len(storageShapeDefs))
-	for i, d := range storageShapeDefs {
+	// The lz4 shapes need a server built with lz4.
+	var lz4 bool
+	if err := c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals))`).Scan(&lz4); err != nil {
+		return err
+	}
+	var defs []shapeDef
+	for _, d := range storageShapeDefs {
+		if d.lz4 && !lz4 {
+			b.logf("storage: the server has no lz4: shape %q left out", d.name)
+			continue
+		}
+		defs = append(defs, d)
+	}
+	shapes := make([]storageShape, len(defs))
+	for i, d := range defs {
 		shapes[i] = storageShape{Name: d.name, Exact: d.exact}
 		t, l := shapeTables(i)
 		ddl := `CREATE TABLE ` + t + ` (LIKE ` + src + ` INCLUDING ALL);
 CREATE TABLE ` + l + ` (LIKE cosmos.changes INCLUDING ALL);
-ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
+ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;
+ALTER TABLE ` + t + ` ALTER COLUMN doc SET STORAGE EXTENDED;
+ALTER TABLE ` + t + ` ALTER COLUMN body SET COMPRESSION DEFAULT;`
 		if d.docMain {
 			ddl += `ALTER TABLE ` + t + ` ALTER COLUMN doc SET STORAGE MAIN;`
 		}
@@ -430,7 +453,7 @@ ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
 	}
 	var seq int64
 	for round := 0; round <= cfg.rounds; round++ {
-		for i, d := range storageShapeDefs {
+		for i, d := range defs {
 			s := &shapes[i]
 			var cl, rl []time.Duration
 			cw, err := withWAL(ctx, e.pool, func() error {
@@ -484,7 +507,7 @@ ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
 	// entries, each entry with its body (by reference: the current
 	// version's from the items table).
 	for run := 0; run < 3+5; run++ {
-		for i, d := range storageShapeDefs {
+		for i, d := range defs {
 			t0 := time.Now()
 			if err := drainShapeLog(ctx, c, i, d); err != nil {
 				return fmt.Errorf("storage: shape %s: reading the log: %w", d.name, err)
@@ -501,7 +524,7 @@ ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
 
 	// Query timings on -storage-rows documents per shape, in 100 logical
 	// partitions.
-	for i, d := range storageShapeDefs {
+	for i, d := range defs {
 		t, l := shapeTables(i)
 		if _, err := c.Exec(ctx, `TRUNCATE `+t+`, `+l); err != nil {
 			return err
@@ -542,7 +565,7 @@ ALTER TABLE ` + t + ` ADD COLUMN cseq bigint;`
 		shapes[i].ToastKB = float64(toast) / 1024 / float64(cfg.rows) * 1000
 	}
 	for run := 0; run < cfg.queryRuns+3; run++ {
-		for i, d := range storageShapeDefs {
+		for i, d := range defs {
 			s := &shapes[i]
 			t, _ := shapeTables(i)
 			read, doc := "body", "doc"
