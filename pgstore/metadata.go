@@ -199,29 +199,7 @@ func itemsTableDDL(n int64) string {
     lsn  bigint NOT NULL,
     epk  text COLLATE "C" NOT NULL,
     PRIMARY KEY (pk, id)
-) WITH (fillfactor = 90);
-` + itemsStorageDDL(t)
-}
-
-// itemsStorageDDL sets how items table t stores its two copies of a
-// document (docs/storage-decision.md has the measurements). A row longer
-// than about 2 KB (a document of about 1 KB, stored twice) is shortened by
-// PostgreSQL: by default it compresses or moves out of the row the largest
-// column first, the jsonb copy, so that every query that filters on the
-// document then decompresses it or fetches it from the TOAST table, row by
-// row. doc is MAIN so that the text goes first: queries read doc in line,
-// and only the rows a query returns (or a point read) fetch their text.
-// Where the server has lz4, the text is compressed with it, which keeps it
-// in line where pglz gives up (pglz wants a quarter saved) and costs less
-// CPU. Both are catalog settings: they apply to values written from then
-// on.
-func itemsStorageDDL(t string) string {
-	return `ALTER TABLE ` + t + ` ALTER COLUMN doc SET STORAGE MAIN;
-DO $$ BEGIN
-  IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)) THEN
-    ALTER TABLE ` + t + ` ALTER COLUMN body SET COMPRESSION lz4;
-  END IF;
-END $$;`
+) WITH (fillfactor = 90);`
 }
 
 // expiryIndexesDDL returns the DDL that sets up a container's unique index
