@@ -34,10 +34,9 @@ import (
 // table (made from a real container's table with LIKE ... INCLUDING ALL)
 // and of the change log in several shapes, alternating shape by shape:
 //
-//   - text+jsonb, default storage: the design before the items tables
-//     kept their jsonb in the row (the exact text, a generated jsonb copy
-//     for queries, PostgreSQL's default column storage, and the log entry
-//     copying the text);
+//   - text+jsonb, default storage: the emulator's design (the exact text,
+//     a generated jsonb copy for queries, PostgreSQL's default column
+//     storage, and the log entry copying the text);
 //   - text+jsonb, log by ref: the log entry of a current version carries no
 //     body (a reader finds it in the items table by the version's seq);
 //     the body is copied into the entry only when the version is replaced
@@ -45,7 +44,7 @@ import (
 //   - text only, log by ref: no stored jsonb (queries parse the text);
 //   - jsonb only, log by ref: no text (not exact: shown as the floor);
 //   - text+jsonb with the jsonb kept in the row (STORAGE MAIN), the text
-//     compressed with pglz, or with lz4 (the emulator's items tables now);
+//     compressed with pglz, or with lz4;
 //   - text+jsonb with rows kept whole up to 8 KB (toast_tuple_target).
 //
 // Every shape starts from PostgreSQL's default column storage, whatever
@@ -383,12 +382,12 @@ type shapeDef struct {
 }
 
 var storageShapeDefs = []shapeDef{
-	{name: "text+jsonb, default storage, body logged", exact: true, text: true, json: true},
+	{name: "text+jsonb, default storage, body logged (now)", exact: true, text: true, json: true},
 	{name: "text+jsonb, log by reference", exact: true, text: true, json: true, byRef: true},
 	{name: "text only, log by reference", exact: true, text: true, byRef: true},
 	{name: "jsonb only, log by reference", json: true, byRef: true},
 	{name: "text+jsonb, jsonb in the row", exact: true, text: true, json: true, docMain: true},
-	{name: "text+jsonb, jsonb in the row, text lz4 (now)", exact: true, text: true, json: true, docMain: true, lz4: true},
+	{name: "text+jsonb, jsonb in the row, text lz4", exact: true, text: true, json: true, docMain: true, lz4: true},
 	{name: "text+jsonb, rows whole up to 8 KB", exact: true, text: true, json: true, whole: true},
 }
 
