@@ -159,6 +159,20 @@ type storageEmu struct {
 	pool *pgxpool.Pool
 }
 
+// close deletes e's benchmark database, disconnects and stops the
+// emulator.
+func (e *storageEmu) close(ctx context.Context) error {
+	var err error
+	if e.pool != nil {
+		e.pool.Close()
+	}
+	if e.sdk != nil {
+		err = e.sdk.close(ctx)
+	}
+	e.emu.stop()
+	return err
+}
+
 // walInsertLSN returns the cluster's WAL insert position in bytes.
 func walInsertLSN(ctx context.Context, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
@@ -247,42 +261,60 @@ func (b *bench) runStorage(ctx context.Context, res *storageResult) (err error) 
 	var emus []*storageEmu
 	defer func() {
 		for _, e := range emus {
-			if e.pool != nil {
-				e.pool.Close()
-			}
-			if e.sdk != nil {
-				err = errors.Join(err, e.sdk.close(ctx))
-			}
-			e.emu.stop()
+			err = errors.Join(err, e.close(ctx))
 		}
 	}()
 	for i, bin := range bins {
-		dataDir := filepath.Join(b.workDir, "storage"+strconv.Itoa(i))
-		emu, err := startEmulator(ctx, bin, append([]string{"--data-dir", dataDir, "--addr", mustFreeAddr()}, b.cfg.emulatorArgs...),
-			filepath.Join(b.workDir, "emulator-storage"+strconv.Itoa(i)+".log"), b.emuLog, b.cfg.readyTimeout)
+		e, err := b.startStorageEmu(ctx, i, bin)
+		if e != nil {
+			emus = append(emus, e)
+		}
 		if err != nil {
 			return err
-		}
-		e := &storageEmu{line: &storageEmuLine{Binary: bin}, emu: emu}
-		emus = append(emus, e)
-		if e.sdk, err = newSDKBench(ctx, emu.url, 1, b.cfg.http1); err != nil {
-			return err
-		}
-		conn, err := managedConnString(dataDir)
-		if err != nil {
-			return err
-		}
-		if e.pool, err = pgxpool.New(ctx, conn); err != nil {
-			return err
-		}
-		// pg_walinspect attributes the WAL to full-page images; without it
-		// (a server without the contrib modules) only the totals are shown.
-		if _, err := e.pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_walinspect`); err != nil {
-			b.logf("storage: no pg_walinspect (%v): full-page images are not told apart", err)
 		}
 	}
+	if err := b.storageEndToEnd(ctx, emus, res); err != nil {
+		return err
+	}
+	// Table shapes, in the first emulator's cluster.
+	return b.storageShapes(ctx, emus[0], res)
+}
 
-	// End to end, alternating the builds round by round.
+// startStorageEmu starts emulator i of the storage scenario from bin on a
+// data directory of its own, with an SDK client (its database and
+// container) and a pool on its managed cluster. A non-nil result needs
+// closing (storageEmu.close) even with an error.
+func (b *bench) startStorageEmu(ctx context.Context, i int, bin string) (*storageEmu, error) {
+	dataDir := filepath.Join(b.workDir, "storage"+strconv.Itoa(i))
+	emu, err := startEmulator(ctx, bin, append([]string{"--data-dir", dataDir, "--addr", mustFreeAddr()}, b.cfg.emulatorArgs...),
+		filepath.Join(b.workDir, "emulator-storage"+strconv.Itoa(i)+".log"), b.emuLog, b.cfg.readyTimeout)
+	if err != nil {
+		return nil, err
+	}
+	e := &storageEmu{line: &storageEmuLine{Binary: bin}, emu: emu}
+	if e.sdk, err = newSDKBench(ctx, emu.url, 1, b.cfg.http1); err != nil {
+		return e, err
+	}
+	conn, err := managedConnString(dataDir)
+	if err != nil {
+		return e, err
+	}
+	if e.pool, err = pgxpool.New(ctx, conn); err != nil {
+		return e, err
+	}
+	// pg_walinspect attributes the WAL to full-page images; without it
+	// (a server without the contrib modules) only the totals are shown.
+	if _, err := e.pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_walinspect`); err != nil {
+		b.logf("storage: no pg_walinspect (%v): full-page images are not told apart", err)
+	}
+	return e, nil
+}
+
+// storageEndToEnd creates, then replaces, documents through the SDK on
+// each emulator, alternating them round by round (the first round warms
+// up), and adds each one's figures to res.
+func (b *bench) storageEndToEnd(ctx context.Context, emus []*storageEmu, res *storageResult) error {
+	cfg, size := b.cfg.storage, b.cfg.itemSize
 	pk := azcosmos.NewPartitionKeyString("p")
 	for round := 0; round <= cfg.rounds; round++ {
 		for _, e := range emus {
@@ -340,8 +372,7 @@ func (b *bench) runStorage(ctx context.Context, res *storageResult) (err error) 
 		res.Emulators = append(res.Emulators, *l)
 	}
 
-	// Table shapes, in the first emulator's cluster.
-	return b.storageShapes(ctx, emus[0], res)
+	return nil
 }
 
 // mustFreeAddr is freeAddr for a caller that would fail at start anyway.
@@ -422,9 +453,45 @@ func (b *bench) storageShapes(ctx context.Context, e *storageEmu, res *storageRe
 		}
 		defs = append(defs, d)
 	}
-	shapes := make([]storageShape, len(defs))
+	r := &shapeRun{cfg: cfg, size: size, pool: e.pool, c: c, defs: defs, shapes: make([]storageShape, len(defs))}
 	for i, d := range defs {
-		shapes[i] = storageShape{Name: d.name, Exact: d.exact}
+		r.shapes[i] = storageShape{Name: d.name, Exact: d.exact}
+	}
+	if err := r.create(ctx, src); err != nil {
+		return err
+	}
+	if err := r.write(ctx); err != nil {
+		return err
+	}
+	if err := r.drain(ctx); err != nil {
+		return err
+	}
+	b.logf("storage: table shapes written; filling each with %d documents for the queries", cfg.rows)
+	if err := r.fill(ctx); err != nil {
+		return err
+	}
+	if err := r.query(ctx); err != nil {
+		return err
+	}
+	res.Shapes = r.shapes
+	return nil
+}
+
+// shapeRun is the table-shape part of a storage run: the shapes' tables
+// in storage_bench, on one connection, and what they measured.
+type shapeRun struct {
+	cfg    storageConfig
+	size   int
+	pool   *pgxpool.Pool // for the WAL position, outside c's transactions
+	c      *pgx.Conn
+	defs   []shapeDef
+	shapes []storageShape // one per def
+	seq    int64          // the last seq (and lsn) written
+}
+
+// create makes each shape's items table, a copy of src, and change log.
+func (r *shapeRun) create(ctx context.Context, src string) error {
+	for i, d := range r.defs {
 		t, l := shapeTables(i)
 		ddl := `CREATE TABLE ` + t + ` (LIKE ` + src + ` INCLUDING ALL);
 CREATE TABLE ` + l + ` (LIKE cosmos.changes INCLUDING ALL);
@@ -446,38 +513,43 @@ ALTER TABLE ` + t + ` ALTER COLUMN body SET COMPRESSION DEFAULT;`
 		case !d.text:
 			ddl += `ALTER TABLE ` + t + ` DROP COLUMN doc; ALTER TABLE ` + t + ` DROP COLUMN body; ALTER TABLE ` + t + ` ADD COLUMN doc jsonb NOT NULL;`
 		}
-		if _, err := c.Exec(ctx, ddl); err != nil {
+		if _, err := r.c.Exec(ctx, ddl); err != nil {
 			return fmt.Errorf("storage: shape %s: %w", d.name, err)
 		}
 	}
-	var seq int64
-	for round := 0; round <= cfg.rounds; round++ {
-		for i, d := range defs {
-			s := &shapes[i]
+	return nil
+}
+
+// write creates, replaces and deletes documents in every shape, shape by
+// shape in each round, measuring latency and WAL; the first round warms up.
+func (r *shapeRun) write(ctx context.Context) error {
+	for round := 0; round <= r.cfg.rounds; round++ {
+		for i, d := range r.defs {
+			s := &r.shapes[i]
 			var cl, rl []time.Duration
-			cw, err := withWAL(ctx, e.pool, func() error {
-				return timeEach(cfg.n, &cl, func(k int) error {
-					seq++
-					return shapeWrite(ctx, c, i, d, false, fmt.Sprintf("r%d-%d", round, k), storageDoc(fmt.Sprintf("r%d-%d", round, k), "p", k, size), seq)
+			cw, err := withWAL(ctx, r.pool, func() error {
+				return timeEach(r.cfg.n, &cl, func(k int) error {
+					r.seq++
+					return shapeWrite(ctx, r.c, i, d, false, fmt.Sprintf("r%d-%d", round, k), storageDoc(fmt.Sprintf("r%d-%d", round, k), "p", k, r.size), r.seq)
 				})
 			})
 			if err != nil {
 				return fmt.Errorf("storage: shape %s: create: %w", d.name, err)
 			}
-			rw, err := withWAL(ctx, e.pool, func() error {
-				return timeEach(cfg.n, &rl, func(k int) error {
-					seq++
-					return shapeWrite(ctx, c, i, d, true, fmt.Sprintf("r%d-%d", round, k), storageDoc(fmt.Sprintf("r%d-%d", round, k), "p", k+1, size), seq)
+			rw, err := withWAL(ctx, r.pool, func() error {
+				return timeEach(r.cfg.n, &rl, func(k int) error {
+					r.seq++
+					return shapeWrite(ctx, r.c, i, d, true, fmt.Sprintf("r%d-%d", round, k), storageDoc(fmt.Sprintf("r%d-%d", round, k), "p", k+1, r.size), r.seq)
 				})
 			})
 			if err != nil {
 				return fmt.Errorf("storage: shape %s: replace: %w", d.name, err)
 			}
 			var dl []time.Duration
-			dw, err := withWAL(ctx, e.pool, func() error {
-				return timeEach(cfg.n/2, &dl, func(k int) error {
-					seq++
-					return shapeDelete(ctx, c, i, d, fmt.Sprintf("r%d-%d", round, 2*k), seq)
+			dw, err := withWAL(ctx, r.pool, func() error {
+				return timeEach(r.cfg.n/2, &dl, func(k int) error {
+					r.seq++
+					return shapeDelete(ctx, r.c, i, d, fmt.Sprintf("r%d-%d", round, 2*k), r.seq)
 				})
 			})
 			if err != nil {
@@ -492,62 +564,71 @@ ALTER TABLE ` + t + ` ALTER COLUMN body SET COMPRESSION DEFAULT;`
 			s.deleteWALSum.add(dw)
 		}
 	}
-	ops := float64(cfg.n * cfg.rounds)
-	for i := range shapes {
-		s := &shapes[i]
+	ops := float64(r.cfg.n * r.cfg.rounds)
+	for i := range r.shapes {
+		s := &r.shapes[i]
 		s.Create = newLatencyStats(s.createLat, sum(s.createLat))
 		s.Replace = newLatencyStats(s.replaceLat, sum(s.replaceLat))
 		s.Delete = newLatencyStats(s.deleteLat, sum(s.deleteLat))
 		s.CreateWAL, s.CreateFPI = s.createWALSum.perOp(ops)
 		s.ReplaceWAL, s.ReplaceFPI = s.replaceWALSum.perOp(ops)
-		s.DeleteWAL, s.DeleteFPI = s.deleteWALSum.perOp(float64(cfg.n / 2 * cfg.rounds))
+		s.DeleteWAL, s.DeleteFPI = s.deleteWALSum.perOp(float64(r.cfg.n / 2 * r.cfg.rounds))
 	}
+	return nil
+}
+
+// drain times the all-versions change feed's read of each shape's log.
+func (r *shapeRun) drain(ctx context.Context) error {
 	// The all-versions change feed's read: the whole log in pages of 1000
 	// entries, each entry with its body (by reference: the current
 	// version's from the items table).
 	for run := 0; run < 3+5; run++ {
-		for i, d := range defs {
+		for i, d := range r.defs {
 			t0 := time.Now()
-			if err := drainShapeLog(ctx, c, i, d); err != nil {
+			if err := drainShapeLog(ctx, r.c, i, d); err != nil {
 				return fmt.Errorf("storage: shape %s: reading the log: %w", d.name, err)
 			}
 			if run >= 3 {
-				shapes[i].logLat = append(shapes[i].logLat, time.Since(t0))
+				r.shapes[i].logLat = append(r.shapes[i].logLat, time.Since(t0))
 			}
 		}
 	}
-	for i := range shapes {
-		shapes[i].LogRead = newLatencyStats(shapes[i].logLat, sum(shapes[i].logLat))
+	for i := range r.shapes {
+		r.shapes[i].LogRead = newLatencyStats(r.shapes[i].logLat, sum(r.shapes[i].logLat))
 	}
-	b.logf("storage: table shapes written; filling each with %d documents for the queries", cfg.rows)
+	return nil
+}
 
+// fill replaces each shape's documents by -storage-rows new ones in 100
+// logical partitions, and measures how they are stored.
+func (r *shapeRun) fill(ctx context.Context) error {
 	// Query timings on -storage-rows documents per shape, in 100 logical
 	// partitions.
-	for i, d := range defs {
+	for i, d := range r.defs {
 		t, l := shapeTables(i)
-		if _, err := c.Exec(ctx, `TRUNCATE `+t+`, `+l); err != nil {
+		if _, err := r.c.Exec(ctx, `TRUNCATE `+t+`, `+l); err != nil {
 			return err
 		}
 		batch := &pgx.Batch{}
-		for k := 0; k < cfg.rows; k++ {
-			seq++
+		for k := 0; k < r.cfg.rows; k++ {
+			r.seq++
 			id, pkv := "q"+strconv.Itoa(k), "p"+strconv.Itoa(k%100)
-			queueShapeInsert(batch, t, d, id, pkv, storageDoc(id, pkv, k, size), seq)
-			if batch.Len() == 1000 || k == cfg.rows-1 {
-				if err := c.SendBatch(ctx, batch).Close(); err != nil {
+			queueShapeInsert(batch, t, d, id, pkv, storageDoc(id, pkv, k, r.size), r.seq)
+			if batch.Len() == 1000 || k == r.cfg.rows-1 {
+				if err := r.c.SendBatch(ctx, batch).Close(); err != nil {
 					return fmt.Errorf("storage: filling %s: %w", d.name, err)
 				}
 				batch = &pgx.Batch{}
 			}
 		}
-		if _, err := c.Exec(ctx, `VACUUM ANALYZE `+t); err != nil {
+		if _, err := r.c.Exec(ctx, `VACUUM ANALYZE `+t); err != nil {
 			return err
 		}
 		var tb int64
-		if err := c.QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass)`, t).Scan(&tb); err != nil {
+		if err := r.c.QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass)`, t).Scan(&tb); err != nil {
 			return err
 		}
-		shapes[i].TableKB = float64(tb) / 1024 / float64(cfg.rows) * 1000
+		r.shapes[i].TableKB = float64(tb) / 1024 / float64(r.cfg.rows) * 1000
 		text, doc := "NULL::text", "NULL::jsonb"
 		if d.text {
 			text = "body"
@@ -556,16 +637,23 @@ ALTER TABLE ` + t + ` ALTER COLUMN body SET COMPRESSION DEFAULT;`
 			doc = "doc"
 		}
 		var toast int64
-		if err := c.QueryRow(ctx, `SELECT avg((pg_column_compression(`+text+`) IS NOT NULL)::int)::float8, avg((pg_column_compression(`+doc+`) IS NOT NULL)::int)::float8,
+		if err := r.c.QueryRow(ctx, `SELECT avg((pg_column_compression(`+text+`) IS NOT NULL)::int)::float8, avg((pg_column_compression(`+doc+`) IS NOT NULL)::int)::float8,
   (SELECT pg_total_relation_size(reltoastrelid) FROM pg_class WHERE oid = $1::regclass) FROM `+t, t).
-			Scan(&shapes[i].TextCompressed, &shapes[i].JSONCompressed, &toast); err != nil {
+			Scan(&r.shapes[i].TextCompressed, &r.shapes[i].JSONCompressed, &toast); err != nil {
 			return err
 		}
-		shapes[i].ToastKB = float64(toast) / 1024 / float64(cfg.rows) * 1000
+		r.shapes[i].ToastKB = float64(toast) / 1024 / float64(r.cfg.rows) * 1000
 	}
-	for run := 0; run < cfg.queryRuns+3; run++ {
-		for i, d := range defs {
-			s := &shapes[i]
+	return nil
+}
+
+// query times a point read, a filter over every row and a sorted filter
+// inside one partition on each shape, shape by shape in each run; the
+// first three runs warm the caches.
+func (r *shapeRun) query(ctx context.Context) error {
+	for run := 0; run < r.cfg.queryRuns+3; run++ {
+		for i, d := range r.defs {
+			s := &r.shapes[i]
 			t, _ := shapeTables(i)
 			read, doc := "body", "doc"
 			if !d.text {
@@ -574,7 +662,7 @@ ALTER TABLE ` + t + ` ALTER COLUMN body SET COMPRESSION DEFAULT;`
 			if !d.json {
 				doc = "(body::jsonb)"
 			}
-			k := run*37%cfg.rows + 1
+			k := run*37%r.cfg.rows + 1
 			queries := []struct {
 				lat  *[]time.Duration
 				sql  string
@@ -586,7 +674,7 @@ ALTER TABLE ` + t + ` ALTER COLUMN body SET COMPRESSION DEFAULT;`
 			}
 			for _, q := range queries {
 				t0 := time.Now()
-				rows, err := c.Query(ctx, q.sql, q.args...)
+				rows, err := r.c.Query(ctx, q.sql, q.args...)
 				if err != nil {
 					return fmt.Errorf("storage: query on %s: %w", d.name, err)
 				}
@@ -607,13 +695,12 @@ ALTER TABLE ` + t + ` ALTER COLUMN body SET COMPRESSION DEFAULT;`
 			}
 		}
 	}
-	for i := range shapes {
-		s := &shapes[i]
+	for i := range r.shapes {
+		s := &r.shapes[i]
 		s.PointRead = newLatencyStats(s.pointLat, sum(s.pointLat))
 		s.ScanFilter = newLatencyStats(s.scanLat, sum(s.scanLat))
 		s.PartFilter = newLatencyStats(s.partLat, sum(s.partLat))
 	}
-	res.Shapes = shapes
 	return nil
 }
 
