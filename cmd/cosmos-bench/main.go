@@ -1,6 +1,6 @@
 // Command cosmos-bench measures the emulator end to end. -scenario picks
 // what, as a comma-separated list: point, durability, js, containers, batch
-// (these five by default), ttl, query, scale, changefeed, sproc, udf, ranges, or all (every one, one
+// (these five by default), ttl, query, scale, changefeed, sproc, udf, ranges, storage, or all (every one, one
 // after the other, each with its own emulator processes and data
 // directory). The js scenario (the JavaScript SDK under a mixed load, its
 // HTTPS floor, CPU time per operation, optional pprof profiles) is
@@ -9,7 +9,9 @@
 // changefeed scenario in changefeed.go, the sproc scenario (stored
 // procedure executions) in sproc.go, the udf scenario (queries calling a
 // user-defined function) in udf.go, the durability scenario (creates at
-// each --durability level, alternating) in durability.go.
+// each --durability level, alternating) in durability.go, the storage
+// scenario (what storing a document costs in WAL and latency, today's
+// table shapes against others) in storage.go.
 //
 // The point scenario measures, in one run:
 //
@@ -74,6 +76,7 @@
 //	go run ./cmd/cosmos-bench -scenario sproc [-sproc-n 300]
 //	go run ./cmd/cosmos-bench -scenario udf [-udf-items 10000] [-udf-n 20]
 //	go run ./cmd/cosmos-bench -scenario ranges [-ranges 16] [-ranges-items 1000] [-ranges-n 1000] [-ranges-warmup 200]
+//	go run ./cmd/cosmos-bench -scenario storage [-storage-n 500] [-storage-rounds 4] [-storage-rows 20000] [-storage-query-n 30] [-storage-other-bin path]
 //
 // It runs on Linux (it reads /proc for memory and CPU figures). The js
 // scenario needs node, and npm ci in -js-dir if @azure/cosmos is missing.
@@ -124,11 +127,12 @@ type config struct {
 	containers   containersConfig
 	scale        scaleConfig
 	ranges       rangesConfig
+	storage      storageConfig
 }
 
 // scenarioNames lists the scenarios in the order a run performs them; "all"
 // selects every one.
-var scenarioNames = []string{"point", "durability", "js", "containers", "ttl", "query", "scale", "changefeed", "batch", "sproc", "udf", "ranges"}
+var scenarioNames = []string{"point", "durability", "js", "containers", "ttl", "query", "scale", "changefeed", "batch", "sproc", "udf", "ranges", "storage"}
 
 // defaultScenarios is what make bench runs without -scenario: those that
 // measure the Targets rows (targets.go).
@@ -181,7 +185,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	var emuArgs string
 	fs := flag.NewFlagSet("cosmos-bench", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&cfg.scenario, "scenario", defaultScenarios, "what to measure, comma-separated: point (ready time, memory, point operations), durability (SDK create p50 with --durability full, process and none, alternating), js (the JS SDK: mixed load at two concurrencies, HTTPS floor, CPU per operation), containers (container create/delete, a churn of containers, the test suite cycle), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), scale (point reads, single-partition queries and creates on 1,000 against 1,000,000 items), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), ranges (point reads and single-partition queries on a container of 1 partition key range against one of -ranges), or all")
+	fs.StringVar(&cfg.scenario, "scenario", defaultScenarios, "what to measure, comma-separated: point (ready time, memory, point operations), durability (SDK create p50 with --durability full, process and none, alternating), js (the JS SDK: mixed load at two concurrencies, HTTPS floor, CPU per operation), containers (container create/delete, a churn of containers, the test suite cycle), ttl (expired items: sweeper, reads during sweeps, feeds and queries), query (item queries on a small and a large container), scale (point reads, single-partition queries and creates on 1,000 against 1,000,000 items), changefeed (a change feed drain), batch (transactional batch and bulk creates against single creates), sproc (stored procedure executions), udf (queries calling a user-defined function), ranges (point reads and single-partition queries on a container of 1 partition key range against one of -ranges), storage (create and replace latency and WAL bytes per write end to end, and the same for several shapes of the items table and change log, with query latency on each), or all")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it (default: the emulator's managed cluster)")
@@ -216,6 +220,11 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.ranges.items, "ranges-items", 1000, "ranges: items in each container")
 	fs.IntVar(&cfg.ranges.runs, "ranges-n", 1000, "ranges: measured runs of each operation on each container")
 	fs.IntVar(&cfg.ranges.warmup, "ranges-warmup", 200, "ranges: unmeasured runs of each operation on each container")
+	fs.StringVar(&cfg.storage.otherBin, "storage-other-bin", "", "storage: a second emulator build whose end-to-end figures alternate round by round with -bin's")
+	fs.IntVar(&cfg.storage.n, "storage-n", 500, "storage: creates (and as many replaces) per round")
+	fs.IntVar(&cfg.storage.rounds, "storage-rounds", 4, "storage: measured rounds, after one unmeasured")
+	fs.IntVar(&cfg.storage.rows, "storage-rows", 20_000, "storage: documents in each table shape for the query timings")
+	fs.IntVar(&cfg.storage.queryRuns, "storage-query-n", 30, "storage: measured runs of each query on each table shape")
 	fs.IntVar(&cfg.scale.large, "scale-items", 1_000_000, "scale: items in the large container (a multiple of 100)")
 	fs.IntVar(&cfg.scale.small, "scale-small", 1000, "scale: items in the small container (a multiple of 100)")
 	fs.IntVar(&cfg.scale.size, "scale-size", 1024, "scale: size in bytes of each item's JSON")
@@ -313,6 +322,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return cfg, errors.New("-scale-size must be at least 256, -scale-n at least 1, -scale-warmup not negative, -scale-hot between 1 and -scale-small")
 	case cfg.query.runs < 1 || cfg.query.warmup < 0:
 		return cfg, errors.New("-query-n must be at least 1 and -query-warmup not negative")
+	case cfg.storage.n < 1 || cfg.storage.rounds < 1 || cfg.storage.rows < 100 || cfg.storage.queryRuns < 1:
+		return cfg, errors.New("-storage-n, -storage-rounds and -storage-query-n must be at least 1, -storage-rows at least 100")
 	case cfg.ranges.ranges < 2 || cfg.ranges.items < 1 || cfg.ranges.runs < 1 || cfg.ranges.warmup < 0:
 		return cfg, errors.New("-ranges must be at least 2, -ranges-items and -ranges-n at least 1, -ranges-warmup not negative")
 	}
@@ -430,6 +441,12 @@ func run(ctx context.Context, cfg config, logw io.Writer) (_ *results, err error
 		res.Ranges = &rangesResult{}
 		if err := b.runRanges(ctx, res.Ranges); err != nil {
 			return res, fmt.Errorf("ranges scenario: %w", err)
+		}
+	}
+	if cfg.has("storage") {
+		res.Storage = &storageResult{}
+		if err := b.runStorage(ctx, res.Storage); err != nil {
+			return res, fmt.Errorf("storage scenario: %w", err)
 		}
 	}
 	return res, nil

@@ -68,6 +68,8 @@ type results struct {
 	// Targets is every target of targetChecks against this run's figures
 	// (checkTargets), the report's last section.
 	Targets []targetRow `json:"targets,omitempty"`
+	// Storage holds the storage scenario's results.
+	Storage *storageResult `json:"storage,omitempty"`
 }
 
 // runConfig describes the run.
@@ -213,6 +215,9 @@ func writeReport(w io.Writer, r *results) {
 	}
 	if r.Ranges != nil && len(r.Ranges.Ranges) == 2 {
 		writeRangesReport(w, r.Ranges)
+	}
+	if r.Storage != nil {
+		writeStorageReport(w, r.Storage)
 	}
 	writeTargets(w, r.Targets)
 }
