@@ -209,11 +209,21 @@ step "emulator image (docker-compose build)"
 # Through the compose file's build section, so that it is proven too; the
 # classic builder, whose layer cache the module tests' build then reuses.
 compose build --build-arg "BUILD_IMAGE=$go_image" --build-arg "RUNTIME_IMAGE=$debian_image" \
-	--build-arg "GOPROXY=$(go env GOPROXY)" >"$cache/build.log" 2>&1 || {
+	--build-arg "GOPROXY=$(go env GOPROXY)" --build-arg "REVISION=$(git rev-parse HEAD 2>/dev/null || true)" \
+	>"$cache/build.log" 2>&1 || {
 	tail -n 40 "$cache/build.log" >&2
 	exit 1
 }
 docker image ls --format 'docker.sh: {{.Repository}}:{{.Tag}} {{.Size}}' "$image"
+# The image says which version it is: the OCI label and --version agree
+# with the Makefile's VERSION.
+want_version="$(sed -n 's/^VERSION *?= *//p' Makefile)"
+label_version="$(docker image inspect --format '{{ index .Config.Labels "org.opencontainers.image.version" }}' "$image")"
+if [[ "$label_version" != "$want_version" ]]; then
+	echo "docker.sh: image label org.opencontainers.image.version is '$label_version', want '$want_version'" >&2
+	exit 1
+fi
+echo "docker.sh: image version label $label_version"
 if [[ $bases_only -eq 1 ]]; then
 	exit 0
 fi
