@@ -3,7 +3,9 @@ package pgstore
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -281,6 +283,52 @@ func TestFullTextIndexFollowsPolicy(t *testing.T) {
 		t.Errorf("indexes after the write: %q, want none", defs)
 	}
 	if got := resultIDs(t, s, emulator.QueryItemsParams{Container: c, Text: `SELECT VALUE c.id FROM c WHERE c.id = "huge"`}); !slices.Equal(got, []string{"huge"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestRankedQueryReadsStatisticsOnce: a ranked query whose WHERE the GIN
+// index answers computes the container's statistics once (EXPLAIN
+// ANALYZE: every scan of the items table runs one loop), not once per
+// matching document, which a plan with the statistics on the inner side
+// of a nested loop did.
+func TestRankedQueryReadsStatisticsOnce(t *testing.T) {
+	s := openStore(t)
+	docs := map[string]string{}
+	for i := range 5 {
+		docs["z"+strconv.Itoa(i)] = `{"text":"zephyr number ` + strconv.Itoa(i) + `"}`
+	}
+	c := fullTextContainer(t, s, "c", 3000, docs, "/text")
+	qp := emulator.QueryItemsParams{Container: c, Text: `SELECT TOP 10 c.id FROM c WHERE FullTextContains(c.text, "zephyr") ORDER BY RANK FullTextScore(c.text, "zephyr")`,
+		Expiry: emulator.Expiry{Now: 2000}}
+	q, err := emulator.ParseQuery(qp.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qp.Query = q
+	st, err := s.translateStage(context.Background(), qp, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.pool.Query(context.Background(), `EXPLAIN (ANALYZE, TIMING OFF) `+st.SQL, st.Args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(lines, "\n")
+	scans := regexp.MustCompile(`(Seq|Bitmap Heap) Scan on items_\d+ .*loops=(\d+)`).FindAllStringSubmatch(plan, -1)
+	if len(scans) == 0 {
+		t.Fatalf("no scan of the items table in\n%s", plan)
+	}
+	for _, m := range scans {
+		if m[2] != "1" {
+			t.Errorf("%s scan runs %s loops\n%s", m[1], m[2], plan)
+		}
+	}
+	if got := resultIDs(t, s, qp); len(got) != 5 {
 		t.Errorf("got %q", got)
 	}
 }
