@@ -309,6 +309,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 			return err
 		}
 		ddl += uniqueKeyIndexesDDL(num, p.Properties)
+		ddl += fullTextIndexesDDL(num, p.Properties, false)
 		if p.DefaultTTL != nil {
 			ddl = expiryIndexesDDL(num, true) + "\n" + ddl
 		}
@@ -386,7 +387,7 @@ func (s *Store) ListContainers(ctx context.Context, dbRef string) (emulator.Data
 // ReplaceContainer implements emulator.Store.
 func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContainerParams) (emulator.Container, error) {
 	var c emulator.Container
-	newComposites := false // the composite indexes changed: analyze once committed
+	newIndexes := false // the composite or full-text indexes changed: analyze once committed
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		cur, err := scanContainer(tx.QueryRow(ctx, lookupContainer+` FOR UPDATE OF c`, p.DatabaseRef, p.CollRef))
 		if err != nil {
@@ -409,7 +410,13 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 			if _, err := tx.Exec(ctx, composites); err != nil {
 				return err
 			}
-			newComposites = true
+			newIndexes = true
+		}
+		if !sameFullTextIndexes(cur.Properties, p.Properties) {
+			if _, err := tx.Exec(ctx, fullTextIndexesDDL(cur.Num, p.Properties, true)); err != nil {
+				return err
+			}
+			newIndexes = true
 		}
 		if (cur.DefaultTTL == nil) != (p.DefaultTTL == nil) {
 			if _, err := tx.Exec(ctx, expiryIndexesDDL(cur.Num, p.DefaultTTL != nil)); err != nil {
@@ -421,7 +428,7 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 		return s.notifyMetadataChanged(ctx, tx)
 	})
 	s.cache.clear()
-	if err == nil && newComposites {
+	if err == nil && newIndexes {
 		s.analyzeNewIndexes(ctx, c.Num)
 	}
 	return c, classify("replace container", err)

@@ -27,9 +27,10 @@ import (
 // their results never depended on the index.
 
 // pathIndexName matches the names of the query-made path indexes (global
-// "_p_" and partition-first "_k_") and of the composite indexes ("_c_"),
-// and only them: the characters are safe in SQL text.
-var pathIndexName = regexp.MustCompile(`^items_([0-9]+)_[pkc]_[0-9a-f]{16}$`)
+// "_p_" and partition-first "_k_"), of the composite indexes ("_c_") and
+// of the full-text indexes ("_f_", fulltextindex.go), and only them: the
+// characters are safe in SQL text.
+var pathIndexName = regexp.MustCompile(`^items_([0-9]+)_[pkcf]_[0-9a-f]{16}$`)
 
 // maxOversizeRetries bounds how many times one write runs again after
 // dropping indexes: each retry drops at least one of the container's at

@@ -368,7 +368,7 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 		Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
 		NowTicks: nowTicks(p.Now), UDF: udf,
-		FullTextConfigs: ftConfigs, FullTextDefault: ftDefault,
+		FullTextConfigs: ftConfigs, FullTextDefault: ftDefault, FullTextIndexed: fullTextIndexed(p.Container),
 	})
 	if err != nil {
 		return nil, translationError(err)

@@ -1,6 +1,8 @@
 package sqlgen
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -40,19 +42,103 @@ func FullTextConfig(language string) string {
 	return DefaultFullTextConfig
 }
 
-// fullTextConfig is the bound configuration (a regconfig) for the field
-// expression e: the container's language for its path, else the default.
-func (t *translator) fullTextConfig(e cosmosql.Expr) string {
-	cfg := t.in.FullTextDefault
-	if path, ok := t.rootPath(e); ok {
-		if c, ok := t.in.FullTextConfigs["/"+strings.Join(path, "/")]; ok {
-			cfg = c
-		}
+// FullTextPathConfig returns the text search configuration of the
+// document path: its entry in configs (paths "/a/b" of the container's
+// fullTextPolicy, as Input.FullTextConfigs), else def (the policy's
+// default language), else DefaultFullTextConfig. The query translator and
+// the full-text index DDL both use it, so that the two agree.
+func FullTextPathConfig(configs map[string]string, def string, path []string) string {
+	cfg := def
+	if c, ok := configs["/"+strings.Join(path, "/")]; ok {
+		cfg = c
 	}
 	if cfg == "" {
 		cfg = DefaultFullTextConfig
 	}
+	return cfg
+}
+
+// fullTextConfig is the bound configuration (a regconfig) for the field
+// expression e: the container's language for its path, else the default.
+func (t *translator) fullTextConfig(e cosmosql.Expr) string {
+	var cfg string
+	if path, ok := t.rootPath(e); ok {
+		cfg = FullTextPathConfig(t.in.FullTextConfigs, t.in.FullTextDefault, path)
+	} else {
+		cfg = FullTextPathConfig(nil, t.in.FullTextDefault, nil)
+	}
 	return t.bind(cfg) + "::regconfig"
+}
+
+// configLiteral is the SQL constant of a configuration FullTextConfig
+// returns ('pg_catalog.english'::regconfig), false for any other string.
+// An index expression needs the configuration as a constant (a bound one
+// is not known when the plan is made, and a text-to-regconfig cast is
+// not immutable); only the fixed names of FullTextConfig are ever written,
+// never text from a request.
+func configLiteral(cfg string) (string, bool) {
+	switch cfg {
+	case DefaultFullTextConfig, "pg_catalog.german", "pg_catalog.spanish", "pg_catalog.french", "pg_catalog.italian", "pg_catalog.portuguese":
+		return "'" + cfg + "'::regconfig", true
+	}
+	return "", false
+}
+
+// FullTextIndexExpr is the processed text of the document path under the
+// configuration cfg (one FullTextConfig returns), over the jsonb column
+// col ("doc" in the GIN index of a full-text index path, "r.doc" in
+// queries: the same structure, which is what PostgreSQL matches index
+// expressions by); ok is false for a configuration FullTextConfig never
+// returns.
+func FullTextIndexExpr(col, cfg string, path []string) (expr string, ok bool) {
+	lit, ok := configLiteral(cfg)
+	if !ok {
+		return "", false
+	}
+	return "cosmos.fts_vector(" + lit + ", " + PathExpr(col, path) + ")", true
+}
+
+// fullTextConjunct returns, for a top-level WHERE term that is a
+// FULLTEXTCONTAINS, FULLTEXTCONTAINSALL or FULLTEXTCONTAINSANY call on a
+// path of the container's fullTextIndexes (Input.FullTextIndexed) with
+// string constants for terms, the conjunct its GIN index answers:
+// `<FullTextIndexExpr> @@ cosmos.fts_query(cfg, terms, all)` (migration
+// 0030), which every document the call is true for satisfies (the call
+// itself stays in the statement, so results are unchanged). A path
+// without such an index gets none: there the conjunct would only compute
+// each document's processed text a second time.
+func (t *translator) fullTextConjunct(c *cosmosql.Call) (string, bool) {
+	var all bool
+	switch strings.ToUpper(c.Name) {
+	case "FULLTEXTCONTAINS", "FULLTEXTCONTAINSALL":
+		all = true
+	case "FULLTEXTCONTAINSANY":
+	default:
+		return "", false
+	}
+	if c.UDF || len(c.Args) < 2 {
+		return "", false
+	}
+	path, ok := t.rootPath(c.Args[0])
+	if !ok || !t.in.FullTextIndexed["/"+strings.Join(path, "/")] {
+		return "", false
+	}
+	cfg := FullTextPathConfig(t.in.FullTextConfigs, t.in.FullTextDefault, path)
+	vec, ok := FullTextIndexExpr("r.doc", cfg, path)
+	if !ok {
+		return "", false
+	}
+	terms := make([]string, 0, len(c.Args)-1)
+	for _, a := range c.Args[1:] {
+		raw, rank, ok := t.constJSON(a)
+		var s string
+		if !ok || rank != 4 || json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		terms = append(terms, s)
+	}
+	lit, _ := configLiteral(cfg)
+	return vec + " @@ cosmos.fts_query(" + lit + ", " + t.bind(terms) + "::text[], " + strconv.FormatBool(all) + ")", true
 }
 
 // fullTextMatch translates FULLTEXTCONTAINS (all, one term),

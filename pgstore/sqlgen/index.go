@@ -212,6 +212,15 @@ func (t *translator) sargable(where cosmosql.Expr) (out []string, exact bool) {
 			if !term(path, op, c) {
 				exact = false
 			}
+		case *cosmosql.Call:
+			// a full-text filter on a path with a GIN index: the
+			// conjunct narrows, the call decides (never exact)
+			exact = false
+			if len(out) < maxSargable {
+				if c, ok := t.fullTextConjunct(x); ok {
+					out = append(out, c)
+				}
+			}
 		case *cosmosql.Between:
 			// both bounds or neither (a bound translated is bound
 			// arguments, which must all appear in the statement)

@@ -29,7 +29,7 @@ import (
 // A document whose component score is undefined (no such field) ranks
 // after every scored one. Ties keep insertion order. TOP and OFFSET LIMIT
 // apply to the ranked list; pages continue by position. The statement
-// reads the container twice (statistics, then the ranked rows), each
+// reads the container twice (statistics, once, then the ranked rows), each
 // linear in its documents, and its text grows linearly with the query.
 
 // rrfK is the rank constant of reciprocal rank fusion (reference §A3.3).
@@ -90,8 +90,15 @@ func (t *translator) rankQuery(q *cosmosql.Query, sc *scope) (*Statement, error)
 	if err != nil {
 		return nil, err
 	}
+	with := ""
 	if stats != "" {
-		from = append(from, "CROSS JOIN "+stats+" AS fts")
+		// A CTE, materialized: computed once. As a subquery in FROM the
+		// planner may make it the inner side of a nested loop under a
+		// selective WHERE (a FullTextContains the GIN index answers, whose
+		// estimate is one row) and read the whole container again for
+		// every matching document.
+		with = "WITH fts AS MATERIALIZED " + stats + " "
+		from = append(from, "CROSS JOIN fts")
 	}
 	for i, c := range comps {
 		s, err := t.componentScore(i, c)
@@ -100,7 +107,7 @@ func (t *translator) rankQuery(q *cosmosql.Query, sc *scope) (*Statement, error)
 		}
 		inner = append(inner, s+" AS s"+strconv.Itoa(i))
 	}
-	rows := "SELECT " + strings.Join(inner, ", ") + " FROM " + strings.Join(from, " ") + " WHERE " + strings.Join(where, " AND ")
+	rows := with + "SELECT " + strings.Join(inner, ", ") + " FROM " + strings.Join(from, " ") + " WHERE " + strings.Join(where, " AND ")
 
 	var order string
 	if len(comps) == 1 && q.Rank == comps[0].call {

@@ -106,6 +106,11 @@ type Input struct {
 	// policy's defaultLanguage ("" : DefaultFullTextConfig).
 	FullTextConfigs map[string]string
 	FullTextDefault string
+	// FullTextIndexed holds the paths ("/a/b") of the container's
+	// indexingPolicy.fullTextIndexes, each of which has a GIN index over
+	// FullTextIndexExpr: full-text filters on them get a conjunct that
+	// index answers.
+	FullTextIndexed map[string]bool
 	// UDF, when set, translates a query calling user-defined functions
 	// into its scan or evaluation statement (see udf.go); nil refuses
 	// such calls as unsupported.
