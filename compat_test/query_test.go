@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,10 +18,9 @@ import (
 // queryEnv is one emulator with a container of seeded items, shared by the
 // query tests (each subtest reads only).
 type queryEnv struct {
-	e    *emulatortest.Emulator
-	c    *azcosmos.ContainerClient
-	ctx  context.Context
-	once sync.Once
+	e   *emulatortest.Emulator
+	c   *azcosmos.ContainerClient
+	ctx context.Context
 }
 
 func newQueryEnv(t *testing.T, docs []map[string]any) *queryEnv {

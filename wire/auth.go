@@ -109,10 +109,7 @@ func parseAuthorization(h string) (authToken, bool) {
 	return t, t.typ != "" && t.sig != ""
 }
 
-// authResult is why a request was refused ("" when accepted).
-type authResult string
-
-// verify checks a request's Authorization against key. linkCandidates are
+// verifyMaster checks a request's Authorization against key. linkCandidates are
 // the acceptable signed links (raw, decoded, lower-cased for RIDs).
 func verifyMaster(key []byte, tok authToken, verb, resourceType string, links []string, date string) bool {
 	for _, l := range links {

@@ -169,15 +169,6 @@ func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 func TestVerifyAAD(t *testing.T) {
 	enc := base64.RawURLEncoding.EncodeToString
 	good := enc([]byte(`{"alg":"RS256"}`)) + "." + enc([]byte(`{"aud":"x"}`)) + "." + enc([]byte(WellKnownKey))
