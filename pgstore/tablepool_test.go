@@ -386,8 +386,9 @@ func catalogBytes(t testing.TB, s *Store) int64 {
 // reused by the next ones. The first churn grows them (the indexes of the
 // catalogs spread over the free space they need between two vacuums); a
 // second churn of the same size grows them by less than half as much
-// (measured: 0-25%; some runs shrink them). Without the vacuums the
-// second churn grows them by as much as the first.
+// (measured: 0-25%; some runs shrink them; on a loaded server a later one
+// of up to three). Without the vacuums every churn grows them by as much
+// as the first.
 func TestCatalogCleanAfterChurn(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
@@ -407,11 +408,23 @@ func TestCatalogCleanAfterChurn(t *testing.T) {
 	classRows := queryInt(t, s, `SELECT count(*) FROM pg_class`)
 	churn("a")
 	base := catalogBytes(t, s)
-	churn("b")
-	after := catalogBytes(t, s)
-	t.Logf("catalog bytes: %d at start, %d after a first churn, %d after a second", start, base, after)
-	if after-base > (base-start)/2 {
-		t.Fatalf("the catalogs grew by %d bytes over the first churn and by %d more over the second", base-start, after-base)
+	// A later churn must grow them by less than half as much as the
+	// first. On a loaded shared server one vacuum may find the catalogs'
+	// dead rows still visible to a snapshot and remove nothing, so up to
+	// three churns are tried; without the vacuums every churn grows them
+	// alike and all three fail.
+	prev := base
+	for i, prefix := range []string{"b", "c", "d"} {
+		churn(prefix)
+		after := catalogBytes(t, s)
+		t.Logf("catalog bytes: %d at start, %d after the first churn, %d after churn %d", start, base, after, i+2)
+		if after-prev <= (base-start)/2 {
+			break
+		}
+		if i == 2 {
+			t.Fatalf("the catalogs grew by %d bytes over the first churn and by %d more over each of three more (last: %d)", base-start, after-prev, after)
+		}
+		prev = after
 	}
 	if n := queryInt(t, s, `SELECT count(*) FROM pg_class`); n != classRows {
 		t.Fatalf("pg_class has %d rows after the churns, %d before", n, classRows)

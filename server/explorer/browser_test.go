@@ -144,10 +144,27 @@ func idle() chromedp.Action[chromedp.Void] {
 }
 
 // click clicks the element of the CSS selector sel and waits for the
-// action it starts to end.
+// action it starts to end. It clicks again when the element it found was
+// replaced before the click reached it (DevTools: "Could not find node with
+// given id"), as a re-render by an action still in flight does. (It cannot
+// wait for the page to be idle first: a confirmation dialog is an action
+// in flight until its button is clicked.)
 func (b *browser) click(sel string) {
 	b.t.Helper()
-	b.do("click "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)), idle())
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+		err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)), idle())
+		cancel()
+		if err == nil {
+			return
+		}
+		if attempt < 5 && strings.Contains(err.Error(), "Could not find node with given id") {
+			b.t.Logf("click %s: the element was replaced before the click (%v); again", sel, err)
+			continue
+		}
+		b.shot("failed")
+		b.t.Fatalf("click %s: %v (page error: %q)", sel, err, b.errorText())
+	}
 }
 
 // set replaces the value of the input, select or textarea sel.
