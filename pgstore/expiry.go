@@ -151,6 +151,31 @@ func (s *Store) DeleteExpired(ctx context.Context, now int64, limit int) (int, e
 	return total, errors.Join(errs...)
 }
 
+// deleteLoggingSwept runs sql on tx, a DELETE of expired rows of
+// container num that returns pk, id, lsn, epk, and logs the deleted rows
+// as expired at now (logSwept; the transaction has cosmos.sweep_logged on,
+// so the change log's trigger skipped them). It returns how many it
+// deleted.
+func deleteLoggingSwept(ctx context.Context, tx pgx.Tx, num, now int64, sql string, a []any) (int, error) {
+	rows, err := tx.Query(ctx, sql, a...)
+	if err != nil {
+		return 0, err
+	}
+	var pks, ids []string
+	var epks []*string
+	var lsns []int64
+	var pk, id string
+	var epk *string // NULL in a row still waiting for the EPK backfill
+	var lsn int64
+	if _, err := pgx.ForEachRow(rows, []any{&pk, &id, &lsn, &epk}, func() error {
+		pks, ids, lsns, epks = append(pks, pk), append(ids, id), append(lsns, lsn), append(epks, epk)
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	return len(pks), logSwept(ctx, tx, num, now, pks, ids, lsns, epks)
+}
+
 func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now int64, limit int) (int, error) {
 	e := emulator.Expiry{Now: now, DefaultTTL: c.DefaultTTL}
 	a := args{limit}
@@ -171,25 +196,9 @@ func (s *Store) deleteExpiredIn(ctx context.Context, c emulator.Container, now i
 			sweepLockTimeout); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, sql, a...)
-		if err != nil {
-			return err
-		}
-		var pks, ids []string
-		var epks []*string
-		var lsns []int64
-		var pk, id string
-		var epk *string // NULL in a row still waiting for the EPK backfill
-		var lsn int64
-		_, err = pgx.ForEachRow(rows, []any{&pk, &id, &lsn, &epk}, func() error {
-			pks, ids, lsns, epks = append(pks, pk), append(ids, id), append(lsns, lsn), append(epks, epk)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		n = int64(len(pks))
-		return logSwept(ctx, tx, c.Num, now, pks, ids, lsns, epks)
+		deleted, err := deleteLoggingSwept(ctx, tx, c.Num, now, sql, a)
+		n = int64(deleted)
+		return err
 	})
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "55P03") {

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -381,6 +382,10 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 // and of the default language (sqlgen.FullTextConfig). A path declared
 // without a language takes the default language's.
 func fullTextConfigs(c emulator.Container) (map[string]string, string) {
+	if !bytes.Contains(c.Properties, []byte(`"fullTextPolicy"`)) {
+		// most containers: no second parse of the body on every page
+		return nil, sqlgen.FullTextConfig("")
+	}
 	var props struct {
 		Policy struct {
 			DefaultLanguage string `json:"defaultLanguage"`

@@ -183,24 +183,9 @@ func (s *Store) purgeExpiredHolders(ctx context.Context, b beginner, st itemStmt
 		if _, err := tx.Exec(ctx, `SELECT set_config('cosmos.sweep_logged', 'on', true)`); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, sql, a...)
-		if err != nil {
-			return err
-		}
-		var pks, ids []string
-		var epks []*string
-		var lsns []int64
-		var pk, id string
-		var epk *string
-		var lsn int64
-		if _, err := pgx.ForEachRow(rows, []any{&pk, &id, &lsn, &epk}, func() error {
-			pks, ids, lsns, epks = append(pks, pk), append(ids, id), append(lsns, lsn), append(epks, epk)
-			return nil
-		}); err != nil {
-			return err
-		}
-		n = len(pks)
-		return logSwept(ctx, tx, st.num, st.exp.Now, pks, ids, lsns, epks)
+		var err error
+		n, err = deleteLoggingSwept(ctx, tx, st.num, st.exp.Now, sql, a)
+		return err
 	})
 	return n, err
 }

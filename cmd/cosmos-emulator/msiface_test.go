@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -339,23 +338,9 @@ func metrics(t *testing.T, base string) map[string]float64 {
 // createDatabase POSTs /dbs signed with the well-known key (201 or 409).
 func createDatabase(t *testing.T, base, id string) {
 	t.Helper()
-	key, _ := base64.StdEncoding.DecodeString(wire.WellKnownKey)
-	date := time.Now().UTC().Format(http.TimeFormat)
 	body, _ := json.Marshal(map[string]string{"id": id})
-	req, err := http.NewRequest(http.MethodPost, base+"/dbs", bytes.NewReader(body)) //nolint:noctx
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("x-ms-date", date)
-	req.Header.Set("x-ms-version", "2020-07-15")
-	req.Header.Set("Authorization", wire.MasterAuthorization(key, http.MethodPost, "dbs", "", date))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 201 && resp.StatusCode != 409 {
-		t.Fatalf("create database: %d", resp.StatusCode)
+	if r := signedDo(t, http.MethodPost, base+"/dbs", "dbs", "", string(body)); r.status != 201 && r.status != 409 {
+		t.Fatalf("create database: %d", r.status)
 	}
 }
 

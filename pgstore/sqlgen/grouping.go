@@ -31,6 +31,33 @@ func (t *translator) limits(q *cosmosql.Query) (total, offset int64, err error) 
 	return total, offset, nil
 }
 
+// offsetPage sets st's page for a statement paged by position: the
+// query's TOP/OFFSET/LIMIT, then the cursor's rows already taken, skipped
+// after the query's OFFSET. It returns the rows to fetch (fetchCount) and
+// the offset to skip.
+func (t *translator) offsetPage(q *cosmosql.Query, st *Statement) (fetch int, offset int64, err error) {
+	total, offset, err := t.limits(q)
+	if err != nil {
+		return 0, 0, err
+	}
+	if t.in.Cursor != nil {
+		st.Taken = t.in.Cursor.Taken
+		offset += st.Taken
+	}
+	t.pageLimit(st, total)
+	return fetchCount(st), offset, nil
+}
+
+// fetchCount makes st peek one row past its page unless the page is the
+// last (Capped), and returns how many rows the statement fetches.
+func fetchCount(st *Statement) int {
+	st.Peek = !st.Capped
+	if st.Peek {
+		return st.Limit + 1
+	}
+	return st.Limit
+}
+
 // pageLimit applies the total bound to the page size.
 func (t *translator) pageLimit(st *Statement, total int64) {
 	st.Limit = t.in.PageSize
@@ -72,19 +99,9 @@ func (t *translator) groupBy(q *cosmosql.Query, sc *scope) (*Statement, error) {
 		keys = append(keys, k)
 		order = append(order, "cosmos.type_rank("+k+")", k)
 	}
-	total, offset, err := t.limits(q)
+	fetch, offset, err := t.offsetPage(q, st)
 	if err != nil {
 		return nil, err
-	}
-	if t.in.Cursor != nil {
-		st.Taken = t.in.Cursor.Taken
-		offset += st.Taken
-	}
-	t.pageLimit(st, total)
-	st.Peek = !st.Capped
-	fetch := st.Limit
-	if st.Peek {
-		fetch++
 	}
 	st.SQL = "SELECT 0::bigint, " + strings.Join(cols, ", ") + " FROM (SELECT " + strings.Join(inner, ", ") + " FROM " +
 		strings.Join(sc.from, " ") + " WHERE " + strings.Join(sc.where, " AND ") + ") s GROUP BY " + strings.Join(keys, ", ") +
@@ -209,11 +226,7 @@ func (t *translator) distinct(q *cosmosql.Query, sc *scope) (*Statement, error) 
 		offset = 0
 	}
 	t.pageLimit(st, total)
-	st.Peek = !st.Capped
-	fetch := st.Limit
-	if st.Peek {
-		fetch++
-	}
+	fetch := fetchCount(st)
 	st.SQL = "SELECT 0::bigint, cosmos.type_rank(s.v), s.v::text, s.v::text FROM (SELECT (" + v + ") AS v FROM " + strings.Join(sc.from, " ") +
 		" WHERE " + strings.Join(where, " AND ") + ") s GROUP BY s.v ORDER BY cosmos.type_rank(s.v) " + dir + ", s.v " + dir +
 		" LIMIT " + t.bind(fetch) + " OFFSET " + t.bind(offset)

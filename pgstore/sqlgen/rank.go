@@ -67,15 +67,10 @@ func (t *translator) rankQuery(q *cosmosql.Query, sc *scope) (*Statement, error)
 	switch {
 	case q.Select.Star, isRootValue(q, t, true):
 		st.Mode = ModeDocument
-		out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
+		out = documentColumns
 	default:
-		cols, v, err := t.project(q, st, t.val, true)
-		if err != nil {
+		if out, where, err = t.projectRows(q, st, where); err != nil {
 			return nil, err
-		}
-		out = cols
-		if v != "" {
-			where = append(where, "("+v+") IS NOT NULL")
 		}
 	}
 	inner := []string{"r.seq AS seq"}
@@ -124,19 +119,9 @@ func (t *translator) rankQuery(q *cosmosql.Query, sc *scope) (*Statement, error)
 		order = "(" + strings.Join(fused, " + ") + ") DESC, x.seq"
 	}
 
-	total, offset, err := t.limits(q)
+	fetch, offset, err := t.offsetPage(q, st)
 	if err != nil {
 		return nil, err
-	}
-	if t.in.Cursor != nil {
-		st.Taken = t.in.Cursor.Taken
-		offset += st.Taken
-	}
-	t.pageLimit(st, total)
-	st.Peek = !st.Capped
-	fetch := st.Limit
-	if st.Peek {
-		fetch++
 	}
 	st.SQL = "SELECT " + strings.Join(outer, ", ") + " FROM (" + rows + ") AS x ORDER BY " + order +
 		" LIMIT " + t.bind(fetch) + " OFFSET " + t.bind(offset)

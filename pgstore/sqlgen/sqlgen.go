@@ -469,18 +469,13 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 			return nil, unsupported("SELECT * over JOIN")
 		}
 		st.Mode = ModeDocument
-		out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
+		out = documentColumns
 	case isRootValue(q, t, st.Joins == 0 && !sc.nonRoot):
 		st.Mode = ModeDocument
-		out = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
+		out = documentColumns
 	default:
-		cols, v, err := t.project(q, st, t.val, true)
-		if err != nil {
+		if out, where, err = t.projectRows(q, st, where); err != nil {
 			return nil, err
-		}
-		out = cols
-		if v != "" {
-			where = append(where, "("+v+") IS NOT NULL")
 		}
 	}
 
@@ -870,4 +865,22 @@ func (t *translator) text(e cosmosql.Expr, v string, stored bool) string {
 		}
 	}
 	return "(" + v + ")::text"
+}
+
+// documentColumns are the columns of a statement in ModeDocument: the
+// stored item as it is returned.
+var documentColumns = []string{"r.pk", "r.id", "r.body", "r.ts", "r.etag"}
+
+// projectRows translates q's projection over the items' rows: its
+// columns, and where extended so that a row whose projected value is
+// undefined is left out.
+func (t *translator) projectRows(q *cosmosql.Query, st *Statement, where []string) ([]string, []string, error) {
+	cols, v, err := t.project(q, st, t.val, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if v != "" {
+		where = append(where, "("+v+") IS NOT NULL")
+	}
+	return cols, where, nil
 }
