@@ -91,4 +91,5 @@ fuzz:
 clean:
 	rm -rf bin .sdk-tests
 
--include mk/sdk.mk
+# Per-language SDK targets (sdk.mk: Go and JS; python.mk, java.mk, ...).
+include $(sort $(wildcard mk/*.mk))
