@@ -116,6 +116,8 @@ func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 		t.Fatalf("container RID %q has no upper-case letter: the case tests below would prove nothing", collRID)
 	}
 	pkrByRID := "/dbs/" + dbRID + "/colls/" + collRID + "/pkranges"
+	docRID := emulator.DocumentRID(collRID, 42)
+	docByRID := "/dbs/" + dbRID + "/colls/" + collRID + "/docs/" + docRID
 	tests := []struct {
 		name             string
 		method, path     string // the request
@@ -135,6 +137,14 @@ func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 		{"offer by generic rule", "GET", "/offers/AbCd", "", "offers", "offers/AbCd", true},
 		{"pkranges by RID lower-cased (.NET)", "GET", pkrByRID, "", "pkranges", strings.ToLower(collRID), true},
 		{"pkranges by name", "GET", "/dbs/d/colls/Coll/pkranges", "", "pkranges", "dbs/d/colls/Coll", true},
+		// The Python SDK signs a `_self` link by its last RID lower-cased:
+		// its tests read and delete items given as dicts (test_globaldb.py
+		// test_global_db_read_write_endpoints, test_multimaster.py,
+		// test_change_feed_all_versions.py), which pass against the service.
+		{"doc by RID lower-cased (Python)", "GET", docByRID, "", "docs", strings.ToLower(docRID), true},
+		{"doc delete by RID lower-cased (Python)", "DELETE", docByRID, "", "docs", strings.ToLower(docRID), true},
+		{"container by RID lower-cased (Python)", "GET", "/dbs/" + dbRID + "/colls/" + collRID, "", "colls", strings.ToLower(collRID), true},
+		{"doc feed by RIDs, owner lower-cased", "POST", "/dbs/" + dbRID + "/colls/" + collRID + "/docs", "", "docs", strings.ToLower(collRID), true},
 		// refused: another resource, verb or type
 		{"id differs in case", "GET", "/dbs/d/colls/c/docs/Secret", "", "docs", "dbs/d/colls/c/docs/secret", false},
 		{"database name differs in case", "GET", "/dbs/D/colls/c/docs/secret", "", "docs", "dbs/d/colls/c/docs/secret", false},
@@ -150,6 +160,11 @@ func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 		{"pkranges by name, lower-cased container", "GET", "/dbs/d/colls/Coll/pkranges", "", "pkranges", "coll", false},
 		{"pkranges by RID, lower-cased link", "GET", pkrByRID, "", "pkranges", strings.ToLower("dbs/" + dbRID + "/colls/" + collRID), false},
 		{"container lower-cased RID for a doc", "GET", "/dbs/" + dbRID + "/colls/" + collRID + "/docs/x", "", "docs", strings.ToLower(collRID), false},
+		{"doc by RID, RID not lower-cased", "GET", docByRID, "", "docs", docRID, false},
+		{"doc by RID, container RID signed", "GET", docByRID, "", "docs", strings.ToLower(collRID), false},
+		{"doc by RID, another doc's RID signed", "GET", docByRID, "", "docs", strings.ToLower(emulator.DocumentRID(collRID, 43)), false},
+		{"doc by name under RIDs, lower-cased name", "GET", "/dbs/" + dbRID + "/colls/" + collRID + "/docs/Secret", "", "docs", "secret", false},
+		{"doc RID under a database name", "GET", "/dbs/d/colls/" + collRID + "/docs/" + docRID, "", "docs", strings.ToLower(docRID), false},
 	}
 	date := now.Format(http.TimeFormat)
 	for _, tt := range tests {

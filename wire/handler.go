@@ -408,24 +408,54 @@ func (h *handler) authenticate(r *http.Request) error {
 // whose decoded link is link: that link exactly (Go, JS and .NET sign the
 // decoded, case-preserved link; reference §2.2), plus, for the two
 // RID-addressed requests the SDKs sign by the lower-cased RID alone, that
-// lower-cased RID: GET/PUT /offers/{rid} (Go, JS) and
-// /dbs/{dbRid}/colls/{collRid}/pkranges (.NET), the latter only when both
-// segments are well-formed RIDs of their kind. A lower-cased RID names no
+// lower-cased RID: GET/PUT /offers/{rid} (Go, JS) and the RID-addressed
+// requests below (pkranges by RID: .NET). A lower-cased RID names no
 // resource by name, and RIDs differing only in case are distinct values
 // the service itself cannot tell apart in a signature, so nothing else is
 // case-folded: a signature over docs/secret does not read docs/Secret, and
 // neither the still-escaped link nor a bare last segment is accepted.
+//
+// Every request addressed by RIDs alone (its database, container and item
+// segments well-formed RIDs of their kinds, as in a `_self` link) is signed
+// so: the Python SDK signs such links by the lower-cased RID of the last
+// resource named (auth.py; _base.GetResourceIdOrFullNameFromLink), e.g. a
+// read_item given an item's dict reads dbs/{rid}/colls/{rid}/docs/{rid}.
 func linkCandidates(escapedPath, link string) []string {
 	out := []string{link}
 	segs := splitPath(escapedPath)
 	switch {
 	case len(segs) == 2 && segs[0] == "offers":
 		out = append(out, strings.ToLower(segs[1]))
-	case len(segs) == 5 && segs[0] == "dbs" && segs[2] == "colls" && segs[4] == "pkranges" &&
-		isRID(segs[1], 4) && isRID(segs[3], 8):
-		out = append(out, strings.ToLower(segs[3]))
+	case ridAddressed(segs):
+		last := segs[len(segs)-1]
+		if len(segs)%2 == 1 { // a feed: its owner's RID
+			last = segs[len(segs)-2]
+		}
+		out = append(out, strings.ToLower(last))
 	}
 	return out
+}
+
+// ridLen is the byte length of the RIDs of the resource types whose RID
+// form ridAddressed checks; other types' ids need only be well-formed RIDs.
+var ridLen = map[string]int{"dbs": 4, "colls": 8, "docs": 16}
+
+// ridAddressed reports whether segs (a path under /dbs) name every
+// resource by a well-formed RID of its kind.
+func ridAddressed(segs []string) bool {
+	if len(segs) < 2 || segs[0] != "dbs" {
+		return false
+	}
+	for i := 1; i < len(segs); i += 2 {
+		b, ok := emulator.DecodeRID(segs[i])
+		if !ok || len(b) == 0 {
+			return false
+		}
+		if n, typed := ridLen[segs[i-1]]; typed && len(b) != n {
+			return false
+		}
+	}
+	return true
 }
 
 // isRID reports whether s is a well-formed RID of n bytes.
