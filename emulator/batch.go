@@ -291,12 +291,15 @@ func (s *Service) planBatchOp(c Container, hdr PartitionKey, op batchOp) (ItemOp
 		if err != nil {
 			return ItemOp{}, err
 		}
-		if op.op == BatchReplace && p.id != op.id {
-			return ItemOp{}, idMismatch(p.id, op.id)
-		}
 		ifMatch := op.ifMatch
 		if op.op == BatchCreate {
 			ifMatch = ""
+		}
+		if op.op == BatchReplace && p.id != op.id {
+			// renames the item, as a single replace does
+			wp := s.writeParams(c, p, ifMatch)
+			wp.ID, wp.NewID = op.id, p.id
+			return ItemOp{Op: op.op, Params: wp}, nil
 		}
 		return ItemOp{Op: op.op, Params: s.writeParams(c, p, ifMatch)}, nil
 	}

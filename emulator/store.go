@@ -155,6 +155,10 @@ type WriteItemParams struct {
 	TS      int64
 	ETag    string
 	IfMatch string // "" for none
+	// NewID, for a replace, is the id the body gives the item when it is
+	// not ID: the service renames the item (it keeps its _rid; a live item
+	// that already has that id is a conflict). "" keeps the id.
+	NewID string
 }
 
 // ReadItemsParams are the inputs of Store.ReadItems.

@@ -326,11 +326,19 @@ func (o itemOps) ReplaceItem(ctx context.Context, p emulator.WriteItemParams) (e
 
 func replaceStmt(p emulator.WriteItemParams, lsn string) itemStmt {
 	a := writeArgs(p)
-	write := `UPDATE ` + itemsTable(p.Container.Num) + ` SET body = $3, ts = $4, ttl = $5, etag = $6, lsn = ` + lsn + `, epk = $7
+	rename := ""
+	if p.NewID != "" && p.NewID != p.ID {
+		// a rename: a live item with the new id is a unique violation (409)
+		rename = `id = ` + a.add(p.NewID) + `, `
+	}
+	write := `UPDATE ` + itemsTable(p.Container.Num) + ` SET ` + rename + `body = $3, ts = $4, ttl = $5, etag = $6, lsn = ` + lsn + `, epk = $7
 WHERE pk = $1 AND id = $2 AND ` + livePredicate(p.Expiry, "", &a)
 	sql, a, cond := guarded(p.ItemKey, p.IfMatch, write, `seq, lsn`, `w.seq, w.lsn`, a)
 	return itemStmt{op: "replace item", sql: sql, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
 		it := writtenItem(p)
+		if rename != "" {
+			it.ID = p.NewID
+		}
 		var seq, lsn *int64
 		err := scanGuarded(row, cond, &seq, &lsn)
 		if err == nil {
