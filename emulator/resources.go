@@ -177,6 +177,10 @@ type Item struct {
 	ETag string
 	// LSN is the write's log sequence number (increases with every write).
 	LSN int64
+	// CurrentLSN, on a point read, is the latest LSN the store has issued:
+	// the service's lsn header on a read is its partition's current LSN,
+	// not the item's (x-ms-item-lsn). 0 when not known.
+	CurrentLSN int64
 }
 
 // JSON renders the document with its system properties appended after the

@@ -171,11 +171,11 @@ const opRead = "read item"
 func readStmt(k emulator.ItemKey) itemStmt {
 	a := args{k.PK, k.ID}
 	live := livePredicate(k.Expiry, "", &a)
-	return itemStmt{op: opRead, sql: `SELECT seq, body, ts, etag, lsn FROM ` + itemsTable(k.Container.Num) +
+	return itemStmt{op: opRead, sql: `SELECT seq, body, ts, etag, lsn, (SELECT last_value FROM cosmos.lsn_seq) FROM ` + itemsTable(k.Container.Num) +
 		` WHERE pk = $1 AND id = $2 AND ` + live, args: a, scan: func(row pgx.Row) emulator.ItemOpResult {
 		it := emulator.Item{ID: k.ID, PK: k.PK}
 		var body string
-		err := row.Scan(&it.Seq, &body, &it.TS, &it.ETag, &it.LSN)
+		err := row.Scan(&it.Seq, &body, &it.TS, &it.ETag, &it.LSN, &it.CurrentLSN)
 		it.Body = []byte(body)
 		return emulator.ItemOpResult{Item: it, Err: classify("read item", itemNotFound(err))}
 	}}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,7 +54,17 @@ func (h *handler) writeItem(w http.ResponseWriter, r *http.Request, status int, 
 	hd.Set("X-Ms-Request-Charge", charge(write, len(body)))
 	hd.Set("X-Ms-Alt-Content-Path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID)
 	hd.Set("X-Ms-Content-Path", res.Container.RID)
-	setRangeSession(w, res.Container, res.Container.RangeIDForPK(res.Item.PK), res.Item.LSN)
+	lsn := res.Item.LSN
+	if res.Item.CurrentLSN > lsn {
+		// a read: lsn is the current LSN, as the service's (the Python SDK's
+		// test_transactional_batch.py test_batch_lsn expects a batch after
+		// a read and three writes to answer lsn one above the read's)
+		lsn = res.Item.CurrentLSN
+	}
+	setRangeSession(w, res.Container, res.Container.RangeIDForPK(res.Item.PK), lsn)
+	if lsn != res.Item.LSN && res.Item.LSN > 0 {
+		hd.Set("X-Ms-Item-Lsn", strconv.FormatInt(res.Item.LSN, 10))
+	}
 	if write && wantsMinimal(r) {
 		body = nil
 	}
