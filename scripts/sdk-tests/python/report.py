@@ -25,20 +25,24 @@ import xml.etree.ElementTree as ET
 
 
 def test_id(case):
-    """pytest's node id (file::Class::name) from an xunit1 testcase."""
-    file = case.get("file") or ""
+    """pytest's node id (file::Class::name) from a JUnit testcase.
+
+    The file is the module the test was collected from, read off the dotted
+    classname (package.module.Class): the xunit1 file attribute names the
+    file that defines the class, which differs for test classes a module
+    imports from another (test_cosmos_http_logging_policy.py runs
+    test_fault_injection_transport.py's TestFaultInjectionTransport)."""
     classname = case.get("classname") or ""
     name = case.get("name") or ""
-    module = file[:-3].replace("/", ".") if file.endswith(".py") else ""
-    rest = classname[len(module):].lstrip(".") if module and classname.startswith(module) else ""
-    if not file:
-        # xunit2 has no file attribute: guess it from the dotted classname.
-        parts = classname.split(".")
-        cls = [p for p in parts if p[:1].isupper()]
-        mods = [p for p in parts if not p[:1].isupper()]
-        file = "/".join(mods) + ".py"
-        rest = "::".join(cls)
-    return "::".join(x for x in (file, rest.replace(".", "::"), name) if x)
+    parts = [p for p in classname.split(".") if p]
+    mods, classes = [], []
+    for p in parts:
+        if classes or p[:1].isupper():
+            classes.append(p)
+        else:
+            mods.append(p)
+    file = "/".join(mods) + ".py" if mods else (case.get("file") or "")
+    return "::".join(x for x in [file] + classes + [name] if x)
 
 
 def outcome(case):
