@@ -10,7 +10,8 @@ import (
 // service's partition LSN), and x-ms-item-lsn with the item's own, so a
 // transactional batch right after answers lsn one higher. The Python SDK's
 // test_transactional_batch.py test_batch_lsn reads an item after three
-// more writes and expects exactly that of the batch that follows.
+// more writes and expects exactly that of the batch that follows. The read
+// also carries Content-Location, the URL it was served at.
 func TestReadLSNIsCurrent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -26,6 +27,11 @@ func TestReadLSNIsCurrent(t *testing.T) {
 	}
 	read := raw.do(http.MethodGet, docPath("ldb", "c", "r"), nil, pk...)
 	wantStatus(t, read, http.StatusOK)
+	// a read also names the URL it was served at (test_globaldb.py reads
+	// Content-Location from an item read)
+	if got, want := read.Header.Get("Content-Location"), raw.endpoint+docPath("ldb", "c", "r"); got != want {
+		t.Errorf("Content-Location %q, want %q", got, want)
+	}
 	lsn, err := strconv.ParseInt(read.Header.Get("lsn"), 10, 64)
 	if err != nil {
 		t.Fatalf("read lsn %q", read.Header.Get("lsn"))

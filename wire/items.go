@@ -128,6 +128,13 @@ func (h *handler) readItem(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, http.StatusNotModified, nil)
 		return
 	}
+	// the URL the item was read at, as the gateway answers a read: the
+	// Python SDK's test_globaldb.py reads it from every item read
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	w.Header().Set("Content-Location", scheme+"://"+r.Host+r.URL.EscapedPath())
 	h.writeItem(w, r, http.StatusOK, res, false)
 }
 

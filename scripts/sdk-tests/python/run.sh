@@ -253,7 +253,7 @@ set +e
 prc=$?
 set -e
 # pytest's own closing lines (summary of failures and its totals).
-grep -E '^(FAILED|ERROR) |^=+ .*(passed|failed|error|no tests ran).* =+$' "$work/pytest.log" | tail -n 400 || true
+grep -E '^(FAILED|ERROR) |^(=+ )?[0-9]+ (passed|failed|error|deselected|skipped).* in [0-9.]+s|no tests ran' "$work/pytest.log" | cut -c1-300 | tail -n 400 || true
 echo "run.sh: pytest exited $prc after $((SECONDS - start))s"
 if [[ $prc -ge 2 && $prc -ne 5 ]] || [[ ! -s "$work/junit.xml" ]]; then
 	echo "run.sh: pytest could not run the tests (exit $prc); last lines of pytest.log:" >&2
