@@ -386,3 +386,87 @@ func aggregatePlan(q *cosmosql.Query, info *queryInfo) bool {
 	info.RewrittenQuery = rewrite("{" + strings.Join(fields, ", ") + "} AS payload")
 	return true
 }
+
+// MsgUnsupportedQueryFeatures starts the service's refusal of a query plan
+// whose query needs a feature the client did not list in
+// x-ms-cosmos-supported-query-features (reference §3.3); a line per
+// missing feature follows.
+const MsgUnsupportedQueryFeatures = "Query contains 1 or more unsupported features. Upgrade your SDK to a version which does support the requested features:"
+
+// CheckQueryFeatures refuses (400) a query plan that needs a query feature
+// missing from supported, the value of the request's
+// x-ms-cosmos-supported-query-features header (a comma-separated list;
+// absent means none), as the gateway does: a client must not get a plan
+// its pipeline cannot run. azure-cosmos (Python) 4.17.1 lists neither
+// GroupBy nor NonValueAggregate nor MultipleAggregates nor DCount
+// (_cosmos_client_connection.py _GetQueryPlanThroughGateway), so a
+// cross-partition GROUP BY reaches it as this 400 instead of a plan its
+// pipeline would concatenate per range. The features are the ones .NET's
+// QueryPlanSupportChecker derives from a plan's queryInfo.
+func CheckQueryFeatures(plan []byte, supported string) error {
+	var p queryPlan
+	if err := json.Unmarshal(plan, &p); err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, f := range strings.Split(supported, ",") {
+		have[strings.ToLower(strings.TrimSpace(f))] = true
+	}
+	var missing []string
+	for _, f := range neededQueryFeatures(p.QueryInfo) {
+		if !have[strings.ToLower(f)] {
+			missing = append(missing, "Query contained "+f+", which the calling client does not support.")
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return BadRequest("%s\r\n%s", MsgUnsupportedQueryFeatures, strings.Join(missing, "\r\n"))
+}
+
+// neededQueryFeatures lists the query features a plan's queryInfo needs
+// from the client's pipeline, in the order of .NET's
+// QueryPlanSupportChecker: one aggregate is Aggregate with SELECT VALUE
+// and NonValueAggregate without, several are MultipleAggregates.
+func neededQueryFeatures(info queryInfo) []string {
+	var need []string
+	aggregates := len(info.Aggregates)
+	for _, t := range info.GroupByAliasToAggregateType {
+		if t != nil {
+			aggregates++
+		}
+	}
+	switch {
+	case aggregates == 1 && info.HasSelectValue:
+		need = append(need, "Aggregate")
+	case aggregates == 1:
+		need = append(need, "NonValueAggregate")
+	case aggregates > 1:
+		need = append(need, "MultipleAggregates")
+	}
+	if info.DistinctType != "" && info.DistinctType != "None" {
+		need = append(need, "Distinct")
+	}
+	if len(info.GroupByExpressions) > 0 {
+		need = append(need, "GroupBy")
+	}
+	switch {
+	case len(info.OrderBy) == 1:
+		need = append(need, "OrderBy")
+	case len(info.OrderBy) > 1:
+		need = append(need, "MultipleOrderBy")
+	}
+	if info.Offset != nil || info.Limit != nil {
+		need = append(need, "OffsetAndLimit")
+	}
+	if info.Top != nil {
+		need = append(need, "Top")
+	}
+	if info.DCountInfo != nil {
+		need = append(need, "DCount")
+	}
+	if info.HasNonStreamingOrderBy {
+		need = append(need, "NonStreamingOrderBy")
+	}
+	return need
+}
