@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 )
@@ -41,7 +42,7 @@ func TestCheckQueryFeatures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, _ := buildQueryPlan(q, nil)
+			plan, _ := buildQueryPlan(q, nil, nil)
 			err = CheckQueryFeatures(plan, tt.supported)
 			if tt.missing == nil {
 				if err != nil {
@@ -59,6 +60,52 @@ func TestCheckQueryFeatures(t *testing.T) {
 			}
 			if e.Message != want {
 				t.Errorf("message %q, want %q", e.Message, want)
+			}
+		})
+	}
+}
+
+// TestVectorOrderByPlan: the plan of ORDER BY VectorDistance(...) has the
+// service's direction, most similar first (descending for cosine and the
+// dot product, ascending for euclidean; the call's options win over the
+// container's vectorEmbeddingPolicy, whose default is cosine) and
+// hasNonStreamingOrderBy, so that an SDK merging several ranges keeps the
+// ranking each range returns.
+func TestVectorOrderByPlan(t *testing.T) {
+	policy := map[string]string{"/embedding": "cosine", "/e2": "euclidean", "/e3": "dotproduct"}
+	tests := []struct {
+		query     string
+		params    map[string]json.RawMessage
+		orderBy   string
+		nonStream bool
+	}{
+		{query: "SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.embedding, [1, 0])", orderBy: "Descending", nonStream: true},
+		{query: "SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.e2, [1, 0])", orderBy: "Ascending", nonStream: true},
+		{query: "SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.e3, [1, 0]) ASC", orderBy: "Descending", nonStream: true},
+		{query: "SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.unknown, [1, 0])", orderBy: "Descending", nonStream: true},
+		{query: `SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.embedding, [1, 0], false, {"distanceFunction": "euclidean"})`, orderBy: "Ascending", nonStream: true},
+		{query: `SELECT TOP 3 x.id FROM x ORDER BY VectorDistance(x["e2"], @v, true, @o)`, orderBy: "Descending", nonStream: true,
+			params: map[string]json.RawMessage{"@v": json.RawMessage(`[1,0]`), "@o": json.RawMessage(`{"distanceFunction":"dotproduct"}`)}},
+		{query: "SELECT TOP 3 c.id FROM c ORDER BY c.n DESC", orderBy: "Descending"},
+		{query: "SELECT TOP 3 c.id FROM c ORDER BY c.n", orderBy: "Ascending"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			q, err := ParseQuery(tt.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := buildQueryPlan(q, tt.params, policy)
+			var p queryPlan
+			if err := json.Unmarshal(b, &p); err != nil {
+				t.Fatal(err)
+			}
+			if len(p.QueryInfo.OrderBy) != 1 || p.QueryInfo.OrderBy[0] != tt.orderBy || p.QueryInfo.HasNonStreamingOrderBy != tt.nonStream {
+				t.Errorf("orderBy %v hasNonStreamingOrderBy %v, want [%s] %v", p.QueryInfo.OrderBy, p.QueryInfo.HasNonStreamingOrderBy, tt.orderBy, tt.nonStream)
+			}
+			python := "Aggregate,CompositeAggregate,Distinct,MultipleOrderBy,OffsetAndLimit,OrderBy,Top,NonStreamingOrderBy,HybridSearch,CountIf,WeightedRankFusion"
+			if err := CheckQueryFeatures(b, python); err != nil {
+				t.Errorf("features: %v", err)
 			}
 		})
 	}
