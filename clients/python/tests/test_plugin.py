@@ -3,6 +3,8 @@ against the real emulator binary ($COSMOS_EMULATOR_BIN, set by `make python-help
 
 import json
 import os
+import pathlib
+import re
 import socket
 
 import pytest
@@ -65,7 +67,18 @@ def test_uses_a_running_emulator_by_url(pytester, monkeypatch, tmp_path):
             assert c.read_item("1", "a")["n"] == 42
 
 
-def test_https(monkeypatch):
+def test_docs_example(pytester, monkeypatch):
+    """The example of docs/testing-helpers.md's Python section, run as written."""
+    doc = pathlib.Path(__file__).resolve().parents[3] / "docs" / "testing-helpers.md"
+    section = doc.read_text().split("\n## Python: pytest-cosmos-emulator\n")[1].split("\n## ")[0]
+    blocks = re.findall(r"(?ms)^```python\n(.*?)^```\n", section)
+    assert len(blocks) == 1
+    monkeypatch.delenv("COSMOS_EMULATOR_URL", raising=False)
+    pytester.makepyfile(test_doc=blocks[0])
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_https():
     with start_emulator(protocol="https") as emu:
         assert emu.endpoint.startswith("https://127.0.0.1:")
         with emu.client() as client:
