@@ -66,7 +66,13 @@ func emptyQueryInfo() queryInfo {
 // buildQueryPlan returns the plan of q as JSON; merged is false when q
 // computes over aggregates in a way no SDK pipeline can merge across
 // ranges, so that the plan is pass-through and exact only over one range.
-func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) (plan []byte, merged bool) {
+//
+// vectorFns maps the paths of the container's vectorEmbeddingPolicy to
+// their distance functions (see vectorDistanceFunctions): an ORDER BY
+// VectorDistance(...) item is sorted most similar first whatever direction
+// is written, and the plan must say so, or the SDKs' ordered merge of the
+// ranges' pages (which follows the plan's orderBy) interleaves them wrongly.
+func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage, vectorFns map[string]string) (plan []byte, merged bool) {
 	info := emptyQueryInfo()
 	info.HasSelectValue = q.Select.Value != nil
 	p := queryPlan{Version: 2, Ranges: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}}}
@@ -113,8 +119,12 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) (plan 
 	if q.OrderBy != nil {
 		var items []string
 		for _, o := range q.OrderBy {
+			desc := o.Desc
+			if d, ok := similarityOrder(q, o.Expr, vectorFns, params); ok {
+				desc = d
+			}
 			dir := "Ascending"
-			if o.Desc {
+			if desc {
 				dir = "Descending"
 			}
 			expr := cosmosql.ExprSQL(o.Expr)
@@ -385,4 +395,132 @@ func aggregatePlan(q *cosmosql.Query, info *queryInfo) bool {
 	info.HasSelectValue = false
 	info.RewrittenQuery = rewrite("{" + strings.Join(fields, ", ") + "} AS payload")
 	return true
+}
+
+// vectorDistanceFunctions maps the paths of a container's
+// vectorEmbeddingPolicy ("/embedding") to their distance functions; nil
+// without a policy.
+func vectorDistanceFunctions(c Container) map[string]string {
+	var props struct {
+		Vectors struct {
+			Embeddings []struct {
+				Path             string `json:"path"`
+				DistanceFunction string `json:"distanceFunction"`
+			} `json:"vectorEmbeddings"`
+		} `json:"vectorEmbeddingPolicy"`
+	}
+	if json.Unmarshal(c.Properties, &props) != nil {
+		return nil
+	}
+	var fns map[string]string
+	for _, e := range props.Vectors.Embeddings {
+		if e.Path != "" && e.DistanceFunction != "" {
+			if fns == nil {
+				fns = map[string]string{}
+			}
+			fns[e.Path] = e.DistanceFunction
+		}
+	}
+	return fns
+}
+
+// similarityOrder reports whether e, an ORDER BY item of q, is a
+// VectorDistance call, and then whether it sorts descending: the service
+// sorts it most similar first whatever the direction written, descending
+// scores for cosine and the dot product, ascending distances for
+// euclidean. The function is the one the call's options name, else the
+// one vectorFns gives the path of its first argument, else cosine (the
+// engine's rule, pgstore/sqlgen similarityOrder and
+// ApplyVectorEmbeddingPolicy). ok is false when the function cannot be
+// known from the text.
+func similarityOrder(q *cosmosql.Query, e cosmosql.Expr, vectorFns map[string]string, params map[string]json.RawMessage) (desc, ok bool) {
+	c, isCall := e.(*cosmosql.Call)
+	if !isCall || c.UDF || !strings.EqualFold(c.Name, "VECTORDISTANCE") || len(c.Args) < 2 {
+		return false, false
+	}
+	name := "cosine"
+	if fn, found := vectorFns[aliasPath(q, c.Args[0])]; found {
+		name = fn
+	}
+	if len(c.Args) > 3 {
+		switch x := c.Args[3].(type) {
+		case *cosmosql.ObjectLit:
+			for _, f := range x.Fields {
+				if strings.EqualFold(f.Key, "distanceFunction") {
+					lit, isLit := f.Value.(*cosmosql.Literal)
+					s, isStr := "", false
+					if isLit {
+						s, isStr = lit.Value.(string)
+					}
+					if !isStr {
+						return false, false
+					}
+					name = s
+				}
+			}
+		case *cosmosql.Param:
+			var opts map[string]any
+			if json.Unmarshal(params[x.Name], &opts) != nil {
+				return false, false
+			}
+			if s, isStr := opts["distanceFunction"].(string); isStr {
+				name = s
+			}
+		default:
+			return false, false
+		}
+	}
+	switch strings.ToLower(name) {
+	case "cosine", "dotproduct":
+		return true, true
+	case "euclidean":
+		return false, true
+	}
+	return false, false
+}
+
+// aliasPath is the policy-style path ("/a/b") of e when it is a path of
+// property names from q's container alias (c.a.b, c["a"].b); "" otherwise.
+func aliasPath(q *cosmosql.Query, e cosmosql.Expr) string {
+	if q.From == nil || q.From.Source.In || q.From.Source.Subquery != nil {
+		return ""
+	}
+	root, ok := q.From.Source.Expr.(*cosmosql.Ident)
+	if !ok {
+		return ""
+	}
+	alias := q.From.Source.Alias
+	if alias == "" {
+		alias = root.Name
+	}
+	var rev []string
+	for {
+		switch x := e.(type) {
+		case *cosmosql.Member:
+			rev = append(rev, x.Name)
+			e = x.X
+		case *cosmosql.Index:
+			lit, isLit := x.Index.(*cosmosql.Literal)
+			if !isLit {
+				return ""
+			}
+			s, isString := lit.Value.(string)
+			if !isString {
+				return ""
+			}
+			rev = append(rev, s)
+			e = x.X
+		case *cosmosql.Ident:
+			if x.Name != alias || len(rev) == 0 {
+				return ""
+			}
+			var b strings.Builder
+			for i := len(rev) - 1; i >= 0; i-- {
+				b.WriteString("/" + rev[i])
+			}
+			return b.String()
+		default:
+			return ""
+		}
+	}
 }
