@@ -110,7 +110,8 @@ public final class Env {
                 type = segs.get(segs.size() - 2);
                 link = String.join("/", segs);
             }
-            String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC));
+            String date = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
+                .format(ZonedDateTime.now(ZoneOffset.UTC));
             String payload = method.toLowerCase(Locale.ROOT) + "\n" + type.toLowerCase(Locale.ROOT) + "\n" + link
                 + "\n" + date.toLowerCase(Locale.ROOT) + "\n\n";
             Mac mac = Mac.getInstance("HmacSHA256");
