@@ -1,6 +1,7 @@
 package compat_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -109,6 +110,55 @@ func TestRIDAddressedContainerSignedByLowerCasedRID(t *testing.T) {
 			req.Header.Set("x-ms-date", date)
 			req.Header.Set("Authorization", sign(tt.link))
 			wantStatus(t, f.rawFor(t).send(req), tt.status)
+		})
+	}
+}
+
+// TestChangeFeedSessionTokenIsLatestLSN: a change feed page's session
+// token names the latest LSN, not the page's: the Java change feed
+// processor's estimator computes a lease's lag as that LSN minus the first
+// unread document's _lsn, plus one, and reported 1 for 7 unread writes.
+func TestChangeFeedSessionTokenIsLatestLSN(t *testing.T) {
+	f := newFixture(t)
+	wantStatus(t, f.raw.do("POST", "/dbs", []byte(`{"id":"cfs"}`)), http.StatusCreated)
+	wantStatus(t, f.raw.do("POST", "/dbs/cfs/colls", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}`)), http.StatusCreated)
+	var last string
+	for i := range 7 {
+		r := f.raw.do("POST", docsPath("cfs", "c"), []byte(`{"id":"`+strconv.Itoa(i)+`","pk":"a"}`), pkHeader, `["a"]`)
+		wantStatus(t, r, http.StatusCreated)
+		last = r.Header.Get("x-ms-session-token")
+	}
+	lsnOf := func(token string) int64 {
+		_, s, _ := strings.Cut(token, "#")
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("session token %q", token)
+		}
+		return n
+	}
+	for _, tt := range []struct{ name, rangeHdr string }{{"range 0", "0"}, {"whole container", ""}} {
+		t.Run(tt.name, func(t *testing.T) {
+			hdr := []string{"A-IM", "Incremental feed", "x-ms-max-item-count", "1"}
+			if tt.rangeHdr != "" {
+				hdr = append(hdr, "x-ms-documentdb-partitionkeyrangeid", tt.rangeHdr)
+			}
+			r := f.rawFor(t).do("GET", docsPath("cfs", "c"), nil, hdr...)
+			wantStatus(t, r, http.StatusOK)
+			var page struct {
+				Documents []struct {
+					LSN int64 `json:"_lsn"`
+				}
+			}
+			if err := json.Unmarshal(r.Body, &page); err != nil || len(page.Documents) != 1 {
+				t.Fatalf("page %s: %v", r.Body, err)
+			}
+			token := r.Header.Get("x-ms-session-token")
+			if got, want := lsnOf(token), lsnOf(last); got != want {
+				t.Fatalf("session token %q after the last write's %q: the page's LSN, not the latest", token, last)
+			}
+			if lag := lsnOf(token) - page.Documents[0].LSN + 1; lag != 7 {
+				t.Fatalf("estimated lag %d, want 7", lag)
+			}
 		})
 	}
 }
