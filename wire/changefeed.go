@@ -119,7 +119,7 @@ func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	var lsn int64
+	lsn := res.LatestLSN
 	docs := make([][]byte, len(res.Items))
 	for i, it := range res.Items {
 		docs[i] = it.AppendChangeFeedJSON(nil, res.Container)
@@ -130,8 +130,8 @@ func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 
 // writeChangeFeedPage answers a change feed read of either mode of
 // container c: the etag (the continuation), the range it was served from
-// (rangeID, "" for the whole container) and the session at lsn (the page's
-// largest LSN), then the page, or 304 with an empty body when docs is
+// (rangeID, "" for the whole container) and the session at lsn (the
+// container's latest LSN in the incremental feed), then the page, or 304 with an empty body when docs is
 // empty.
 func writeChangeFeedPage(w http.ResponseWriter, c emulator.Container, rangeID, etag string, lsn int64, docs [][]byte) {
 	ownerRID := c.RID
