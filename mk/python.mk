@@ -9,10 +9,11 @@
 #   make python-helper-test  the pytest plugin of clients/python: its own tests start
 #                            the emulator binary through the plugin (free ports)
 #
-# Both create a virtual environment under .sdk-tests/ (gitignored) and install
+# Each creates (once) a virtual environment under .sdk-tests/ (gitignored) and installs
 # compat_test/python/requirements.txt with --require-hashes: every package,
-# transitive ones included, pinned by version and hash. They need python3 (3.9
-# or later) with its venv module (Debian and Ubuntu: apt-get install python3-venv)
+# transitive ones included, pinned by version and hash (resolved for Python 3.11).
+# They need python3 (3.11, Debian 12's, or later) with its venv module (Debian and
+# Ubuntu: apt-get install python3-venv)
 # and pip's access to PyPI, plus what the emulator needs (Go to build it, and
 # PostgreSQL's server programs: apt-get install postgresql).
 #
