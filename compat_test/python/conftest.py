@@ -75,20 +75,25 @@ def control(method, path, body=None, expect=(200, 201, 204)):
 class CountingTransport(RequestsTransport):
     """A requests transport that records every HTTP request the SDK sends.
 
-    `log` holds (method, path, headers) in order; `clear()` empties it.
+    `log` holds (method, path, headers) in order, `responses` the (status, substatus) of each
+    answer; `clear()` empties both.
     """
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.log = []
+        self.responses = []
 
     def send(self, request, **kwargs):
         url = urllib.parse.urlsplit(request.url)
         self.log.append((request.method, url.path, dict(request.headers)))
-        return super().send(request, **kwargs)
+        response = super().send(request, **kwargs)
+        self.responses.append((response.status_code, response.headers.get("x-ms-substatus")))
+        return response
 
     def clear(self):
         self.log.clear()
+        self.responses.clear()
 
     def paths(self):
         return [(m, p) for m, p, _ in self.log]

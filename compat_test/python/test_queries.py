@@ -170,3 +170,24 @@ def test_parameters_and_udf_free_filters(filled):
                              parameters=[{"name": "@cat", "value": "c1"}, {"name": "@lim", "value": 20}],
                              enable_cross_partition_query=True))
     assert got == [it["id"] for it in items if it["cat"] == "c1" and it["n"] < 20]
+
+
+def test_query_per_feed_range(filled):
+    """A query scoped to each feed range (the SDK names the range, and the EPK bounds only for a
+    strict sub-range) returns that range's items; together, every item exactly once."""
+    c, ranges, items = filled
+    feed_ranges = list(c.read_feed_ranges())
+    assert len(feed_ranges) == ranges
+    seen = []
+    for fr in feed_ranges:
+        got = list(c.query_items("SELECT VALUE c.id FROM c", feed_range=fr))
+        for id_ in got:
+            pk = next(it["pk"] for it in items if it["id"] == id_)
+            assert c.is_feed_range_subset(fr, c.feed_range_from_partition_key(pk))
+        ordered = list(c.query_items("SELECT VALUE c.n FROM c ORDER BY c.n DESC", feed_range=fr))
+        assert ordered == sorted(ordered, reverse=True) and len(ordered) == len(got)
+        seen.extend(got)
+    assert sorted(seen) == sorted(it["id"] for it in items)
+    # a feed range of one partition key
+    one = list(c.query_items("SELECT VALUE c.id FROM c", feed_range=c.feed_range_from_partition_key("p2")))
+    assert sorted(one) == sorted(it["id"] for it in items if it["pk"] == "p2")

@@ -67,7 +67,13 @@ def test_round_trips(database, throughput):
                                   enable_cross_partition_query=True).by_page()
             first = count(lambda: next(pager))
             assert all(p == ("POST", docs) for p in first)
+            # the gateway refuses the query as the service does (400, substatus 1004), then
+            # answers the plan request the SDK sends with its feature list
+            assert transport.responses[0] == (400, "1004")
             assert transport.log[1][2].get("x-ms-cosmos-is-query-plan-request") == "True"
+            assert "OrderBy" in transport.log[1][2].get("x-ms-cosmos-supported-query-features").split(",")
+            assert transport.responses[1][0] == 200
+            assert all(status == 200 for status, _ in transport.responses[2:])
             ids = [h.get("x-ms-documentdb-partitionkeyrangeid") for _, _, h in transport.log[2:]]
             assert ids[:ranges] == [str(i) for i in range(ranges)]
             assert len(first) == (2 + ranges if ranges > 1 else 4)

@@ -56,6 +56,15 @@ def test_vector_distance_ranking(search):
     assert [r["id"] for r in rows] == [d[0] for d in want[:4]]
     for r, d in zip(rows, want):
         assert r["score"] == pytest.approx(cosine(d[1], QUERY_VECTOR), abs=1e-6)
+    # across partitions the plan marks it non-streaming (hasNonStreamingOrderBy): the SDK
+    # gathers every range's results and refuses to do so without TOP or LIMIT
+    with pytest.raises(ValueError, match="without TOP or LIMIT"):
+        list(c.query_items("SELECT c.id FROM c ORDER BY VectorDistance(c.embedding, @v)",
+                           parameters=[{"name": "@v", "value": QUERY_VECTOR}], enable_cross_partition_query=True))
+    paged = list(c.query_items(
+        "SELECT VALUE c.id FROM c ORDER BY VectorDistance(c.embedding, @v) OFFSET 1 LIMIT 2",
+        parameters=[{"name": "@v", "value": QUERY_VECTOR}], enable_cross_partition_query=True))
+    assert paged == [d[0] for d in want[1:3]]
     # within one partition the gateway answers it whole
     one = list(c.query_items("SELECT VALUE c.id FROM c ORDER BY VectorDistance(c.embedding, [0, 1, 0])",
                              partition_key="p2"))
