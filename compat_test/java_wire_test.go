@@ -1,6 +1,7 @@
 package compat_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -8,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
 // Regression tests for what the Java SDK (azure-cosmos, gateway mode;
@@ -88,7 +87,7 @@ func TestRIDAddressedContainerSignedByLowerCasedRID(t *testing.T) {
 	coll := object(t, r.Body)
 	self, _ := coll["_self"].(string)
 	collRID, _ := coll["_rid"].(string)
-	if b, ok := emulator.DecodeRID(collRID); !ok || len(b) != 8 || !strings.HasPrefix(self, "dbs/") {
+	if b, err := base64.StdEncoding.DecodeString(collRID); err != nil || len(b) != 8 || !strings.HasPrefix(self, "dbs/") {
 		t.Fatalf("container _rid %q, _self %q", collRID, self)
 	}
 	path := "/" + strings.TrimSuffix(self, "/")
