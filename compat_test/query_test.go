@@ -508,7 +508,7 @@ func TestQueryPlans(t *testing.T) {
 	plan := func(query string) map[string]any {
 		body, _ := json.Marshal(map[string]any{"query": query, "parameters": []any{}})
 		r := raw.do(http.MethodPost, "/dbs/q/colls/c/docs", body, "Content-Type", "application/query+json",
-			"x-ms-cosmos-is-query-plan-request", "True", "x-ms-cosmos-supported-query-features", "Aggregate, Distinct, MultipleOrderBy, OffsetAndLimit, OrderBy, Top")
+			"x-ms-cosmos-is-query-plan-request", "True", "x-ms-cosmos-supported-query-features", "Aggregate, Distinct, GroupBy, MultipleOrderBy, NonValueAggregate, OffsetAndLimit, OrderBy, Top")
 		if r.Status != 200 {
 			t.Fatalf("plan of %s: %d %s", query, r.Status, r.Body)
 		}

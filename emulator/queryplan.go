@@ -66,12 +66,8 @@ func emptyQueryInfo() queryInfo {
 // buildQueryPlan returns the plan of q as JSON; merged is false when q
 // computes over aggregates in a way no SDK pipeline can merge across
 // ranges, so that the plan is pass-through and exact only over one range.
-//
-// vectorFns maps the paths of the container's vectorEmbeddingPolicy to
-// their distance functions (see vectorDistanceFunctions): an ORDER BY
-// VectorDistance(...) item is sorted most similar first whatever direction
-// is written, and the plan must say so, or the SDKs' ordered merge of the
-// ranges' pages (which follows the plan's orderBy) interleaves them wrongly.
+// vectorFns maps the paths of the container's vectorEmbeddingPolicy
+// ("/embedding") to their distance functions (see vectorOrder).
 func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage, vectorFns map[string]string) (plan []byte, merged bool) {
 	info := emptyQueryInfo()
 	info.HasSelectValue = q.Select.Value != nil
@@ -119,13 +115,19 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage, vector
 	if q.OrderBy != nil {
 		var items []string
 		for _, o := range q.OrderBy {
-			desc := o.Desc
-			if d, ok := similarityOrder(q, o.Expr, vectorFns, params); ok {
-				desc = d
-			}
 			dir := "Ascending"
-			if desc {
+			if o.Desc {
 				dir = "Descending"
+			}
+			if desc, ok := vectorOrder(o.Expr, rootAlias(q), params, vectorFns); ok {
+				// the ranges sort VectorDistance most similar first
+				// whatever the direction written, and the SDKs merge
+				// them in the plan's direction, without streaming
+				dir = "Ascending"
+				if desc {
+					dir = "Descending"
+				}
+				info.HasNonStreamingOrderBy = true
 			}
 			expr := cosmosql.ExprSQL(o.Expr)
 			info.OrderBy = append(info.OrderBy, dir)
@@ -397,61 +399,114 @@ func aggregatePlan(q *cosmosql.Query, info *queryInfo) bool {
 	return true
 }
 
-// vectorDistanceFunctions maps the paths of a container's
-// vectorEmbeddingPolicy ("/embedding") to their distance functions; nil
-// without a policy.
-func vectorDistanceFunctions(c Container) map[string]string {
-	var props struct {
-		Vectors struct {
-			Embeddings []struct {
-				Path             string `json:"path"`
-				DistanceFunction string `json:"distanceFunction"`
-			} `json:"vectorEmbeddings"`
-		} `json:"vectorEmbeddingPolicy"`
+// MsgUnsupportedQueryFeatures starts the service's refusal of a query plan
+// whose query needs a feature the client did not list in
+// x-ms-cosmos-supported-query-features (reference §3.3); a line per
+// missing feature follows.
+const MsgUnsupportedQueryFeatures = "Query contains 1 or more unsupported features. Upgrade your SDK to a version which does support the requested features:"
+
+// CheckQueryFeatures refuses (400) a query plan that needs a query feature
+// missing from supported, the value of the request's
+// x-ms-cosmos-supported-query-features header (a comma-separated list;
+// absent means none), as the gateway does: a client must not get a plan
+// its pipeline cannot run. azure-cosmos (Python) 4.17.1 lists neither
+// GroupBy nor NonValueAggregate nor MultipleAggregates nor DCount
+// (_cosmos_client_connection.py _GetQueryPlanThroughGateway), so a
+// cross-partition GROUP BY reaches it as this 400 instead of a plan its
+// pipeline would concatenate per range. The features are the ones .NET's
+// QueryPlanSupportChecker derives from a plan's queryInfo.
+func CheckQueryFeatures(plan []byte, supported string) error {
+	var p queryPlan
+	if err := json.Unmarshal(plan, &p); err != nil {
+		return err
 	}
-	if json.Unmarshal(c.Properties, &props) != nil {
-		return nil
+	have := map[string]bool{}
+	for _, f := range strings.Split(supported, ",") {
+		have[strings.ToLower(strings.TrimSpace(f))] = true
 	}
-	var fns map[string]string
-	for _, e := range props.Vectors.Embeddings {
-		if e.Path != "" && e.DistanceFunction != "" {
-			if fns == nil {
-				fns = map[string]string{}
-			}
-			fns[e.Path] = e.DistanceFunction
+	var missing []string
+	for _, f := range neededQueryFeatures(p.QueryInfo) {
+		if !have[strings.ToLower(f)] {
+			missing = append(missing, "Query contained "+f+", which the calling client does not support.")
 		}
 	}
-	return fns
+	if len(missing) == 0 {
+		return nil
+	}
+	return BadRequest("%s\r\n%s", MsgUnsupportedQueryFeatures, strings.Join(missing, "\r\n"))
 }
 
-// similarityOrder reports whether e, an ORDER BY item of q, is a
-// VectorDistance call, and then whether it sorts descending: the service
-// sorts it most similar first whatever the direction written, descending
-// scores for cosine and the dot product, ascending distances for
-// euclidean. The function is the one the call's options name, else the
-// one vectorFns gives the path of its first argument, else cosine (the
-// engine's rule, pgstore/sqlgen similarityOrder and
-// ApplyVectorEmbeddingPolicy). ok is false when the function cannot be
-// known from the text.
-func similarityOrder(q *cosmosql.Query, e cosmosql.Expr, vectorFns map[string]string, params map[string]json.RawMessage) (desc, ok bool) {
+// neededQueryFeatures lists the query features a plan's queryInfo needs
+// from the client's pipeline, in the order of .NET's
+// QueryPlanSupportChecker: one aggregate is Aggregate with SELECT VALUE
+// and NonValueAggregate without, several are MultipleAggregates.
+func neededQueryFeatures(info queryInfo) []string {
+	var need []string
+	aggregates := len(info.Aggregates)
+	for _, t := range info.GroupByAliasToAggregateType {
+		if t != nil {
+			aggregates++
+		}
+	}
+	switch {
+	case aggregates == 1 && info.HasSelectValue:
+		need = append(need, "Aggregate")
+	case aggregates == 1:
+		need = append(need, "NonValueAggregate")
+	case aggregates > 1:
+		need = append(need, "MultipleAggregates")
+	}
+	if info.DistinctType != "" && info.DistinctType != "None" {
+		need = append(need, "Distinct")
+	}
+	if len(info.GroupByExpressions) > 0 {
+		need = append(need, "GroupBy")
+	}
+	switch {
+	case len(info.OrderBy) == 1:
+		need = append(need, "OrderBy")
+	case len(info.OrderBy) > 1:
+		need = append(need, "MultipleOrderBy")
+	}
+	if info.Offset != nil || info.Limit != nil {
+		need = append(need, "OffsetAndLimit")
+	}
+	if info.Top != nil {
+		need = append(need, "Top")
+	}
+	if info.DCountInfo != nil {
+		need = append(need, "DCount")
+	}
+	if info.HasNonStreamingOrderBy {
+		need = append(need, "NonStreamingOrderBy")
+	}
+	return need
+}
+
+// vectorOrder reports whether e is a VectorDistance call and then the
+// direction that sorts it most similar first, the direction the service's
+// plan gives such an ORDER BY item (with hasNonStreamingOrderBy): the
+// distance function is the call's options' distanceFunction (an object
+// literal or a parameter), else the vectorEmbeddingPolicy's for the path
+// of its first argument, else cosine; cosine and dotproduct sort scores
+// descending, euclidean distances ascending. ok is false for any other
+// expression, or a distance function not known from the query.
+func vectorOrder(e cosmosql.Expr, alias string, params map[string]json.RawMessage, vectorFns map[string]string) (desc, ok bool) {
 	c, isCall := e.(*cosmosql.Call)
 	if !isCall || c.UDF || !strings.EqualFold(c.Name, "VECTORDISTANCE") || len(c.Args) < 2 {
 		return false, false
 	}
-	name := "cosine"
-	if fn, found := vectorFns[aliasPath(q, c.Args[0])]; found {
-		name = fn
-	}
+	name := vectorFns[policyPath(c.Args[0], alias)]
 	if len(c.Args) > 3 {
 		switch x := c.Args[3].(type) {
 		case *cosmosql.ObjectLit:
 			for _, f := range x.Fields {
 				if strings.EqualFold(f.Key, "distanceFunction") {
-					lit, isLit := f.Value.(*cosmosql.Literal)
-					s, isStr := "", false
-					if isLit {
-						s, isStr = lit.Value.(string)
+					lit, _ := f.Value.(*cosmosql.Literal)
+					if lit == nil {
+						return false, false
 					}
+					s, isStr := lit.Value.(string)
 					if !isStr {
 						return false, false
 					}
@@ -459,19 +514,21 @@ func similarityOrder(q *cosmosql.Query, e cosmosql.Expr, vectorFns map[string]st
 				}
 			}
 		case *cosmosql.Param:
-			var opts map[string]any
+			var opts struct {
+				DistanceFunction string `json:"distanceFunction"`
+			}
 			if json.Unmarshal(params[x.Name], &opts) != nil {
 				return false, false
 			}
-			if s, isStr := opts["distanceFunction"].(string); isStr {
-				name = s
+			if opts.DistanceFunction != "" {
+				name = opts.DistanceFunction
 			}
 		default:
 			return false, false
 		}
 	}
 	switch strings.ToLower(name) {
-	case "cosine", "dotproduct":
+	case "", "cosine", "dotproduct":
 		return true, true
 	case "euclidean":
 		return false, true
@@ -479,20 +536,10 @@ func similarityOrder(q *cosmosql.Query, e cosmosql.Expr, vectorFns map[string]st
 	return false, false
 }
 
-// aliasPath is the policy-style path ("/a/b") of e when it is a path of
-// property names from q's container alias (c.a.b, c["a"].b); "" otherwise.
-func aliasPath(q *cosmosql.Query, e cosmosql.Expr) string {
-	if q.From == nil || q.From.Source.In || q.From.Source.Subquery != nil {
-		return ""
-	}
-	root, ok := q.From.Source.Expr.(*cosmosql.Ident)
-	if !ok {
-		return ""
-	}
-	alias := q.From.Source.Alias
-	if alias == "" {
-		alias = root.Name
-	}
+// policyPath is the policy-style path ("/a/b") of an expression that is a
+// path of property names from alias (alias.a.b, alias["a"].b); "" for any
+// other expression.
+func policyPath(e cosmosql.Expr, alias string) string {
 	var rev []string
 	for {
 		switch x := e.(type) {
@@ -500,12 +547,12 @@ func aliasPath(q *cosmosql.Query, e cosmosql.Expr) string {
 			rev = append(rev, x.Name)
 			e = x.X
 		case *cosmosql.Index:
-			lit, isLit := x.Index.(*cosmosql.Literal)
-			if !isLit {
+			lit, _ := x.Index.(*cosmosql.Literal)
+			if lit == nil {
 				return ""
 			}
-			s, isString := lit.Value.(string)
-			if !isString {
+			s, isStr := lit.Value.(string)
+			if !isStr {
 				return ""
 			}
 			rev = append(rev, s)
@@ -523,4 +570,30 @@ func aliasPath(q *cosmosql.Query, e cosmosql.Expr) string {
 			return ""
 		}
 	}
+}
+
+// vectorDistanceFunctions maps the paths of c's vectorEmbeddingPolicy to
+// their distance functions (nil without a policy).
+func vectorDistanceFunctions(c Container) map[string]string {
+	var props struct {
+		Vectors struct {
+			Embeddings []struct {
+				Path             string `json:"path"`
+				DistanceFunction string `json:"distanceFunction"`
+			} `json:"vectorEmbeddings"`
+		} `json:"vectorEmbeddingPolicy"`
+	}
+	if json.Unmarshal(c.Properties, &props) != nil {
+		return nil
+	}
+	var fns map[string]string
+	for _, v := range props.Vectors.Embeddings {
+		if v.Path != "" && v.DistanceFunction != "" {
+			if fns == nil {
+				fns = map[string]string{}
+			}
+			fns[v.Path] = v.DistanceFunction
+		}
+	}
+	return fns
 }

@@ -113,11 +113,12 @@ func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	h := &handler{key: key, keyString: WellKnownKey, now: func() time.Time { return now }}
 	dbRID, collRID := emulator.DatabaseRID(3), emulator.ContainerRID(3, 7)
-	docRID := emulator.DocumentRID(collRID, 9)
 	if strings.ToLower(collRID) == collRID {
 		t.Fatalf("container RID %q has no upper-case letter: the case tests below would prove nothing", collRID)
 	}
 	pkrByRID := "/dbs/" + dbRID + "/colls/" + collRID + "/pkranges"
+	docRID := emulator.DocumentRID(collRID, 42)
+	docByRID := "/dbs/" + dbRID + "/colls/" + collRID + "/docs/" + docRID
 	tests := []struct {
 		name             string
 		method, path     string // the request
@@ -142,6 +143,14 @@ func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 		{"database by RID lower-cased", "GET", "/dbs/" + dbRID, "", "dbs", strings.ToLower(dbRID), true},
 		{"containers feed by database RID lower-cased", "GET", "/dbs/" + dbRID + "/colls", "", "colls", strings.ToLower(dbRID), true},
 		{"doc by RID lower-cased", "GET", "/dbs/" + dbRID + "/colls/" + collRID + "/docs/" + docRID, "", "docs", strings.ToLower(docRID), true},
+		// The Python SDK signs a `_self` link by its last RID lower-cased:
+		// its tests read and delete items given as dicts (test_globaldb.py
+		// test_global_db_read_write_endpoints, test_multimaster.py,
+		// test_change_feed_all_versions.py), which pass against the service.
+		{"doc by RID lower-cased (Python)", "GET", docByRID, "", "docs", strings.ToLower(docRID), true},
+		{"doc delete by RID lower-cased (Python)", "DELETE", docByRID, "", "docs", strings.ToLower(docRID), true},
+		{"container by RID lower-cased (Python)", "GET", "/dbs/" + dbRID + "/colls/" + collRID, "", "colls", strings.ToLower(collRID), true},
+		{"doc feed by RIDs, owner lower-cased", "POST", "/dbs/" + dbRID + "/colls/" + collRID + "/docs", "", "docs", strings.ToLower(collRID), true},
 		// refused: another resource, verb or type
 		{"id differs in case", "GET", "/dbs/d/colls/c/docs/Secret", "", "docs", "dbs/d/colls/c/docs/secret", false},
 		{"database name differs in case", "GET", "/dbs/D/colls/c/docs/secret", "", "docs", "dbs/d/colls/c/docs/secret", false},
@@ -161,6 +170,10 @@ func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 		{"container by name, lower-cased", "PUT", "/dbs/" + dbRID + "/colls/Coll", "", "colls", "coll", false},
 		{"database RID for a container by RID", "PUT", "/dbs/" + dbRID + "/colls/" + collRID, "", "colls", strings.ToLower(dbRID), false},
 		{"container RID not lower-cased", "PUT", "/dbs/" + dbRID + "/colls/" + collRID, "", "colls", collRID, false},
+		{"doc by RID, RID not lower-cased", "GET", docByRID, "", "docs", docRID, false},
+		{"doc by RID, container RID signed", "GET", docByRID, "", "docs", strings.ToLower(collRID), false},
+		{"doc by RID, another doc's RID signed", "GET", docByRID, "", "docs", strings.ToLower(emulator.DocumentRID(collRID, 43)), false},
+		{"doc RID under a database name", "GET", "/dbs/d/colls/" + collRID + "/docs/" + docRID, "", "docs", strings.ToLower(docRID), false},
 	}
 	date := now.Format(http.TimeFormat)
 	for _, tt := range tests {

@@ -92,6 +92,13 @@ func epkRangeHeaders(r *http.Request) (ok bool, start, end string, err error) {
 	switch kt := r.Header.Get("X-Ms-Read-Key-Type"); {
 	case kt == "" && start == "" && end == "":
 		return false, "", "", nil
+	case strings.EqualFold(kt, "EffectivePartitionKeyRange") && start == "" && end == "":
+		// the key type without bounds names no sub-range: the range id
+		// (or the container) is read whole. azure-cosmos (Python) 4.17.1
+		// sends it so for a feed range that is a whole partition key
+		// range, adding x-ms-start-epk and x-ms-end-epk only for a strict
+		// sub-range (_routing/feed_range_continuation.py)
+		return false, "", "", nil
 	case kt == "" || strings.EqualFold(kt, "EffectivePartitionKeyRange"):
 		if start, err = epkHeader("x-ms-start-epk", start); err != nil {
 			return false, "", "", err

@@ -277,6 +277,9 @@ func (h *handler) queryPlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	plan, err := h.svc.QueryPlan(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q)
+	if err == nil {
+		err = emulator.CheckQueryFeatures(plan, r.Header.Get("X-Ms-Cosmos-Supported-Query-Features"))
+	}
 	if err != nil {
 		h.writeError(w, r, err)
 		return
