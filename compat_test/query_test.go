@@ -75,14 +75,25 @@ func (env *queryEnv) run(t *testing.T, query string, pk *azcosmos.PartitionKey, 
 		if resp.QueryMetrics == nil || resp.ActivityID == "" || resp.RequestCharge <= 0 {
 			t.Fatalf("page %d lacks query metrics, activity id or charge", pages)
 		}
-		// the metrics report what was measured, nothing invented
+		// the metrics report what was measured (the time, the results'
+		// count and size; the documents retrieved as the results); every
+		// other member is there, as the Java SDK reads each one, at 0
+		// (and an index utilization of 1), nothing else invented
 		metrics := map[string]string{}
 		for _, kv := range strings.Split(*resp.QueryMetrics, ";") {
 			k, v, _ := strings.Cut(kv, "=")
 			metrics[k] = v
 		}
-		if len(metrics) != 3 || metrics["outputDocumentCount"] != fmt.Sprint(len(resp.Items)) || metrics["totalExecutionTimeInMs"] == "" || metrics["outputDocumentSize"] == "" {
-			t.Fatalf("page %d: query metrics %q, want the measured time, count (%d) and size only", pages, *resp.QueryMetrics, len(resp.Items))
+		measured := map[string]bool{"totalExecutionTimeInMs": true, "outputDocumentCount": true, "outputDocumentSize": true,
+			"retrievedDocumentCount": true, "retrievedDocumentSize": true, "indexUtilizationRatio": true}
+		for k, v := range metrics {
+			if !measured[k] && v != "0.00" {
+				t.Fatalf("page %d: query metrics %q: %s is not measured, want 0.00", pages, *resp.QueryMetrics, k)
+			}
+		}
+		if len(metrics) != 16 || metrics["outputDocumentCount"] != fmt.Sprint(len(resp.Items)) || metrics["totalExecutionTimeInMs"] == "" ||
+			metrics["outputDocumentSize"] == "" || metrics["retrievedDocumentCount"] != metrics["outputDocumentCount"] {
+			t.Fatalf("page %d: query metrics %q, want the measured time, count (%d) and size with the other members at 0", pages, *resp.QueryMetrics, len(resp.Items))
 		}
 		for _, it := range resp.Items {
 			out = append(out, json.RawMessage(it))
@@ -497,7 +508,7 @@ func TestQueryPlans(t *testing.T) {
 	plan := func(query string) map[string]any {
 		body, _ := json.Marshal(map[string]any{"query": query, "parameters": []any{}})
 		r := raw.do(http.MethodPost, "/dbs/q/colls/c/docs", body, "Content-Type", "application/query+json",
-			"x-ms-cosmos-is-query-plan-request", "True", "x-ms-cosmos-supported-query-features", "Aggregate, Distinct, MultipleOrderBy, OffsetAndLimit, OrderBy, Top")
+			"x-ms-cosmos-is-query-plan-request", "True", "x-ms-cosmos-supported-query-features", "Aggregate, Distinct, GroupBy, MultipleOrderBy, NonValueAggregate, OffsetAndLimit, OrderBy, Top")
 		if r.Status != 200 {
 			t.Fatalf("plan of %s: %d %s", query, r.Status, r.Body)
 		}

@@ -79,6 +79,12 @@ type ChangeFeedResult struct {
 	// ETag is the continuation: the response's etag header. No Items
 	// means nothing new (304).
 	ETag string
+	// LatestLSN is the container's latest LSN as the read saw it (at
+	// least the page's last): the LSN of the response's session token,
+	// as the service's names the partition's current LSN, not the page's.
+	// The Java change feed processor's estimator takes it for the latest
+	// change and the first unread document's _lsn for the oldest.
+	LatestLSN int64
 }
 
 // lsnETag renders an LSN as a change feed etag.
@@ -169,12 +175,34 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 		next = max(next, latest)
 	}
 	res.Items, res.ETag = page.Items, lsnETag(next)
+	res.LatestLSN = max(latest, page.LastLSN)
 	return res, nil
 }
 
 // AppendChangeFeedJSON appends the rendered document with its _lsn, as the
 // change feed returns it.
 func (it Item) AppendChangeFeedJSON(buf []byte, c Container) []byte {
+	return it.appendChangeFeedDoc(buf, c)
+}
+
+// AppendChangeFeedEntryJSON appends the item as the latest-version change
+// feed shows it in wire format 2021-09-15 (x-ms-cosmos-changefeed-wire-format-version,
+// the form of the all-versions feed): {"current": document with _lsn,
+// "metadata": {"lsn", "crts"}}. The Java SDK's change feed processor for
+// latest versions (handleLatestVersionChanges) asks for this form and reads
+// each entry's "current".
+func (it Item) AppendChangeFeedEntryJSON(buf []byte, c Container) []byte {
+	buf = append(buf, `{"current":`...)
+	buf = it.appendChangeFeedDoc(buf, c)
+	buf = append(buf, `,"metadata":{"lsn":`...)
+	buf = strconv.AppendInt(buf, it.LSN, 10)
+	buf = append(buf, `,"crts":`...)
+	buf = strconv.AppendInt(buf, it.TS, 10)
+	return append(buf, "}}"...)
+}
+
+// appendChangeFeedDoc appends the rendered document with its _lsn.
+func (it Item) appendChangeFeedDoc(buf []byte, c Container) []byte {
 	buf = it.AppendJSON(buf, c)
 	buf = append(buf[:len(buf)-1], `,"_lsn":`...)
 	buf = strconv.AppendInt(buf, it.LSN, 10)

@@ -10,19 +10,19 @@
 #   make python-sdk-own-tests-update-baseline
 #                                   rewrite the baseline from a full run
 #
-# Variables: PY_SDK_TESTS_ARGS (extra run.sh arguments, e.g.
+# Variables: PY_SDK_OWN_ARGS (extra run.sh arguments, e.g.
 # --files "test_session.py"). Environment: see
 # scripts/sdk-tests/python/run.sh --help (PY_SDK_TESTS_PORT, PYTHON, ...).
 
-PY_SDK_TESTS_ARGS ?=
+PY_SDK_OWN_ARGS ?=
 
 .PHONY: python-sdk-own-tests python-sdk-own-tests-full python-sdk-own-tests-update-baseline
 
 python-sdk-own-tests:
-	bash scripts/sdk-tests/python/run.sh $(PY_SDK_TESTS_ARGS)
+	bash scripts/sdk-tests/python/run.sh $(PY_SDK_OWN_ARGS)
 
 python-sdk-own-tests-full:
-	bash scripts/sdk-tests/python/run.sh --full $(PY_SDK_TESTS_ARGS)
+	bash scripts/sdk-tests/python/run.sh --full $(PY_SDK_OWN_ARGS)
 
 python-sdk-own-tests-update-baseline:
 	bash scripts/sdk-tests/python/run.sh --full --update-baseline

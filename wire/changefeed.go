@@ -89,16 +89,15 @@ func changeFeedRequest(r *http.Request) (emulator.ChangeFeedRequest, error) {
 // x-ms-end-epk): ok is false when the request has none.
 func epkRangeHeaders(r *http.Request) (ok bool, start, end string, err error) {
 	start, end = r.Header.Get("X-Ms-Start-Epk"), r.Header.Get("X-Ms-End-Epk")
-	_, hasStart := r.Header["X-Ms-Start-Epk"]
-	_, hasEnd := r.Header["X-Ms-End-Epk"]
 	switch kt := r.Header.Get("X-Ms-Read-Key-Type"); {
 	case kt == "" && start == "" && end == "":
 		return false, "", "", nil
-	case !hasStart && !hasEnd && strings.EqualFold(kt, "EffectivePartitionKeyRange"):
-		// The key type alone names no sub-range: the Python SDK sends it
-		// with only a range id when a feed range covers that whole range
-		// (_routing/feed_range_continuation.py), and the service serves the
-		// whole range.
+	case strings.EqualFold(kt, "EffectivePartitionKeyRange") && start == "" && end == "":
+		// the key type without bounds names no sub-range: the range id
+		// (or the container) is read whole. azure-cosmos (Python) 4.17.1
+		// sends it so for a feed range that is a whole partition key
+		// range, adding x-ms-start-epk and x-ms-end-epk only for a strict
+		// sub-range (_routing/feed_range_continuation.py)
 		return false, "", "", nil
 	case kt == "" || strings.EqualFold(kt, "EffectivePartitionKeyRange"):
 		if start, err = epkHeader("x-ms-start-epk", start); err != nil {
@@ -113,9 +112,15 @@ func epkRangeHeaders(r *http.Request) (ok bool, start, end string, err error) {
 	}
 }
 
+// changeFeedWireFormatEntries is the x-ms-cosmos-changefeed-wire-format-version
+// under which the latest-version feed answers entries ({"current",
+// "metadata"}) instead of bare documents (the SDKs' SeparateMetadataWithCrts).
+const changeFeedWireFormatEntries = "2021-09-15"
+
 // incrementalFeed serves the latest-version change feed: 200 with the
-// changed documents (each with _lsn) and the continuation in the etag
-// header, or 304 with the etag when there is nothing new.
+// changed documents (each with _lsn; under wire format 2021-09-15 each as
+// {"current","metadata"}) and the continuation in the etag header, or 304
+// with the etag when there is nothing new.
 func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 	req, err := changeFeedRequest(r)
 	if err != nil {
@@ -127,10 +132,15 @@ func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	var lsn int64
+	lsn := res.LatestLSN
+	entries := strings.TrimSpace(r.Header.Get("X-Ms-Cosmos-Changefeed-Wire-Format-Version")) == changeFeedWireFormatEntries
 	docs := make([][]byte, len(res.Items))
 	for i, it := range res.Items {
-		docs[i] = it.AppendChangeFeedJSON(nil, res.Container)
+		if entries {
+			docs[i] = it.AppendChangeFeedEntryJSON(nil, res.Container)
+		} else {
+			docs[i] = it.AppendChangeFeedJSON(nil, res.Container)
+		}
 		lsn = max(lsn, it.LSN)
 	}
 	writeChangeFeedPage(w, res.Container, servedRange(res.Container, res.Range, req.PartitionKey), res.ETag, lsn, docs)
@@ -138,8 +148,8 @@ func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 
 // writeChangeFeedPage answers a change feed read of either mode of
 // container c: the etag (the continuation), the range it was served from
-// (rangeID, "" for the whole container) and the session at lsn (the page's
-// largest LSN), then the page, or 304 with an empty body when docs is
+// (rangeID, "" for the whole container) and the session at lsn (the
+// container's latest LSN in the incremental feed), then the page, or 304 with an empty body when docs is
 // empty.
 func writeChangeFeedPage(w http.ResponseWriter, c emulator.Container, rangeID, etag string, lsn int64, docs [][]byte) {
 	ownerRID := c.RID

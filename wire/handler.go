@@ -279,6 +279,10 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 				return
 			}
 		}
+		if err := h.checkConsistencyLevel(r); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -406,57 +410,46 @@ func (h *handler) authenticate(r *http.Request) error {
 
 // linkCandidates returns the links a signature may cover for a request
 // whose decoded link is link: that link exactly (Go, JS and .NET sign the
-// decoded, case-preserved link; reference §2.2), plus, for the two
-// RID-addressed requests the SDKs sign by the lower-cased RID alone, that
-// lower-cased RID: GET/PUT /offers/{rid} (Go, JS) and the RID-addressed
-// requests below (pkranges by RID: .NET). A lower-cased RID names no
-// resource by name, and RIDs differing only in case are distinct values
-// the service itself cannot tell apart in a signature, so nothing else is
-// case-folded: a signature over docs/secret does not read docs/Secret, and
-// neither the still-escaped link nor a bare last segment is accepted.
-//
-// Every request addressed by RIDs alone (its database, container and item
-// segments well-formed RIDs of their kinds, as in a `_self` link) is signed
-// so: the Python SDK signs such links by the lower-cased RID of the last
-// resource named (auth.py; _base.GetResourceIdOrFullNameFromLink), e.g. a
-// read_item given an item's dict reads dbs/{rid}/colls/{rid}/docs/{rid}.
+// decoded, case-preserved link; reference §2.2), plus, for a RID-addressed
+// request, the lower-cased RID alone that the SDKs sign for it: GET/PUT
+// /offers/{rid} (Go, JS), and any path under /dbs/{dbRid} whose ids are all
+// well-formed RIDs of their level (database 4 bytes, container or user 8,
+// a document, script or permission 16), signed by the RID of the resource
+// addressed, or of the feed's owner (.NET reads pkranges so; Java replaces
+// and deletes a container through its _self link, and its
+// BaseAuthorizationTokenProvider lower-cases every link that is not name
+// based). A lower-cased RID names no resource by name, and RIDs differing
+// only in case are distinct values the service itself cannot tell apart in
+// a signature, so nothing else is case-folded: a signature over docs/secret
+// does not read docs/Secret, and neither the still-escaped link nor a bare
+// last segment is accepted.
 func linkCandidates(escapedPath, link string) []string {
 	out := []string{link}
 	segs := splitPath(escapedPath)
 	switch {
 	case len(segs) == 2 && segs[0] == "offers":
 		out = append(out, strings.ToLower(segs[1]))
-	case ridAddressed(segs):
-		last := segs[len(segs)-1]
-		if len(segs)%2 == 1 { // a feed: its owner's RID
-			last = segs[len(segs)-2]
+	case len(segs) >= 2 && segs[0] == "dbs":
+		// The ids of the link: every odd segment, without a feed's last
+		// (type) segment.
+		last := len(segs) - 1
+		if len(segs)%2 == 1 {
+			last = len(segs) - 2
 		}
-		out = append(out, strings.ToLower(last))
+		for i := 1; i <= last; i += 2 {
+			if !isRID(segs[i], ridLevelSize[min(i/2, len(ridLevelSize)-1)]) {
+				return out
+			}
+		}
+		out = append(out, strings.ToLower(segs[last]))
 	}
 	return out
 }
 
-// ridLen is the byte length of the RIDs of the resource types whose RID
-// form ridAddressed checks; other types' ids need only be well-formed RIDs.
-var ridLen = map[string]int{"dbs": 4, "colls": 8, "docs": 16}
-
-// ridAddressed reports whether segs (a path under /dbs) name every
-// resource by a well-formed RID of its kind.
-func ridAddressed(segs []string) bool {
-	if len(segs) < 2 || segs[0] != "dbs" {
-		return false
-	}
-	for i := 1; i < len(segs); i += 2 {
-		b, ok := emulator.DecodeRID(segs[i])
-		if !ok || len(b) == 0 {
-			return false
-		}
-		if n, typed := ridLen[segs[i-1]]; typed && len(b) != n {
-			return false
-		}
-	}
-	return true
-}
+// ridLevelSize is the size in bytes of the RID at each level of a
+// RID-addressed path: database, container or user, then a document,
+// script, trigger, UDF or permission.
+var ridLevelSize = [...]int{4, 8, 16}
 
 // isRID reports whether s is a well-formed RID of n bytes.
 func isRID(s string, n int) bool {
@@ -671,4 +664,37 @@ func writeFeed(w http.ResponseWriter, ownerRID, name string, docs [][]byte, cont
 	}
 	hd.Set("X-Ms-Request-Charge", charge(false, len(buf)))
 	writeBody(w, http.StatusOK, buf)
+}
+
+// checkConsistencyLevel refuses (400) a request on the account's resources
+// (under /dbs and /offers) whose x-ms-consistency-level is stronger than
+// the account's default consistency, as the service does (reference
+// §2.3: "stronger than account → 400"; azure-cosmos (Python)'s
+// test_user_configs expects the 400 from a Strong client creating a
+// database on a Session account). A weaker or equal level, and a value
+// that names no level, are accepted; the account read (GET /) is not
+// checked.
+func (h *handler) checkConsistencyLevel(r *http.Request) error {
+	asked := r.Header.Get("X-Ms-Consistency-Level")
+	if asked == "" {
+		return nil
+	}
+	p := r.URL.EscapedPath()
+	if !strings.HasPrefix(p, "/dbs") && !strings.HasPrefix(p, "/offers") {
+		return nil
+	}
+	rank := func(level string) int {
+		for i, l := range ConsistencyLevels { // strongest first
+			if strings.EqualFold(l, level) {
+				return i
+			}
+		}
+		return -1
+	}
+	a, account := rank(asked), rank(h.consistency)
+	if a < 0 || account < 0 || a >= account {
+		return nil
+	}
+	return emulator.BadRequest("ConsistencyLevel %s specified in the request is invalid when service is configured with consistency level %s. Ensure the request consistency level is not stronger than the service consistency level.",
+		ConsistencyLevels[a], h.consistency)
 }
