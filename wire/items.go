@@ -238,15 +238,7 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	// Query metrics: only what was measured (the time of the whole
-	// request, the results and their size); the engine's phases and the
-	// documents it scanned are not measured, so they are left out.
-	size := 0
-	for _, d := range res.Docs {
-		size += len(d)
-	}
-	hd.Set("X-Ms-Documentdb-Query-Metrics", fmt.Sprintf("totalExecutionTimeInMs=%.2f;outputDocumentCount=%d;outputDocumentSize=%d",
-		float64(time.Since(start).Microseconds())/1000, len(res.Docs), size))
+	hd.Set("X-Ms-Documentdb-Query-Metrics", queryMetrics(time.Since(start), res.Docs))
 	if isTrue(r.Header.Get("X-Ms-Cosmos-Populateindexmetrics")) {
 		hd.Set("X-Ms-Cosmos-Index-Utilization", base64.StdEncoding.EncodeToString([]byte(`{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}`)))
 	}
@@ -267,4 +259,22 @@ func (h *handler) queryPlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeBody(w, http.StatusOK, plan)
+}
+
+// queryMetrics is the x-ms-documentdb-query-metrics value of a query page
+// that took elapsed and returned docs. It holds what was measured (the
+// time of the whole request, the results and their size) and the three
+// counters that the Java SDK reads from every page and fails the query
+// without (retrievedDocumentCount, retrievedDocumentSize,
+// indexUtilizationRatio). The documents the engine scanned are not
+// counted, so the retrieved documents are those returned (a lower bound),
+// all of which matched: a ratio of 1. The engine's phases are not
+// measured and are left out (clients read a missing time as zero).
+func queryMetrics(elapsed time.Duration, docs [][]byte) string {
+	size := 0
+	for _, d := range docs {
+		size += len(d)
+	}
+	return fmt.Sprintf("totalExecutionTimeInMs=%.2f;retrievedDocumentCount=%d;retrievedDocumentSize=%d;outputDocumentCount=%d;outputDocumentSize=%d;indexUtilizationRatio=1.00",
+		float64(elapsed.Microseconds())/1000, len(docs), size, len(docs), size)
 }
