@@ -5,6 +5,8 @@ from azure.cosmos import PartitionKey
 from testcontainers.community.cosmosdb import CosmosDBNoSQLEndpointContainer
 
 IMAGE = "cosmos-emulator:local"
+# Any base64 key of 64 bytes; the module's default is the emulator's well-known key.
+KEY = "dGVzdGNvbnRhaW5lcnMtcHl0aG9uIGtleSBmb3IgdGhlIENvc21vcyBEQiBlbXVsYXRvciwgNjQgYnl0ZXMuLg=="
 
 
 def create_and_read(client, database_id):
@@ -29,11 +31,13 @@ def test_host_port_8081():
         create_and_read(emulator.insecure_sync_client(), "testdb")
 
 
-def test_random_port_and_certificate():
+def test_random_port_key_and_certificate():
     # bind_ports=False: a free host port; the account the client reads
-    # advertises that host and port, and the certificate the module copies
-    # out of the container is the one the emulator serves.
-    with CosmosDBNoSQLEndpointContainer(image=IMAGE, bind_ports=False).with_env("PROTOCOL", "https") as emulator:
+    # advertises that host and port. The module passes its key to the
+    # container, and the certificate it copies out of the container is the
+    # one the emulator serves.
+    with CosmosDBNoSQLEndpointContainer(image=IMAGE, bind_ports=False, key=KEY).with_env("PROTOCOL", "https") as emulator:
+        assert emulator.port != 8081
         client = emulator.insecure_sync_client()
         account = client.get_database_account()
         assert [loc["databaseAccountEndpoint"] for loc in account.WritableLocations] == [emulator.url + "/"]
