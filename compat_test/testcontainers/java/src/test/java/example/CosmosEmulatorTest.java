@@ -91,7 +91,7 @@ class CosmosEmulatorTest {
                 .stream().toList();
         assertEquals(1, found.size());
         assertEquals("1", found.get(0).id);
-        assertTrue(read.getDiagnostics().toString().contains(emulator.getEmulatorEndpoint()),
+        assertTrue(read.getDiagnostics().toString().contains("\"endpoint\":\"" + emulator.getEmulatorEndpoint() + "/"),
                 "requests go to " + emulator.getEmulatorEndpoint());
     }
 
