@@ -325,6 +325,24 @@ func TestTransactionalBatch(t *testing.T) {
 			t.Errorf("items in a after stop on error: %s", got)
 		}
 	})
+
+	// A transactional batch addressed by a prefix of a hierarchical key is
+	// 400 with the service's batch wording: the Python SDK's
+	// test_transactional_batch.py test_batch_subpartition asserts that text;
+	// the full key is served.
+	t.Run("a prefix of a hierarchical key is refused", func(t *testing.T) {
+		t.Parallel()
+		wantStatus(t, f.raw.do(http.MethodPost, "/dbs/batchdb/colls",
+			[]byte(`{"id":"hier","partitionKey":{"paths":["/s","/c"],"kind":"MultiHash","version":2}}`)), http.StatusCreated)
+		docs := docsPath("batchdb", "hier")
+		body := []byte(`[{"operationType":"Create","resourceBody":{"id":"x","s":"WA","c":"Redmond"}}]`)
+		batch := []string{"x-ms-cosmos-is-batch-request", "True", "x-ms-cosmos-batch-atomic", "True"}
+		msg := wantError(t, f.raw.do(http.MethodPost, docs, body, append(batch, pkHeader, `["WA"]`)...), http.StatusBadRequest, "BadRequest")
+		if !strings.Contains(msg, "Partition key provided either doesn't correspond to definition in the collection or doesn't match partition key field values specified in the document.") {
+			t.Errorf("prefix key: message %q", msg)
+		}
+		wantStatus(t, f.raw.do(http.MethodPost, docs, body, append(batch, pkHeader, `["WA","Redmond"]`)...), http.StatusOK)
+	})
 }
 
 // TestDeleteAllItemsForPartitionKey drives POST .../operations/

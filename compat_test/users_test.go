@@ -593,8 +593,9 @@ func TestConflictsFeed(t *testing.T) {
 	raw := f.raw
 	collRID := str(t, object(t, raw.do(http.MethodGet, "/dbs/cdb/colls/c", nil).Body), "_rid")
 	for name, r := range map[string]rawResp{
-		"read feed": raw.do(http.MethodGet, "/dbs/cdb/colls/c/conflicts", nil, "x-ms-documentdb-partitionkeyrangeid", "0", "x-ms-max-item-count", "10"),
-		"query":     raw.do(http.MethodPost, "/dbs/cdb/colls/c/conflicts", []byte(`{"query":"SELECT * from C"}`), metaQueryHeaders...),
+		"read feed":            raw.do(http.MethodGet, "/dbs/cdb/colls/c/conflicts", nil, "x-ms-documentdb-partitionkeyrangeid", "0", "x-ms-max-item-count", "10"),
+		"query":                raw.do(http.MethodPost, "/dbs/cdb/colls/c/conflicts", []byte(`{"query":"SELECT * from C"}`), append(metaQueryHeaders, "x-ms-documentdb-query-enablecrosspartition", "True")...),
+		"query in a partition": raw.do(http.MethodPost, "/dbs/cdb/colls/c/conflicts", []byte(`{"query":"SELECT * from C"}`), append(metaQueryHeaders, pkHeader, `["a"]`)...),
 	} {
 		owner, list := feedOf(t, r, "Conflicts")
 		if owner != collRID || len(list) != 0 || string(r.Body) != `{"_rid":"`+collRID+`","Conflicts":[],"_count":0}` {
@@ -602,6 +603,14 @@ func TestConflictsFeed(t *testing.T) {
 		}
 	}
 	wantError(t, raw.do(http.MethodPost, "/dbs/cdb/colls/c/conflicts", []byte(`{"query":"SELECT FROM"}`), metaQueryHeaders...), http.StatusBadRequest, "BadRequest")
+	// A query without a partition key that does not enable cross-partition
+	// queries is refused, as by the service: the Python SDK's
+	// test_partition_key.py test_with_null_pk expects query_conflicts with
+	// partition_key=None (neither header sent) to fail with 400.
+	msg := wantError(t, raw.do(http.MethodPost, "/dbs/cdb/colls/c/conflicts", []byte(`{"query":"SELECT * from C"}`), metaQueryHeaders...), http.StatusBadRequest, "BadRequest")
+	if !strings.Contains(msg, "Cross partition query is required but disabled") {
+		t.Errorf("unscoped conflicts query: %q", msg)
+	}
 	wantError(t, raw.do(http.MethodGet, "/dbs/cdb/colls/c/conflicts/x", nil), http.StatusNotFound, "NotFound")
 	wantError(t, raw.do(http.MethodDelete, "/dbs/cdb/colls/c/conflicts/x", nil, pkHeader, `[{}]`), http.StatusNotFound, "NotFound")
 	wantError(t, raw.do(http.MethodGet, "/dbs/cdb/colls/nosuch/conflicts", nil), http.StatusNotFound, "NotFound")

@@ -152,6 +152,9 @@ func (s *Service) ExecuteBatch(ctx context.Context, r BatchRequest) (BatchResult
 	if r.Atomic {
 		// a transactional batch addresses the header's logical partition
 		if _, err := checkPKHeader(c, r.PartitionKey); err != nil {
+			if errors.Is(err, ErrPKTooFew) {
+				err = BadRequest("%s", MsgBatchPKIncomplete).WithSub(SubStatusPartitionKeyMismatch)
+			}
 			return BatchResult{Container: c}, err
 		}
 	}

@@ -79,6 +79,12 @@ type ChangeFeedResult struct {
 	// ETag is the continuation: the response's etag header. No Items
 	// means nothing new (304).
 	ETag string
+	// LatestLSN is the container's latest LSN as the read saw it (at
+	// least the page's last): the LSN of the response's session token,
+	// as the service's names the partition's current LSN, not the page's.
+	// The Java change feed processor's estimator takes it for the latest
+	// change and the first unread document's _lsn for the oldest.
+	LatestLSN int64
 }
 
 // lsnETag renders an LSN as a change feed etag.
@@ -169,6 +175,7 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 		next = max(next, latest)
 	}
 	res.Items, res.ETag = page.Items, lsnETag(next)
+	res.LatestLSN = max(latest, page.LastLSN)
 	return res, nil
 }
 

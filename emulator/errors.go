@@ -85,6 +85,11 @@ const (
 	MsgInvalidPayload   = "The request payload is invalid. Ensure to provide a valid request payload."
 	MsgPKMismatch       = "PartitionKey extracted from document doesn't match the one specified in the header. Learn more: https://aka.ms/CosmosDB/sql/errors/wrong-pk-value"
 	MsgPKTooFew         = "The partition key supplied in x-ms-partitionkey header has fewer components than defined in the the collection."
+	// MsgBatchPKIncomplete is the service's 400 for a transactional batch
+	// whose partition key header has fewer components than the container's
+	// definition (a prefix of a hierarchical key): the Python SDK's
+	// test_transactional_batch.py test_batch_subpartition expects it.
+	MsgBatchPKIncomplete = "Partition key provided either doesn't correspond to definition in the collection or doesn't match partition key field values specified in the document."
 	// MsgTooLarge is the service's 413 for a body over the request size
 	// limit, in its classic envelope (reference §3.1, recorded: a 3 MiB
 	// document); the wire layer appends the ActivityId line the service

@@ -140,7 +140,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		if !r.EnableCrossPartition {
 			return res, BadRequest("%s", MsgCrossPartitionDisabled)
 		}
-		if err := crossPartitionServable(q, params); err != nil {
+		if err := crossPartitionServable(q, params, vectorDistanceFunctions(c)); err != nil {
 			return res, err
 		}
 		fanOut = true
@@ -169,7 +169,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 // as do other aggregates that are not one aggregate call (SELECT VALUE
 // {n: COUNT(1)}: the plan cannot merge them, see multiRangeRefusal); the
 // others get 400/1004 with the plan an SDK pipeline follows.
-func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage) error {
+func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage, vectorFns map[string]string) error {
 	if q.From == nil {
 		return nil // reads no partition: one row, evaluated once
 	}
@@ -184,7 +184,7 @@ func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage
 		return BadRequest("%s", MsgCrossPartitionAggregate)
 	}
 	if agg || q.Top != nil || q.OrderBy != nil || q.Offset != nil || q.Distinct || q.GroupBy != nil || derivedNeedsPipeline(q) {
-		plan, merged := buildQueryPlan(q, params)
+		plan, merged := buildQueryPlan(q, params, vectorFns)
 		if !merged {
 			// (an SDK pipeline answered this turns to the plan, which
 			// serves it where one range answers it whole: @azure/cosmos
@@ -257,7 +257,7 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query)
 	if parsed.Rank != nil {
 		return rankPlan(c)
 	}
-	plan, merged := buildQueryPlan(parsed, params)
+	plan, merged := buildQueryPlan(parsed, params, vectorDistanceFunctions(c))
 	if err := multiRangeRefusal(c, merged); err != nil {
 		return nil, err
 	}

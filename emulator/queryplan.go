@@ -66,7 +66,9 @@ func emptyQueryInfo() queryInfo {
 // buildQueryPlan returns the plan of q as JSON; merged is false when q
 // computes over aggregates in a way no SDK pipeline can merge across
 // ranges, so that the plan is pass-through and exact only over one range.
-func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) (plan []byte, merged bool) {
+// vectorFns maps the paths of the container's vectorEmbeddingPolicy
+// ("/embedding") to their distance functions (see vectorOrder).
+func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage, vectorFns map[string]string) (plan []byte, merged bool) {
 	info := emptyQueryInfo()
 	info.HasSelectValue = q.Select.Value != nil
 	p := queryPlan{Version: 2, Ranges: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}}}
@@ -116,6 +118,16 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage) (plan 
 			dir := "Ascending"
 			if o.Desc {
 				dir = "Descending"
+			}
+			if desc, ok := vectorOrder(o.Expr, rootAlias(q), params, vectorFns); ok {
+				// the ranges sort VectorDistance most similar first
+				// whatever the direction written, and the SDKs merge
+				// them in the plan's direction, without streaming
+				dir = "Ascending"
+				if desc {
+					dir = "Descending"
+				}
+				info.HasNonStreamingOrderBy = true
 			}
 			expr := cosmosql.ExprSQL(o.Expr)
 			info.OrderBy = append(info.OrderBy, dir)
@@ -385,4 +397,203 @@ func aggregatePlan(q *cosmosql.Query, info *queryInfo) bool {
 	info.HasSelectValue = false
 	info.RewrittenQuery = rewrite("{" + strings.Join(fields, ", ") + "} AS payload")
 	return true
+}
+
+// MsgUnsupportedQueryFeatures starts the service's refusal of a query plan
+// whose query needs a feature the client did not list in
+// x-ms-cosmos-supported-query-features (reference §3.3); a line per
+// missing feature follows.
+const MsgUnsupportedQueryFeatures = "Query contains 1 or more unsupported features. Upgrade your SDK to a version which does support the requested features:"
+
+// CheckQueryFeatures refuses (400) a query plan that needs a query feature
+// missing from supported, the value of the request's
+// x-ms-cosmos-supported-query-features header (a comma-separated list;
+// absent means none), as the gateway does: a client must not get a plan
+// its pipeline cannot run. azure-cosmos (Python) 4.17.1 lists neither
+// GroupBy nor NonValueAggregate nor MultipleAggregates nor DCount
+// (_cosmos_client_connection.py _GetQueryPlanThroughGateway), so a
+// cross-partition GROUP BY reaches it as this 400 instead of a plan its
+// pipeline would concatenate per range. The features are the ones .NET's
+// QueryPlanSupportChecker derives from a plan's queryInfo.
+func CheckQueryFeatures(plan []byte, supported string) error {
+	var p queryPlan
+	if err := json.Unmarshal(plan, &p); err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, f := range strings.Split(supported, ",") {
+		have[strings.ToLower(strings.TrimSpace(f))] = true
+	}
+	var missing []string
+	for _, f := range neededQueryFeatures(p.QueryInfo) {
+		if !have[strings.ToLower(f)] {
+			missing = append(missing, "Query contained "+f+", which the calling client does not support.")
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return BadRequest("%s\r\n%s", MsgUnsupportedQueryFeatures, strings.Join(missing, "\r\n"))
+}
+
+// neededQueryFeatures lists the query features a plan's queryInfo needs
+// from the client's pipeline, in the order of .NET's
+// QueryPlanSupportChecker: one aggregate is Aggregate with SELECT VALUE
+// and NonValueAggregate without, several are MultipleAggregates.
+func neededQueryFeatures(info queryInfo) []string {
+	var need []string
+	aggregates := len(info.Aggregates)
+	for _, t := range info.GroupByAliasToAggregateType {
+		if t != nil {
+			aggregates++
+		}
+	}
+	switch {
+	case aggregates == 1 && info.HasSelectValue:
+		need = append(need, "Aggregate")
+	case aggregates == 1:
+		need = append(need, "NonValueAggregate")
+	case aggregates > 1:
+		need = append(need, "MultipleAggregates")
+	}
+	if info.DistinctType != "" && info.DistinctType != "None" {
+		need = append(need, "Distinct")
+	}
+	if len(info.GroupByExpressions) > 0 {
+		need = append(need, "GroupBy")
+	}
+	switch {
+	case len(info.OrderBy) == 1:
+		need = append(need, "OrderBy")
+	case len(info.OrderBy) > 1:
+		need = append(need, "MultipleOrderBy")
+	}
+	if info.Offset != nil || info.Limit != nil {
+		need = append(need, "OffsetAndLimit")
+	}
+	if info.Top != nil {
+		need = append(need, "Top")
+	}
+	if info.DCountInfo != nil {
+		need = append(need, "DCount")
+	}
+	if info.HasNonStreamingOrderBy {
+		need = append(need, "NonStreamingOrderBy")
+	}
+	return need
+}
+
+// vectorOrder reports whether e is a VectorDistance call and then the
+// direction that sorts it most similar first, the direction the service's
+// plan gives such an ORDER BY item (with hasNonStreamingOrderBy): the
+// distance function is the call's options' distanceFunction (an object
+// literal or a parameter), else the vectorEmbeddingPolicy's for the path
+// of its first argument, else cosine; cosine and dotproduct sort scores
+// descending, euclidean distances ascending. ok is false for any other
+// expression, or a distance function not known from the query.
+func vectorOrder(e cosmosql.Expr, alias string, params map[string]json.RawMessage, vectorFns map[string]string) (desc, ok bool) {
+	c, isCall := e.(*cosmosql.Call)
+	if !isCall || c.UDF || !strings.EqualFold(c.Name, "VECTORDISTANCE") || len(c.Args) < 2 {
+		return false, false
+	}
+	name := vectorFns[policyPath(c.Args[0], alias)]
+	if len(c.Args) > 3 {
+		switch x := c.Args[3].(type) {
+		case *cosmosql.ObjectLit:
+			for _, f := range x.Fields {
+				if strings.EqualFold(f.Key, "distanceFunction") {
+					lit, _ := f.Value.(*cosmosql.Literal)
+					if lit == nil {
+						return false, false
+					}
+					s, isStr := lit.Value.(string)
+					if !isStr {
+						return false, false
+					}
+					name = s
+				}
+			}
+		case *cosmosql.Param:
+			var opts struct {
+				DistanceFunction string `json:"distanceFunction"`
+			}
+			if json.Unmarshal(params[x.Name], &opts) != nil {
+				return false, false
+			}
+			if opts.DistanceFunction != "" {
+				name = opts.DistanceFunction
+			}
+		default:
+			return false, false
+		}
+	}
+	switch strings.ToLower(name) {
+	case "", "cosine", "dotproduct":
+		return true, true
+	case "euclidean":
+		return false, true
+	}
+	return false, false
+}
+
+// policyPath is the policy-style path ("/a/b") of an expression that is a
+// path of property names from alias (alias.a.b, alias["a"].b); "" for any
+// other expression.
+func policyPath(e cosmosql.Expr, alias string) string {
+	var rev []string
+	for {
+		switch x := e.(type) {
+		case *cosmosql.Member:
+			rev = append(rev, x.Name)
+			e = x.X
+		case *cosmosql.Index:
+			lit, _ := x.Index.(*cosmosql.Literal)
+			if lit == nil {
+				return ""
+			}
+			s, isStr := lit.Value.(string)
+			if !isStr {
+				return ""
+			}
+			rev = append(rev, s)
+			e = x.X
+		case *cosmosql.Ident:
+			if x.Name != alias || len(rev) == 0 {
+				return ""
+			}
+			var b strings.Builder
+			for i := len(rev) - 1; i >= 0; i-- {
+				b.WriteString("/" + rev[i])
+			}
+			return b.String()
+		default:
+			return ""
+		}
+	}
+}
+
+// vectorDistanceFunctions maps the paths of c's vectorEmbeddingPolicy to
+// their distance functions (nil without a policy).
+func vectorDistanceFunctions(c Container) map[string]string {
+	var props struct {
+		Vectors struct {
+			Embeddings []struct {
+				Path             string `json:"path"`
+				DistanceFunction string `json:"distanceFunction"`
+			} `json:"vectorEmbeddings"`
+		} `json:"vectorEmbeddingPolicy"`
+	}
+	if json.Unmarshal(c.Properties, &props) != nil {
+		return nil
+	}
+	var fns map[string]string
+	for _, v := range props.Vectors.Embeddings {
+		if v.Path != "" && v.DistanceFunction != "" {
+			if fns == nil {
+				fns = map[string]string{}
+			}
+			fns[v.Path] = v.DistanceFunction
+		}
+	}
+	return fns
 }

@@ -126,7 +126,8 @@ func v1Boundary(h uint64) string {
 // RangeBoundaries returns the n-1 inner boundaries that divide the EPK
 // space of def evenly into n ranges (nil for n <= 1). V2 and MultiHash
 // EPKs start with a 128-bit hash whose top two bits are clear: the
-// boundaries are k*2^126/n as 32 hex chars. V1 EPKs start with the
+// boundaries are k*floor(2^126/n) as 32 hex chars, the service's (5 ranges:
+// 0CCC...CC, 1999...98, 2666...64, 3333...30). V1 EPKs start with the
 // encoding of a 32-bit hash: the boundaries are v1Boundary(k*2^32/n).
 // (The service's own choice is not documented; these divide the hash
 // space evenly, and a /name container at 21,000 RU/s holding sample1 ..
@@ -137,13 +138,13 @@ func RangeBoundaries(def PartitionKeyDefinition, n int) []string {
 		return nil
 	}
 	out := make([]string, 0, n-1)
+	step := new(big.Int).Div(new(big.Int).Lsh(big.NewInt(1), 126), big.NewInt(int64(n)))
 	for k := 1; k < n; k++ {
 		if isV1(def) {
 			out = append(out, v1Boundary(uint64(k)<<32/uint64(n)))
 			continue
 		}
-		x := new(big.Int).Lsh(big.NewInt(int64(k)), 126)
-		out = append(out, v2Boundary(x.Div(x, big.NewInt(int64(n)))))
+		out = append(out, v2Boundary(new(big.Int).Mul(step, big.NewInt(int64(k)))))
 	}
 	return out
 }

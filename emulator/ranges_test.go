@@ -63,6 +63,12 @@ func TestInitialRanges(t *testing.T) {
 	}{
 		{"v2 x2", v2, 2, []string{"20000000000000000000000000000000"}},
 		{"v2 x4", v2, 4, []string{"10000000000000000000000000000000", "20000000000000000000000000000000", "30000000000000000000000000000000"}},
+		// The service's five ranges are k times floor(2^126/5): the Python
+		// SDK's test_circuit_breaker_emulator.py test_pk_range_wrapper
+		// expects range 0 to end at 0CCC...CC and the range holding
+		// "pk-8584" to be [2666...64, 3333...30) in a 30,000 RU/s container.
+		{"v2 x5", v2, 5, []string{"0CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC", "19999999999999999999999999999998", "26666666666666666666666666666664", "33333333333333333333333333333330"}},
+		{"multihash x5", mh, 5, []string{"0CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC", "19999999999999999999999999999998", "26666666666666666666666666666664", "33333333333333333333333333333330"}},
 		{"multihash x2", mh, 2, []string{"20000000000000000000000000000000"}},
 		{"v1 x2", v1, 2, []string{"05C1E0"}},
 		{"v1 x4", v1, 4, []string{"05C1D0", "05C1E0", "05C1E8"}},

@@ -503,6 +503,9 @@ func (s *Service) ReplaceItem(ctx context.Context, r ItemRequest) (ItemResult, e
 	if err != nil {
 		return ItemResult{Container: c}, err
 	}
+	if r.ID, err = s.itemID(ctx, c, r); err != nil {
+		return ItemResult{Container: c}, err
+	}
 	if p.id != r.ID {
 		return ItemResult{Container: c}, idMismatch(p.id, r.ID)
 	}
@@ -557,7 +560,47 @@ func (s *Service) pointRequest(ctx context.Context, r ItemRequest) (Container, I
 	if err != nil {
 		return c, ItemKey{}, err
 	}
-	return c, ItemKey{Container: c, PK: pk, ID: r.ID, Expiry: s.expiry(c)}, nil
+	id, err := s.itemID(ctx, c, r)
+	if err != nil {
+		return c, ItemKey{}, err
+	}
+	return c, ItemKey{Container: c, PK: pk, ID: id, Expiry: s.expiry(c)}, nil
+}
+
+// itemID returns the id of the item a point request addresses: r.ID, or,
+// when the request names the database, the container and the item by
+// their RIDs (an item's `_self` link, dbs/{rid}/colls/{rid}/docs/{rid}),
+// the id of the item of the header's partition whose _rid that is
+// (ErrItemNotFound when there is none). The Python SDK reads, replaces and
+// deletes an item given as a dict through its `_self` link.
+func (s *Service) itemID(ctx context.Context, c Container, r ItemRequest) (string, error) {
+	if r.Database != c.DatabaseRID || r.Container != c.RID {
+		return r.ID, nil
+	}
+	b, ok := DecodeRID(r.ID)
+	cb, cok := DecodeRID(c.RID)
+	if !ok || !cok || len(b) != 16 || len(cb) != 8 || string(b[:8]) != string(cb) {
+		return r.ID, nil
+	}
+	seq := binary.LittleEndian.Uint64(b[8:])
+	res, err := s.QueryItems(ctx, QueryRequest{
+		Database: r.Database, Container: r.Container, PartitionKey: r.PartitionKey,
+		Query: Query{
+			Text:       "SELECT VALUE c.id FROM c WHERE DOCUMENTID(c) = @seq",
+			Parameters: []QueryParameter{{Name: "@seq", Value: json.RawMessage(fmt.Sprint(seq))}},
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(res.Docs) == 0 {
+		return "", ErrItemNotFound
+	}
+	var id string
+	if err := json.Unmarshal(res.Docs[0], &id); err != nil {
+		return "", err
+	}
+	return id, nil
 }
 
 // patchRetries bounds the optimistic read-modify-write loop of PatchItem.

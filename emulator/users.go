@@ -484,10 +484,19 @@ func (s *Service) QueryPermissions(ctx context.Context, dbRef, userRef string, q
 // container's conflicts, which are always none: an account with one write
 // region has no write conflicts (users-permissions.md §5.3). The query is
 // still parsed, so a malformed one is a 400.
-func (s *Service) QueryConflicts(ctx context.Context, dbRef, collRef string, q Query, page PageRequest) (Container, QueryPage, error) {
+//
+// A query with unscoped set (no partition key, no partition key range id,
+// cross-partition queries not enabled) on a partitioned container is
+// refused as the service refuses it (400, MsgCrossPartitionDisabled): the
+// Python SDK's test_partition_key.py test_with_null_pk expects that of
+// query_conflicts without a partition key.
+func (s *Service) QueryConflicts(ctx context.Context, dbRef, collRef string, q Query, page PageRequest, unscoped bool) (Container, QueryPage, error) {
 	c, err := s.store.GetContainer(ctx, dbRef, collRef)
 	if err != nil {
 		return c, QueryPage{}, err
+	}
+	if unscoped && !c.PartitionKey.SystemKey {
+		return c, QueryPage{}, BadRequest("%s", MsgCrossPartitionDisabled)
 	}
 	res, err := s.queryResources(ctx, nil, q, page)
 	return c, res, err

@@ -103,7 +103,8 @@ func TestResourceTypeAndLink(t *testing.T) {
 // TestSignatureBoundToTypeLinkAndVerb: a master-key signature serves only
 // the verb, resource type and link it was made for. The only alternative
 // links are the lower-cased RIDs the SDKs sign for RID-addressed requests
-// (offers: Go and JS; pkranges by RID: .NET); names keep their case.
+// (offers: Go and JS; pkranges by RID: .NET; a container through its
+// _self link: Java); names keep their case.
 func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 	key, err := base64.StdEncoding.DecodeString(WellKnownKey)
 	if err != nil {
@@ -116,6 +117,8 @@ func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 		t.Fatalf("container RID %q has no upper-case letter: the case tests below would prove nothing", collRID)
 	}
 	pkrByRID := "/dbs/" + dbRID + "/colls/" + collRID + "/pkranges"
+	docRID := emulator.DocumentRID(collRID, 42)
+	docByRID := "/dbs/" + dbRID + "/colls/" + collRID + "/docs/" + docRID
 	tests := []struct {
 		name             string
 		method, path     string // the request
@@ -135,6 +138,19 @@ func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 		{"offer by generic rule", "GET", "/offers/AbCd", "", "offers", "offers/AbCd", true},
 		{"pkranges by RID lower-cased (.NET)", "GET", pkrByRID, "", "pkranges", strings.ToLower(collRID), true},
 		{"pkranges by name", "GET", "/dbs/d/colls/Coll/pkranges", "", "pkranges", "dbs/d/colls/Coll", true},
+		{"container replace by RID lower-cased (Java)", "PUT", "/dbs/" + dbRID + "/colls/" + collRID, "", "colls", strings.ToLower(collRID), true},
+		{"container by RID, full link", "PUT", "/dbs/" + dbRID + "/colls/" + collRID, "", "colls", "dbs/" + dbRID + "/colls/" + collRID, true},
+		{"database by RID lower-cased", "GET", "/dbs/" + dbRID, "", "dbs", strings.ToLower(dbRID), true},
+		{"containers feed by database RID lower-cased", "GET", "/dbs/" + dbRID + "/colls", "", "colls", strings.ToLower(dbRID), true},
+		{"doc by RID lower-cased", "GET", "/dbs/" + dbRID + "/colls/" + collRID + "/docs/" + docRID, "", "docs", strings.ToLower(docRID), true},
+		// The Python SDK signs a `_self` link by its last RID lower-cased:
+		// its tests read and delete items given as dicts (test_globaldb.py
+		// test_global_db_read_write_endpoints, test_multimaster.py,
+		// test_change_feed_all_versions.py), which pass against the service.
+		{"doc by RID lower-cased (Python)", "GET", docByRID, "", "docs", strings.ToLower(docRID), true},
+		{"doc delete by RID lower-cased (Python)", "DELETE", docByRID, "", "docs", strings.ToLower(docRID), true},
+		{"container by RID lower-cased (Python)", "GET", "/dbs/" + dbRID + "/colls/" + collRID, "", "colls", strings.ToLower(collRID), true},
+		{"doc feed by RIDs, owner lower-cased", "POST", "/dbs/" + dbRID + "/colls/" + collRID + "/docs", "", "docs", strings.ToLower(collRID), true},
 		// refused: another resource, verb or type
 		{"id differs in case", "GET", "/dbs/d/colls/c/docs/Secret", "", "docs", "dbs/d/colls/c/docs/secret", false},
 		{"database name differs in case", "GET", "/dbs/D/colls/c/docs/secret", "", "docs", "dbs/d/colls/c/docs/secret", false},
@@ -150,6 +166,14 @@ func TestSignatureBoundToTypeLinkAndVerb(t *testing.T) {
 		{"pkranges by name, lower-cased container", "GET", "/dbs/d/colls/Coll/pkranges", "", "pkranges", "coll", false},
 		{"pkranges by RID, lower-cased link", "GET", pkrByRID, "", "pkranges", strings.ToLower("dbs/" + dbRID + "/colls/" + collRID), false},
 		{"container lower-cased RID for a doc", "GET", "/dbs/" + dbRID + "/colls/" + collRID + "/docs/x", "", "docs", strings.ToLower(collRID), false},
+		{"doc by name under RIDs, lower-cased name", "GET", "/dbs/" + dbRID + "/colls/" + collRID + "/docs/Secret", "", "docs", "secret", false},
+		{"container by name, lower-cased", "PUT", "/dbs/" + dbRID + "/colls/Coll", "", "colls", "coll", false},
+		{"database RID for a container by RID", "PUT", "/dbs/" + dbRID + "/colls/" + collRID, "", "colls", strings.ToLower(dbRID), false},
+		{"container RID not lower-cased", "PUT", "/dbs/" + dbRID + "/colls/" + collRID, "", "colls", collRID, false},
+		{"doc by RID, RID not lower-cased", "GET", docByRID, "", "docs", docRID, false},
+		{"doc by RID, container RID signed", "GET", docByRID, "", "docs", strings.ToLower(collRID), false},
+		{"doc by RID, another doc's RID signed", "GET", docByRID, "", "docs", strings.ToLower(emulator.DocumentRID(collRID, 43)), false},
+		{"doc RID under a database name", "GET", "/dbs/d/colls/" + collRID + "/docs/" + docRID, "", "docs", strings.ToLower(docRID), false},
 	}
 	date := now.Format(http.TimeFormat)
 	for _, tt := range tests {

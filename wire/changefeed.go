@@ -92,6 +92,13 @@ func epkRangeHeaders(r *http.Request) (ok bool, start, end string, err error) {
 	switch kt := r.Header.Get("X-Ms-Read-Key-Type"); {
 	case kt == "" && start == "" && end == "":
 		return false, "", "", nil
+	case strings.EqualFold(kt, "EffectivePartitionKeyRange") && start == "" && end == "":
+		// the key type without bounds names no sub-range: the range id
+		// (or the container) is read whole. azure-cosmos (Python) 4.17.1
+		// sends it so for a feed range that is a whole partition key
+		// range, adding x-ms-start-epk and x-ms-end-epk only for a strict
+		// sub-range (_routing/feed_range_continuation.py)
+		return false, "", "", nil
 	case kt == "" || strings.EqualFold(kt, "EffectivePartitionKeyRange"):
 		if start, err = epkHeader("x-ms-start-epk", start); err != nil {
 			return false, "", "", err
@@ -119,7 +126,7 @@ func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	var lsn int64
+	lsn := res.LatestLSN
 	docs := make([][]byte, len(res.Items))
 	for i, it := range res.Items {
 		docs[i] = it.AppendChangeFeedJSON(nil, res.Container)
@@ -130,8 +137,8 @@ func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 
 // writeChangeFeedPage answers a change feed read of either mode of
 // container c: the etag (the continuation), the range it was served from
-// (rangeID, "" for the whole container) and the session at lsn (the page's
-// largest LSN), then the page, or 304 with an empty body when docs is
+// (rangeID, "" for the whole container) and the session at lsn (the
+// container's latest LSN in the incremental feed), then the page, or 304 with an empty body when docs is
 // empty.
 func writeChangeFeedPage(w http.ResponseWriter, c emulator.Container, rangeID, etag string, lsn int64, docs [][]byte) {
 	ownerRID := c.RID

@@ -323,6 +323,13 @@ func normalizeRequest(r *http.Request) error {
 		}
 	}
 	for name, vals := range r.Header {
+		if name == "User-Agent" {
+			// Informational, never stored or compared as data: the
+			// service takes a Latin-1 one (Python's http.client sends
+			// "TéstUserAgent's" so, as the Python SDK's
+			// test_user_agent_special_characters does).
+			continue
+		}
 		for _, v := range vals {
 			if !utf8.ValidString(v) {
 				return emulator.BadRequest("The value of the header %s is not valid UTF-8.", name)
@@ -399,27 +406,46 @@ func (h *handler) authenticate(r *http.Request) error {
 
 // linkCandidates returns the links a signature may cover for a request
 // whose decoded link is link: that link exactly (Go, JS and .NET sign the
-// decoded, case-preserved link; reference §2.2), plus, for the two
-// RID-addressed requests the SDKs sign by the lower-cased RID alone, that
-// lower-cased RID: GET/PUT /offers/{rid} (Go, JS) and
-// /dbs/{dbRid}/colls/{collRid}/pkranges (.NET), the latter only when both
-// segments are well-formed RIDs of their kind. A lower-cased RID names no
-// resource by name, and RIDs differing only in case are distinct values
-// the service itself cannot tell apart in a signature, so nothing else is
-// case-folded: a signature over docs/secret does not read docs/Secret, and
-// neither the still-escaped link nor a bare last segment is accepted.
+// decoded, case-preserved link; reference §2.2), plus, for a RID-addressed
+// request, the lower-cased RID alone that the SDKs sign for it: GET/PUT
+// /offers/{rid} (Go, JS), and any path under /dbs/{dbRid} whose ids are all
+// well-formed RIDs of their level (database 4 bytes, container or user 8,
+// a document, script or permission 16), signed by the RID of the resource
+// addressed, or of the feed's owner (.NET reads pkranges so; Java replaces
+// and deletes a container through its _self link, and its
+// BaseAuthorizationTokenProvider lower-cases every link that is not name
+// based). A lower-cased RID names no resource by name, and RIDs differing
+// only in case are distinct values the service itself cannot tell apart in
+// a signature, so nothing else is case-folded: a signature over docs/secret
+// does not read docs/Secret, and neither the still-escaped link nor a bare
+// last segment is accepted.
 func linkCandidates(escapedPath, link string) []string {
 	out := []string{link}
 	segs := splitPath(escapedPath)
 	switch {
 	case len(segs) == 2 && segs[0] == "offers":
 		out = append(out, strings.ToLower(segs[1]))
-	case len(segs) == 5 && segs[0] == "dbs" && segs[2] == "colls" && segs[4] == "pkranges" &&
-		isRID(segs[1], 4) && isRID(segs[3], 8):
-		out = append(out, strings.ToLower(segs[3]))
+	case len(segs) >= 2 && segs[0] == "dbs":
+		// The ids of the link: every odd segment, without a feed's last
+		// (type) segment.
+		last := len(segs) - 1
+		if len(segs)%2 == 1 {
+			last = len(segs) - 2
+		}
+		for i := 1; i <= last; i += 2 {
+			if !isRID(segs[i], ridLevelSize[min(i/2, len(ridLevelSize)-1)]) {
+				return out
+			}
+		}
+		out = append(out, strings.ToLower(segs[last]))
 	}
 	return out
 }
+
+// ridLevelSize is the size in bytes of the RID at each level of a
+// RID-addressed path: database, container or user, then a document,
+// script, trigger, UDF or permission.
+var ridLevelSize = [...]int{4, 8, 16}
 
 // isRID reports whether s is a well-formed RID of n bytes.
 func isRID(s string, n int) bool {

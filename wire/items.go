@@ -238,12 +238,35 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	hd.Set("X-Ms-Documentdb-Query-Metrics", queryMetrics(time.Since(start), res.Docs))
+	if isTrue(r.Header.Get("X-Ms-Documentdb-Populatequerymetrics")) {
+		hd.Set("X-Ms-Documentdb-Query-Metrics", queryMetrics(time.Since(start), res.Docs))
+	}
 	if isTrue(r.Header.Get("X-Ms-Cosmos-Populateindexmetrics")) {
 		hd.Set("X-Ms-Cosmos-Index-Utilization", base64.StdEncoding.EncodeToString([]byte(`{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}`)))
 	}
 	setRangeHeaders(w, res.Container, servedRange(res.Container, res.Range, pk), 0, false)
 	writeFeed(w, res.Container.RID, "Documents", res.Docs, res.Continuation)
+}
+
+// queryMetrics is the x-ms-documentdb-query-metrics value of a query page,
+// sent as the service sends it: only when the request asks for it
+// (x-ms-documentdb-populatequerymetrics: true), and then with every
+// member, since the Java SDK reads each one without a null check
+// (QueryMetrics.createFromDelimitedStringAndClientSideMetrics) and fails
+// on a header that lacks one. What is measured is the time of the whole
+// request, the results and their size; the documents scanned are given as
+// the results (at least those were read), the engine's phases as 0.
+func queryMetrics(elapsed time.Duration, docs [][]byte) string {
+	size := 0
+	for _, d := range docs {
+		size += len(d)
+	}
+	return fmt.Sprintf("totalExecutionTimeInMs=%.2f;queryCompileTimeInMs=0.00;queryLogicalPlanBuildTimeInMs=0.00;"+
+		"queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs=0.00;"+
+		"indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;"+
+		"userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount=%d;retrievedDocumentSize=%d;"+
+		"outputDocumentCount=%d;outputDocumentSize=%d;writeOutputTimeInMs=0.00;indexUtilizationRatio=1.00",
+		float64(elapsed.Microseconds())/1000, len(docs), size, len(docs), size)
 }
 
 // queryPlan answers a query plan request.
@@ -254,27 +277,12 @@ func (h *handler) queryPlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	plan, err := h.svc.QueryPlan(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q)
+	if err == nil {
+		err = emulator.CheckQueryFeatures(plan, r.Header.Get("X-Ms-Cosmos-Supported-Query-Features"))
+	}
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
 	writeBody(w, http.StatusOK, plan)
-}
-
-// queryMetrics is the x-ms-documentdb-query-metrics value of a query page
-// that took elapsed and returned docs. It holds what was measured (the
-// time of the whole request, the results and their size) and the three
-// counters that the Java SDK reads from every page and fails the query
-// without (retrievedDocumentCount, retrievedDocumentSize,
-// indexUtilizationRatio). The documents the engine scanned are not
-// counted, so the retrieved documents are those returned (a lower bound),
-// all of which matched: a ratio of 1. The engine's phases are not
-// measured and are left out (clients read a missing time as zero).
-func queryMetrics(elapsed time.Duration, docs [][]byte) string {
-	size := 0
-	for _, d := range docs {
-		size += len(d)
-	}
-	return fmt.Sprintf("totalExecutionTimeInMs=%.2f;retrievedDocumentCount=%d;retrievedDocumentSize=%d;outputDocumentCount=%d;outputDocumentSize=%d;indexUtilizationRatio=1.00",
-		float64(elapsed.Microseconds())/1000, len(docs), size, len(docs), size)
 }

@@ -78,6 +78,7 @@ type statusRecorder struct {
 func (s *statusRecorder) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
+		lowerCosmosHeaders(s.Header())
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
@@ -85,8 +86,37 @@ func (s *statusRecorder) WriteHeader(code int) {
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
+		lowerCosmosHeaders(s.Header())
 	}
 	return s.ResponseWriter.Write(b)
+}
+
+// lowerCosmosHeaders renames the x-ms-* response headers to lower case, the
+// names the service sends them under (x-ms-request-charge, not Go's
+// canonical X-Ms-Request-Charge). Header names are case-insensitive, but
+// clients that copy the headers into a plain map look them up by the
+// service's spelling: the Python SDK's own tests do
+// dict(headers)["x-ms-request-charge"] in response hooks.
+func lowerCosmosHeaders(hd http.Header) {
+	for k, v := range hd {
+		if strings.HasPrefix(k, "X-Ms-") {
+			lk := strings.ToLower(k)
+			delete(hd, k)
+			hd[lk] = append(hd[lk], v...)
+		}
+	}
+}
+
+// responseHeader reads header name (canonical form) of a response that may
+// have been written already, when lowerCosmosHeaders has renamed it.
+func responseHeader(hd http.Header, name string) string {
+	if v := hd.Get(name); v != "" {
+		return v
+	}
+	if v := hd[strings.ToLower(name)]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
@@ -123,9 +153,9 @@ func (h *handler) observe(next http.Handler) http.Handler {
 			}
 			elapsed := time.Since(start)
 			hd := w.Header()
-			charge := hd.Get("X-Ms-Request-Charge")
+			charge := responseHeader(hd, "X-Ms-Request-Charge")
 			if h.metrics != nil {
-				h.metrics.record(op, rt, aim, status, elapsed, charge, hd.Get("X-Ms-Item-Count"))
+				h.metrics.record(op, rt, aim, status, elapsed, charge, responseHeader(hd, "X-Ms-Item-Count"))
 				h.metrics.recordScripts(triggers, status)
 			}
 			level := slog.LevelDebug
@@ -134,7 +164,7 @@ func (h *handler) observe(next http.Handler) http.Handler {
 			}
 			if h.log.Enabled(context.Background(), level) {
 				h.log.Log(context.Background(), level, "request", "method", r.Method, "path", path, "status", status,
-					"duration", elapsed, "activity_id", hd.Get("X-Ms-Activity-Id"), "request_charge", charge)
+					"duration", elapsed, "activity_id", responseHeader(hd, "X-Ms-Activity-Id"), "request_charge", charge)
 			}
 		}()
 		next.ServeHTTP(rec, r)

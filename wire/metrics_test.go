@@ -3,6 +3,7 @@ package wire
 import (
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -118,5 +119,79 @@ func TestRequestLog(t *testing.T) {
 			!strings.Contains(got, " activity_id=0f8fad5b-d9cb-469f-a165-70867728950e request_charge=5.71\n")) {
 			t.Errorf("level %v, LogRequests %v: logged %q", c.level, c.logRequests, got)
 		}
+	}
+}
+
+// TestCosmosHeadersLowerCase: the x-ms-* response headers go out under the
+// service's lower-case names whether the handler writes the status first
+// or only a body, and the metrics still read the charge the handler set.
+// The Python SDK's own tests (test_query_response_headers.py,
+// test_response_hook_parity_point_ops and the concurrent header tests)
+// copy the headers into a plain dict and read dict["x-ms-request-charge"]
+// and dict["x-ms-activity-id"]; they pass against the service.
+func TestCosmosHeadersLowerCase(t *testing.T) {
+	tests := []struct {
+		name  string
+		inner http.HandlerFunc
+	}{
+		{"WriteHeader then Write", func(w http.ResponseWriter, r *http.Request) {
+			setDefaultHeaders(w.Header(), "act-1")
+			w.Header().Set("X-Ms-Request-Charge", "5.71")
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write([]byte(`{}`))
+		}},
+		{"Write only", func(w http.ResponseWriter, r *http.Request) {
+			setDefaultHeaders(w.Header(), "act-1")
+			w.Header().Set("X-Ms-Request-Charge", "5.71")
+			_, _ = w.Write([]byte(`{}`))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := prometheus.NewRegistry()
+			m, err := newRequestMetrics(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := &handler{log: slog.New(slog.NewTextHandler(io.Discard, nil)), metrics: m}
+			srv := httptest.NewServer(h.observe(tt.inner))
+			defer srv.Close()
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := io.WriteString(conn, "POST /dbs/d/colls/c/docs HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := io.ReadAll(conn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, _, _ := strings.Cut(string(raw), "\r\n\r\n")
+			for _, want := range []string{"\r\nx-ms-request-charge: 5.71\r\n", "\r\nx-ms-activity-id: act-1\r\n", "\r\nx-ms-session-token: ", "\r\nContent-Type: application/json\r\n"} {
+				if !strings.Contains(head, want) {
+					t.Errorf("response head lacks %q:\n%s", want, head)
+				}
+			}
+			if strings.Contains(head, "X-Ms-") {
+				t.Errorf("response head has a canonical X-Ms- name:\n%s", head)
+			}
+			mfs, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			charged := false
+			for _, mf := range mfs {
+				if mf.GetName() == "cosmos_emulator_request_charge_total" {
+					for _, mt := range mf.GetMetric() {
+						charged = charged || mt.GetCounter().GetValue() == 5.71
+					}
+				}
+			}
+			if !charged {
+				t.Errorf("the charge metric did not count the 5.71 RU the handler set")
+			}
+		})
 	}
 }

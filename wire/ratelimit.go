@@ -327,7 +327,7 @@ func (h *handler) rateLimit(next http.Handler) http.Handler {
 			return
 		}
 		next.ServeHTTP(w, r)
-		charge, err := strconv.ParseFloat(w.Header().Get("X-Ms-Request-Charge"), 64)
+		charge, err := strconv.ParseFloat(responseHeader(w.Header(), "X-Ms-Request-Charge"), 64)
 		if err != nil {
 			charge = est
 		}

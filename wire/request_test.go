@@ -36,6 +36,11 @@ func TestNormalizeRequest(t *testing.T) {
 		{"invalid UTF-8 in a header", "/dbs/d", [2]string{"If-Match", "\"\xff\""}, "", ""},
 		{"invalid UTF-8 in the partition key header", "/dbs/d/colls/c/docs/a", [2]string{"x-ms-documentdb-partitionkey", "[\"\xc3\"]"}, "", ""},
 		{"UTF-8 in a header", "/dbs/d", [2]string{"x-ms-continuation", "é"}, "/dbs/d", "dbs/d"},
+		// The Python SDK's test_user_agent_special_characters sends a
+		// user agent with "é" encoded as Latin-1 (one byte 0xE9) and
+		// expects the request to succeed, as it does against the service.
+		{"Latin-1 in the user agent", "/dbs/d", [2]string{"User-Agent", "T\xe9stUserAgent's azsdk-python-cosmos/4.17.1"}, "/dbs/d", "dbs/d"},
+		{"Latin-1 in another header", "/dbs/d", [2]string{"x-ms-continuation", "T\xe9st"}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -218,14 +218,22 @@ func (h *handler) deletePermission(w http.ResponseWriter, r *http.Request) {
 // ---- conflicts
 
 // queryConflicts serves GET .../conflicts and conflict queries: always
-// empty (one write region), 404 for a missing container.
+// empty (one write region), 404 for a missing container; a query that
+// names no partition key or range and does not enable cross-partition
+// queries is 400 on a partitioned container, as the service answers it.
 func (h *handler) queryConflicts(w http.ResponseWriter, r *http.Request) {
 	q, p, err := resourceQuery(r)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	c, res, err := h.svc.QueryConflicts(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q, p)
+	cross := r.Header.Get("X-Ms-Documentdb-Query-Enablecrosspartition")
+	if cross == "" {
+		cross = r.Header.Get("X-Ms-Query-Enable-Crosspartition")
+	}
+	unscoped := r.Method == http.MethodPost && r.Header.Get("X-Ms-Documentdb-Partitionkey") == "" &&
+		r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid") == "" && !isTrue(cross)
+	c, res, err := h.svc.QueryConflicts(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q, p, unscoped)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -225,7 +225,7 @@ func (c *controlClient) queryPlan(ctx context.Context, db, coll, query string) (
 		"x-ms-documentdb-isquery":              "true",
 		"x-ms-cosmos-is-query-plan-request":    "True",
 		"x-ms-cosmos-query-version":            "1.4",
-		"x-ms-cosmos-supported-query-features": "Aggregate, CompositeAggregate, Distinct, MultipleOrderBy, OffsetAndLimit, OrderBy, Top, GroupBy, DCount",
+		"x-ms-cosmos-supported-query-features": "Aggregate, CompositeAggregate, Distinct, MultipleOrderBy, OffsetAndLimit, OrderBy, Top, GroupBy, DCount, NonValueAggregate, MultipleAggregates",
 	}
 	_, resp, err := c.do(ctx, http.MethodPost, path, headers, b)
 	if err != nil {

@@ -106,8 +106,11 @@ var functions = map[string]fn{
 		}
 		return "to_jsonb((" + a[0] + ") IS NOT NULL)"
 	}},
-	"IS_NULL":      {1, 1, typeIs("null")},
-	"IS_BOOL":      {1, 1, typeIs("boolean")},
+	"IS_NULL": {1, 1, typeIs("null")},
+	"IS_BOOL": {1, 1, typeIs("boolean")},
+	// IS_BOOLEAN: the service's other name of IS_BOOL; the Java SDK's
+	// ORDER BY continuations filter with it (OrderByDocumentQueryExecutionContext).
+	"IS_BOOLEAN":   {1, 1, typeIs("boolean")},
 	"IS_NUMBER":    {1, 1, typeIs("number")},
 	"IS_STRING":    {1, 1, typeIs("string")},
 	"IS_ARRAY":     {1, 1, typeIs("array")},

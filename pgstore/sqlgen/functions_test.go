@@ -193,6 +193,16 @@ func TestFunctions(t *testing.T) {
 			v(`IS_INTEGER(undefined)`, `false`),
 		})
 	})
+	t.Run("type checks", func(t *testing.T) {
+		runCases(t, pool, []fnCase{
+			v(`IS_BOOL(true)`, `true`),
+			v(`IS_BOOL(1)`, `false`),
+			// IS_BOOLEAN, the name the Java SDK's ORDER BY continuations use.
+			v(`IS_BOOLEAN(false)`, `true`),
+			v(`IS_BOOLEAN("true")`, `false`),
+			v(`IS_BOOLEAN(undefined)`, `false`),
+		})
+	})
 	t.Run("integer", func(t *testing.T) {
 		runCases(t, pool, []fnCase{
 			v(`IntAdd(20, 10)`, `30`),

@@ -1,0 +1,98 @@
+"""Vector search (VectorDistance ORDER BY) and full-text search (FullTextContains, ORDER BY RANK
+FullTextScore, RRF) on containers with one and with five partition key ranges."""
+
+import math
+
+import pytest
+
+from conftest import RANGES_BY_THROUGHPUT, make_container
+
+VECTOR_POLICY = {"vectorEmbeddings": [
+    {"path": "/embedding", "dataType": "float32", "distanceFunction": "cosine", "dimensions": 3}]}
+FULL_TEXT_POLICY = {"defaultLanguage": "en-US", "fullTextPaths": [{"path": "/text", "language": "en-US"}]}
+INDEXING = {
+    "indexingMode": "consistent",
+    "includedPaths": [{"path": "/*"}],
+    "excludedPaths": [{"path": "/embedding/*"}],
+    "vectorIndexes": [{"path": "/embedding", "type": "flat"}],
+    "fullTextIndexes": [{"path": "/text"}],
+}
+
+DOCS = [
+    ("d1", [1.0, 0.0, 0.0], "the quick brown fox jumps over the lazy dog"),
+    ("d2", [0.9, 0.1, 0.0], "a fox and another fox and a third fox"),
+    ("d3", [0.0, 1.0, 0.0], "dogs sleep all day long"),
+    ("d4", [0.0, 0.0, 1.0], "cats and dogs living together"),
+    ("d5", [0.7, 0.7, 0.0], "a brown dog runs"),
+    ("d6", [0.5, 0.0, 0.5], "nothing relevant here at all"),
+]
+QUERY_VECTOR = [1.0, 0.0, 0.0]
+
+
+def cosine(a, b):
+    dot = sum(x * y for x, y in zip(a, b))
+    return dot / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
+
+
+@pytest.fixture(params=sorted(RANGES_BY_THROUGHPUT), ids=lambda t: f"{RANGES_BY_THROUGHPUT[t]}range")
+def search(request, database):
+    c = make_container(database, throughput=request.param, vector_embedding_policy=VECTOR_POLICY,
+                       full_text_policy=FULL_TEXT_POLICY, indexing_policy=INDEXING)
+    assert len(list(c.read_feed_ranges())) == RANGES_BY_THROUGHPUT[request.param]
+    for i, (id_, emb, text) in enumerate(DOCS):
+        c.create_item({"id": id_, "pk": f"p{i}", "embedding": emb, "text": text})
+    yield c, RANGES_BY_THROUGHPUT[request.param]
+    database.delete_container(c)
+
+
+def test_vector_distance_ranking(search):
+    """ORDER BY VectorDistance ranks the most similar first (cosine: highest score), across
+    partitions through the SDK's plan, whatever the range count."""
+    c, _ = search
+    want = sorted(DOCS, key=lambda d: -cosine(d[1], QUERY_VECTOR))
+    rows = list(c.query_items(
+        "SELECT TOP 4 c.id, VectorDistance(c.embedding, @v) AS score FROM c ORDER BY VectorDistance(c.embedding, @v)",
+        parameters=[{"name": "@v", "value": QUERY_VECTOR}], enable_cross_partition_query=True))
+    assert [r["id"] for r in rows] == [d[0] for d in want[:4]]
+    for r, d in zip(rows, want):
+        assert r["score"] == pytest.approx(cosine(d[1], QUERY_VECTOR), abs=1e-6)
+    # across partitions the plan marks it non-streaming (hasNonStreamingOrderBy): the SDK
+    # gathers every range's results and refuses to do so without TOP or LIMIT
+    with pytest.raises(ValueError, match="without TOP or LIMIT"):
+        list(c.query_items("SELECT c.id FROM c ORDER BY VectorDistance(c.embedding, @v)",
+                           parameters=[{"name": "@v", "value": QUERY_VECTOR}], enable_cross_partition_query=True))
+    paged = list(c.query_items(
+        "SELECT VALUE c.id FROM c ORDER BY VectorDistance(c.embedding, @v) OFFSET 1 LIMIT 2",
+        parameters=[{"name": "@v", "value": QUERY_VECTOR}], enable_cross_partition_query=True))
+    assert paged == [d[0] for d in want[1:3]]
+    # within one partition the gateway answers it whole
+    one = list(c.query_items("SELECT VALUE c.id FROM c ORDER BY VectorDistance(c.embedding, [0, 1, 0])",
+                             partition_key="p2"))
+    assert one == ["d3"]
+
+
+def test_full_text_contains(search):
+    c, _ = search
+    got = sorted(c.query_items("SELECT VALUE c.id FROM c WHERE FullTextContains(c.text, 'fox')",
+                               enable_cross_partition_query=True))
+    assert got == ["d1", "d2"]
+    got = sorted(c.query_items("SELECT VALUE c.id FROM c WHERE FullTextContainsAll(c.text, 'brown', 'dog')",
+                               enable_cross_partition_query=True))
+    assert got == ["d1", "d5"]
+    got = sorted(c.query_items("SELECT VALUE c.id FROM c WHERE FullTextContainsAny(c.text, 'cats', 'sleep')",
+                               enable_cross_partition_query=True))
+    assert got == ["d3", "d4"]
+
+
+def test_full_text_score_rank(search):
+    """ORDER BY RANK FullTextScore: the query is answered whole by the emulator (one request, the
+    final ranking), so the SDK never needs a hybrid plan."""
+    c, _ = search
+    rows = list(c.query_items("SELECT TOP 3 VALUE c.id FROM c ORDER BY RANK FullTextScore(c.text, 'fox')",
+                              enable_cross_partition_query=True))
+    assert rows[:2] == ["d2", "d1"]  # three foxes outrank one
+    assert "d6" not in rows[:2]
+    fused = list(c.query_items(
+        "SELECT TOP 3 VALUE c.id FROM c ORDER BY RANK RRF(FullTextScore(c.text, 'fox'), VectorDistance(c.embedding, @v))",
+        parameters=[{"name": "@v", "value": QUERY_VECTOR}], enable_cross_partition_query=True))
+    assert fused[0] in ("d1", "d2") and set(fused[:2]) == {"d1", "d2"}
