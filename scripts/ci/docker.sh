@@ -4,7 +4,8 @@
 # Proves the container setup for real, on a machine that has no Docker
 # engine and no reachable image registry (as CI here):
 #
-#   1. installs docker.io, docker-compose and debootstrap if missing (apt);
+#   1. installs docker.io, docker-compose and debootstrap if missing (apt),
+#      and a JDK, Maven and python3-venv for steps 11 and 12;
 #   2. starts dockerd (as root, --data-root $DOCKER_DATA_ROOT) unless an
 #      engine already answers;
 #   3. builds the local base images: a minimal Debian bookworm
@@ -130,7 +131,7 @@ command -v docker-compose >/dev/null || need+=(docker-compose)
 command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v curl >/dev/null || need+=(curl)
 command -v openssl >/dev/null || need+=(openssl)
-command -v java >/dev/null || need+=(openjdk-17-jdk-headless)
+command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null || need+=(maven)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if [[ ${#need[@]} -gt 0 ]]; then
