@@ -279,6 +279,10 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 				return
 			}
 		}
+		if err := h.checkConsistencyLevel(r); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -660,4 +664,37 @@ func writeFeed(w http.ResponseWriter, ownerRID, name string, docs [][]byte, cont
 	}
 	hd.Set("X-Ms-Request-Charge", charge(false, len(buf)))
 	writeBody(w, http.StatusOK, buf)
+}
+
+// checkConsistencyLevel refuses (400) a request on the account's resources
+// (under /dbs and /offers) whose x-ms-consistency-level is stronger than
+// the account's default consistency, as the service does (reference
+// §2.3: "stronger than account → 400"; azure-cosmos (Python)'s
+// test_user_configs expects the 400 from a Strong client creating a
+// database on a Session account). A weaker or equal level, and a value
+// that names no level, are accepted; the account read (GET /) is not
+// checked.
+func (h *handler) checkConsistencyLevel(r *http.Request) error {
+	asked := r.Header.Get("X-Ms-Consistency-Level")
+	if asked == "" {
+		return nil
+	}
+	p := r.URL.EscapedPath()
+	if !strings.HasPrefix(p, "/dbs") && !strings.HasPrefix(p, "/offers") {
+		return nil
+	}
+	rank := func(level string) int {
+		for i, l := range ConsistencyLevels { // strongest first
+			if strings.EqualFold(l, level) {
+				return i
+			}
+		}
+		return -1
+	}
+	a, account := rank(asked), rank(h.consistency)
+	if a < 0 || account < 0 || a >= account {
+		return nil
+	}
+	return emulator.BadRequest("ConsistencyLevel %s specified in the request is invalid when service is configured with consistency level %s. Ensure the request consistency level is not stronger than the service consistency level.",
+		ConsistencyLevels[a], h.consistency)
 }

@@ -169,3 +169,21 @@ def test_session_token_round_trip(container):
     sent.clear()
     container.read_item("s", "p", raw_request_hook=lambda r: sent.append(r.http_request.headers.get("x-ms-session-token")))
     assert sent[-1] == newer
+
+
+def test_consistency_level_override(container):
+    """A client may ask for a weaker consistency than the account's (Session); a stronger one is
+    refused with 400, as the service refuses it (the SDK's own test_user_configs expects so)."""
+    db_id = container.container_link.split("/")[1]
+    container.upsert_item({"id": "c", "pk": "p"})
+    with new_client(consistency_level="Eventual") as weak:
+        assert weak.get_database_client(db_id).get_container_client(container.id).read_item("c", "p")["id"] == "c"
+    with new_client(consistency_level="Strong") as strong:
+        c = strong.get_database_client(db_id).get_container_client(container.id)
+        with pytest.raises(exceptions.CosmosHttpResponseError) as err:
+            c.read_item("c", "p")
+        assert err.value.status_code == 400
+        assert "stronger than the service consistency level" in err.value.message
+        with pytest.raises(exceptions.CosmosHttpResponseError) as err:
+            strong.create_database("never-created")
+        assert err.value.status_code == 400
