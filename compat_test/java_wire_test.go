@@ -1,6 +1,7 @@
 package compat_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -8,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
 // Regression tests for what the Java SDK (azure-cosmos, gateway mode;
@@ -88,7 +87,7 @@ func TestRIDAddressedContainerSignedByLowerCasedRID(t *testing.T) {
 	coll := object(t, r.Body)
 	self, _ := coll["_self"].(string)
 	collRID, _ := coll["_rid"].(string)
-	if b, ok := emulator.DecodeRID(collRID); !ok || len(b) != 8 || !strings.HasPrefix(self, "dbs/") {
+	if b, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(collRID, "-", "/")); err != nil || len(b) != 8 || !strings.HasPrefix(self, "dbs/") {
 		t.Fatalf("container _rid %q, _self %q", collRID, self)
 	}
 	path := "/" + strings.TrimSuffix(self, "/")
@@ -158,6 +157,63 @@ func TestChangeFeedSessionTokenIsLatestLSN(t *testing.T) {
 			}
 			if lag := lsnOf(token) - page.Documents[0].LSN + 1; lag != 7 {
 				t.Fatalf("estimated lag %d, want 7", lag)
+			}
+		})
+	}
+}
+
+// TestChangeFeedLatestVersionWireFormatEntries: with
+// x-ms-cosmos-changefeed-wire-format-version: 2021-09-15 the latest-version
+// feed answers each change as {"current": document, "metadata": {"lsn",
+// "crts"}}, the form the Java SDK's change feed processor for latest
+// versions (handleLatestVersionChanges) reads; without the header, bare
+// documents. The processor got bare documents and never handed on a change.
+func TestChangeFeedLatestVersionWireFormatEntries(t *testing.T) {
+	f := newFixture(t)
+	wantStatus(t, f.raw.do("POST", "/dbs", []byte(`{"id":"cfw"}`)), http.StatusCreated)
+	wantStatus(t, f.raw.do("POST", "/dbs/cfw/colls", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}`)), http.StatusCreated)
+	wantStatus(t, f.raw.do("POST", docsPath("cfw", "c"), []byte(`{"id":"1","pk":"a","v":1}`), pkHeader, `["a"]`), http.StatusCreated)
+	for _, tt := range []struct {
+		name, version string
+		entries       bool
+	}{
+		{"no wire format", "", false},
+		{"2021-09-15", "2021-09-15", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hdr := []string{"A-IM", "Incremental feed", "x-ms-documentdb-partitionkeyrangeid", "0"}
+			if tt.version != "" {
+				hdr = append(hdr, "x-ms-cosmos-changefeed-wire-format-version", tt.version)
+			}
+			r := f.rawFor(t).do("GET", docsPath("cfw", "c"), nil, hdr...)
+			wantStatus(t, r, http.StatusOK)
+			var page struct {
+				Documents []map[string]json.RawMessage
+			}
+			if err := json.Unmarshal(r.Body, &page); err != nil || len(page.Documents) != 1 {
+				t.Fatalf("page %s: %v", r.Body, err)
+			}
+			d := page.Documents[0]
+			if !tt.entries {
+				if string(d["id"]) != `"1"` || d["current"] != nil {
+					t.Fatalf("want the bare document, got %s", r.Body)
+				}
+				return
+			}
+			var cur struct {
+				ID  string `json:"id"`
+				V   int    `json:"v"`
+				LSN int64  `json:"_lsn"`
+			}
+			var meta struct {
+				LSN  int64 `json:"lsn"`
+				CRTS int64 `json:"crts"`
+			}
+			if json.Unmarshal(d["current"], &cur) != nil || json.Unmarshal(d["metadata"], &meta) != nil {
+				t.Fatalf("want {current, metadata}, got %s", r.Body)
+			}
+			if cur.ID != "1" || cur.V != 1 || meta.LSN != cur.LSN || meta.LSN == 0 || meta.CRTS < time.Now().Add(-time.Hour).Unix() {
+				t.Fatalf("entry %s", r.Body)
 			}
 		})
 	}

@@ -182,6 +182,27 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 // AppendChangeFeedJSON appends the rendered document with its _lsn, as the
 // change feed returns it.
 func (it Item) AppendChangeFeedJSON(buf []byte, c Container) []byte {
+	return it.appendChangeFeedDoc(buf, c)
+}
+
+// AppendChangeFeedEntryJSON appends the item as the latest-version change
+// feed shows it in wire format 2021-09-15 (x-ms-cosmos-changefeed-wire-format-version,
+// the form of the all-versions feed): {"current": document with _lsn,
+// "metadata": {"lsn", "crts"}}. The Java SDK's change feed processor for
+// latest versions (handleLatestVersionChanges) asks for this form and reads
+// each entry's "current".
+func (it Item) AppendChangeFeedEntryJSON(buf []byte, c Container) []byte {
+	buf = append(buf, `{"current":`...)
+	buf = it.appendChangeFeedDoc(buf, c)
+	buf = append(buf, `,"metadata":{"lsn":`...)
+	buf = strconv.AppendInt(buf, it.LSN, 10)
+	buf = append(buf, `,"crts":`...)
+	buf = strconv.AppendInt(buf, it.TS, 10)
+	return append(buf, "}}"...)
+}
+
+// appendChangeFeedDoc appends the rendered document with its _lsn.
+func (it Item) appendChangeFeedDoc(buf []byte, c Container) []byte {
 	buf = it.AppendJSON(buf, c)
 	buf = append(buf[:len(buf)-1], `,"_lsn":`...)
 	buf = strconv.AppendInt(buf, it.LSN, 10)

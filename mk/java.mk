@@ -23,4 +23,4 @@ java-sdk-tests: build
 		bash scripts/sdk-tests/with-emulator.sh $(JAVA_SDK_PORT) -- bash compat_test/java/run.sh $(JAVA_SDK_ARGS)
 
 java-helper-test: build
-	cd clients/java && COSMOS_EMULATOR_BIN=$(CURDIR)/$(BIN) mvn -B -q test
+	cd clients/java && COSMOS_EMULATOR_BIN=$(CURDIR)/$(BIN) mvn -B -ntp test

@@ -112,9 +112,15 @@ func epkRangeHeaders(r *http.Request) (ok bool, start, end string, err error) {
 	}
 }
 
+// changeFeedWireFormatEntries is the x-ms-cosmos-changefeed-wire-format-version
+// under which the latest-version feed answers entries ({"current",
+// "metadata"}) instead of bare documents (the SDKs' SeparateMetadataWithCrts).
+const changeFeedWireFormatEntries = "2021-09-15"
+
 // incrementalFeed serves the latest-version change feed: 200 with the
-// changed documents (each with _lsn) and the continuation in the etag
-// header, or 304 with the etag when there is nothing new.
+// changed documents (each with _lsn; under wire format 2021-09-15 each as
+// {"current","metadata"}) and the continuation in the etag header, or 304
+// with the etag when there is nothing new.
 func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 	req, err := changeFeedRequest(r)
 	if err != nil {
@@ -127,9 +133,14 @@ func (h *handler) incrementalFeed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lsn := res.LatestLSN
+	entries := strings.TrimSpace(r.Header.Get("X-Ms-Cosmos-Changefeed-Wire-Format-Version")) == changeFeedWireFormatEntries
 	docs := make([][]byte, len(res.Items))
 	for i, it := range res.Items {
-		docs[i] = it.AppendChangeFeedJSON(nil, res.Container)
+		if entries {
+			docs[i] = it.AppendChangeFeedEntryJSON(nil, res.Container)
+		} else {
+			docs[i] = it.AppendChangeFeedJSON(nil, res.Container)
+		}
 		lsn = max(lsn, it.LSN)
 	}
 	writeChangeFeedPage(w, res.Container, servedRange(res.Container, res.Range, req.PartitionKey), res.ETag, lsn, docs)

@@ -16,13 +16,13 @@ rm -f "$work/truststore.p12"
 keytool -importcert -noprompt -alias cosmos-emulator -file "$work/emulator.pem" \
 	-keystore "$work/truststore.p12" -storetype PKCS12 -storepass changeit >/dev/null
 cd "$here"
-rm -rf target/surefire-reports
+rm -rf target/surefire-reports target/surefire-reports-switch
 rc=0
 mvn -B -q test -Dcosmos.endpoint="$COSMOS_ENDPOINT" -Dcosmos.trustStore="$work/truststore.p12" \
 	-Dcosmos.emulatorLog="${EMULATOR_LOG:-}" "$@" || rc=$?
 # mvn -q prints nothing on success: sum up the surefire reports.
 tests=0 failed=0 skipped=0
-for f in target/surefire-reports/TEST-*.xml; do
+for f in target/surefire-reports/TEST-*.xml target/surefire-reports-switch/TEST-*.xml; do
 	[[ -f "$f" ]] || continue
 	line="$(grep -m1 -o '<testsuite [^>]*>' "$f")"
 	attr() { sed -n "s/.* $1=\"\([0-9]*\)\".*/\1/p" <<<"$line"; }
