@@ -39,9 +39,11 @@ const (
 )
 
 // microsoftEnv maps Microsoft's environment variables to the flags they
-// set (at the fromMicrosoftEnv level). Variables of the classic emulator
-// (AZURE_COSMOS_EMULATOR_*) are not read, so whatever they hold (the
-// Python module passes the string None) is ignored.
+// set (at the fromMicrosoftEnv level). Of the classic emulator's variables
+// (AZURE_COSMOS_EMULATOR_*) only the key is read, as the classic image
+// takes it and testcontainers-python passes it with the key its clients
+// sign with; the others are ignored, whatever they hold (the Python module
+// passes the string None for the partition count).
 var microsoftEnv = []struct{ env, flag string }{
 	{"PORT", "port"},
 	{"PROTOCOL", "protocol"},
@@ -62,6 +64,7 @@ var microsoftEnv = []struct{ env, flag string }{
 	{"ENABLE_INIT_DATA", "enable-init-data"},
 	{"INIT_PATH", "init-path"},
 	{"HEALTH_PORT", "health-port"},
+	{"AZURE_COSMOS_EMULATOR_KEY", "key"},
 }
 
 // microsoftEnvOf returns the Microsoft variables that set flag name.

@@ -148,6 +148,13 @@ func TestMicrosoftConfig(t *testing.T) {
 		}},
 		{"KEY_FILE", nil, env("KEY_FILE", keyFile), func(t *testing.T, cfg server.Config) { want(t, "Key", cfg.Key, fileKey) }},
 		{"--key beats KEY_FILE", []string{"--key", "a2V5"}, env("KEY_FILE", keyFile), func(t *testing.T, cfg server.Config) { want(t, "Key", cfg.Key, "a2V5") }},
+		// the classic image's key variable, which testcontainers-python
+		// passes with the key its clients sign with
+		{"AZURE_COSMOS_EMULATOR_KEY", nil, env("AZURE_COSMOS_EMULATOR_KEY", "a2V5"), func(t *testing.T, cfg server.Config) { want(t, "Key", cfg.Key, "a2V5") }},
+		{"COSMOS_EMULATOR_KEY beats AZURE_COSMOS_EMULATOR_KEY", nil, env("AZURE_COSMOS_EMULATOR_KEY", "a2V5", "COSMOS_EMULATOR_KEY", "b3Vy"),
+			func(t *testing.T, cfg server.Config) { want(t, "Key", cfg.Key, "b3Vy") }},
+		{"KEY_FILE beats AZURE_COSMOS_EMULATOR_KEY", nil, env("AZURE_COSMOS_EMULATOR_KEY", "a2V5", "KEY_FILE", keyFile),
+			func(t *testing.T, cfg server.Config) { want(t, "Key", cfg.Key, fileKey) }},
 		{"--key-file beats COSMOS_EMULATOR_KEY", []string{"--key-file", keyFile}, env("COSMOS_EMULATOR_KEY", "a2V5"), func(t *testing.T, cfg server.Config) {
 			want(t, "Key", cfg.Key, fileKey)
 		}},
@@ -187,6 +194,7 @@ func TestMicrosoftConfig(t *testing.T) {
 		{"classic variables are ignored", nil, env("AZURE_COSMOS_EMULATOR_PARTITION_COUNT", "None", "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "maybe",
 			"AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE", "x"), func(t *testing.T, cfg server.Config) {
 			want(t, "Addr", cfg.Addr, "127.0.0.1:8081")
+			want(t, "Key", cfg.Key, wire.WellKnownKey)
 		}},
 	}
 	for _, tt := range tests {

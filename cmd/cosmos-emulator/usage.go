@@ -18,8 +18,9 @@ Serves the Azure Cosmos DB for NoSQL REST API over PostgreSQL.
 Each setting is taken from, strongest first: the command line, the
 COSMOS_EMULATOR_<FLAG> variable, the variable of Microsoft's Linux emulator
 image (where there is one), the default. Boolean flags take their value as
---flag, --flag=false or --flag false. Microsoft's AZURE_COSMOS_EMULATOR_*
-variables of the classic emulator are ignored.
+--flag, --flag=false or --flag false. Of the classic emulator's
+AZURE_COSMOS_EMULATOR_* variables only AZURE_COSMOS_EMULATOR_KEY is read
+(as --key); the others are ignored.
 
 Flags:
 `

@@ -4,7 +4,8 @@
 # Proves the container setup for real, on a machine that has no Docker
 # engine and no reachable image registry (as CI here):
 #
-#   1. installs docker.io, docker-compose and debootstrap if missing (apt);
+#   1. installs docker.io, docker-compose and debootstrap if missing (apt),
+#      and a JDK, Maven and python3-venv for steps 11 and 12;
 #   2. starts dockerd (as root, --data-root $DOCKER_DATA_ROOT) unless an
 #      engine already answers;
 #   3. builds the local base images: a minimal Debian bookworm
@@ -28,8 +29,15 @@
 #      back: the data lives in the stack's volume;
 #   9. runs the testcontainers module's tests (emulator/cosmoscontainer) for
 #      real against cosmos-emulator:local, and its build-from-Dockerfile test;
-#  10. tears the stack down (volumes included) and stops the dockerd it
-#      started, whatever happened (trap).
+#  10. tears the stack down (volumes included), freeing host port 8081;
+#  11. runs Testcontainers for Java's CosmosDBEmulatorContainer as its users
+#      write it (compat_test/testcontainers/java, mvn test; Maven Central for
+#      the dependencies) against cosmos-emulator:local;
+#  12. runs testcontainers-python's CosmosDBNoSQLEndpointContainer likewise
+#      (compat_test/testcontainers/python, pytest in a venv under $CI_CACHE
+#      installed with pip --require-hashes), on host port 8081 as the module
+#      binds by default and on a random port;
+#  and stops the dockerd it started, whatever happened (trap).
 #
 # Each step prints its duration; the total is printed at the end.
 #
@@ -39,7 +47,7 @@
 #
 # Environment:
 #   CI_CACHE          cache directory (default ${XDG_CACHE_HOME:-~/.cache}/cosmos-emulator-ci):
-#                     the Debian tarball, dockerd's log
+#                     the Debian tarball, dockerd's log, the Python venv
 #   DOCKER_DATA_ROOT  dockerd --data-root when it is started here
 #                     (default /var/lib/docker-ci)
 #   DEBIAN_MIRROR     mirror for debootstrap (default: the first Debian URI of
@@ -123,6 +131,9 @@ command -v docker-compose >/dev/null || need+=(docker-compose)
 command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v curl >/dev/null || need+=(curl)
 command -v openssl >/dev/null || need+=(openssl)
+command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null || need+=(maven)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if [[ ${#need[@]} -gt 0 ]]; then
 	echo "docker.sh: installing ${need[*]}"
 	apt-get update -qq
@@ -310,7 +321,28 @@ CI=true COSMOS_DOCKER_TESTS=1 COSMOS_EMULATOR_IMAGE="$image" \
 	TESTCONTAINERS_RYUK_DISABLED=true \
 	go test -count=1 -v -timeout 15m ./emulator/cosmoscontainer/
 
-step "tear down"
+step "tear down the compose stack"
 compose down -v --remove-orphans
 compose_up=0
+
+# ---- 11, 12. Testcontainers for Java and Python -----------------------------
+# As their users run them on a laptop: the reaper's image cannot be pulled
+# here, and testcontainers-python would reach the containers through the
+# bridge network when it finds /.dockerenv (docker_host: the mapped ports).
+export TESTCONTAINERS_RYUK_DISABLED=true
+step "Testcontainers for Java (compat_test/testcontainers/java)"
+mvn -B -ntp -f compat_test/testcontainers/java/pom.xml test
+
+step "testcontainers-python (compat_test/testcontainers/python)"
+venv="$cache/testcontainers-python"
+reqs=compat_test/testcontainers/python/requirements.txt
+if ! cmp -s "$reqs" "$venv/requirements.txt"; then
+	rm -rf "$venv"
+	python3 -m venv "$venv"
+	"$venv/bin/pip" install -q --disable-pip-version-check --require-hashes -r "$reqs"
+	cp "$reqs" "$venv/requirements.txt"
+fi
+TESTCONTAINERS_CONNECTION_MODE=docker_host "$venv/bin/python" -m pytest -p no:cacheprovider -v compat_test/testcontainers/python
+
+step "done"
 echo "docker.sh: all container checks passed"
