@@ -295,11 +295,8 @@ func (s *Service) planBatchOp(c Container, hdr PartitionKey, op batchOp) (ItemOp
 		if op.op == BatchCreate {
 			ifMatch = ""
 		}
-		if op.op == BatchReplace && p.id != op.id {
-			// renames the item, as a single replace does
-			wp := s.writeParams(c, p, ifMatch)
-			wp.ID, wp.NewID = op.id, p.id
-			return ItemOp{Op: op.op, Params: wp}, nil
+		if op.op == BatchReplace {
+			return ItemOp{Op: op.op, Params: s.replaceParams(c, p, ifMatch, op.id)}, nil
 		}
 		return ItemOp{Op: op.op, Params: s.writeParams(c, p, ifMatch)}, nil
 	}

@@ -140,7 +140,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		if !r.EnableCrossPartition {
 			return res, BadRequest("%s", MsgCrossPartitionDisabled)
 		}
-		if err := crossPartitionServable(q, params, vectorDistanceFunctions(c)); err != nil {
+		if err := crossPartitionServable(q, params, c); err != nil {
 			return res, err
 		}
 		fanOut = true
@@ -169,7 +169,7 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 // as do other aggregates that are not one aggregate call (SELECT VALUE
 // {n: COUNT(1)}: the plan cannot merge them, see multiRangeRefusal); the
 // others get 400/1004 with the plan an SDK pipeline follows.
-func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage, vectorFns map[string]string) error {
+func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage, c Container) error {
 	if q.From == nil {
 		return nil // reads no partition: one row, evaluated once
 	}
@@ -184,7 +184,9 @@ func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage
 		return BadRequest("%s", MsgCrossPartitionAggregate)
 	}
 	if agg || q.Top != nil || q.OrderBy != nil || q.Offset != nil || q.Distinct || q.GroupBy != nil || derivedNeedsPipeline(q) {
-		plan, merged := buildQueryPlan(q, params, vectorFns)
+		// (the container's vector policy is parsed only here, for the
+		// plan, not for every cross-partition query)
+		plan, merged := buildQueryPlan(q, params, vectorDistanceFunctions(c))
 		if !merged {
 			// (an SDK pipeline answered this turns to the plan, which
 			// serves it where one range answers it whole: @azure/cosmos

@@ -67,7 +67,7 @@ func emptyQueryInfo() queryInfo {
 // computes over aggregates in a way no SDK pipeline can merge across
 // ranges, so that the plan is pass-through and exact only over one range.
 // vectorFns maps the paths of the container's vectorEmbeddingPolicy
-// ("/embedding") to their distance functions (see vectorOrder).
+// ("/embedding") to their distance functions (see cosmosql.SimilarityOrder).
 func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage, vectorFns map[string]string) (plan []byte, merged bool) {
 	info := emptyQueryInfo()
 	info.HasSelectValue = q.Select.Value != nil
@@ -119,7 +119,7 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage, vector
 			if o.Desc {
 				dir = "Descending"
 			}
-			if desc, ok := vectorOrder(o.Expr, rootAlias(q), params, vectorFns); ok {
+			if desc, ok := cosmosql.SimilarityOrder(o.Expr, rootAlias(q), params, vectorFns); ok {
 				// the ranges sort VectorDistance most similar first
 				// whatever the direction written, and the SDKs merge
 				// them in the plan's direction, without streaming
@@ -481,95 +481,6 @@ func neededQueryFeatures(info queryInfo) []string {
 		need = append(need, "NonStreamingOrderBy")
 	}
 	return need
-}
-
-// vectorOrder reports whether e is a VectorDistance call and then the
-// direction that sorts it most similar first, the direction the service's
-// plan gives such an ORDER BY item (with hasNonStreamingOrderBy): the
-// distance function is the call's options' distanceFunction (an object
-// literal or a parameter), else the vectorEmbeddingPolicy's for the path
-// of its first argument, else cosine; cosine and dotproduct sort scores
-// descending, euclidean distances ascending. ok is false for any other
-// expression, or a distance function not known from the query.
-func vectorOrder(e cosmosql.Expr, alias string, params map[string]json.RawMessage, vectorFns map[string]string) (desc, ok bool) {
-	c, isCall := e.(*cosmosql.Call)
-	if !isCall || c.UDF || !strings.EqualFold(c.Name, "VECTORDISTANCE") || len(c.Args) < 2 {
-		return false, false
-	}
-	name := vectorFns[policyPath(c.Args[0], alias)]
-	if len(c.Args) > 3 {
-		switch x := c.Args[3].(type) {
-		case *cosmosql.ObjectLit:
-			for _, f := range x.Fields {
-				if strings.EqualFold(f.Key, "distanceFunction") {
-					lit, _ := f.Value.(*cosmosql.Literal)
-					if lit == nil {
-						return false, false
-					}
-					s, isStr := lit.Value.(string)
-					if !isStr {
-						return false, false
-					}
-					name = s
-				}
-			}
-		case *cosmosql.Param:
-			var opts struct {
-				DistanceFunction string `json:"distanceFunction"`
-			}
-			if json.Unmarshal(params[x.Name], &opts) != nil {
-				return false, false
-			}
-			if opts.DistanceFunction != "" {
-				name = opts.DistanceFunction
-			}
-		default:
-			return false, false
-		}
-	}
-	switch strings.ToLower(name) {
-	case "", "cosine", "dotproduct":
-		return true, true
-	case "euclidean":
-		return false, true
-	}
-	return false, false
-}
-
-// policyPath is the policy-style path ("/a/b") of an expression that is a
-// path of property names from alias (alias.a.b, alias["a"].b); "" for any
-// other expression.
-func policyPath(e cosmosql.Expr, alias string) string {
-	var rev []string
-	for {
-		switch x := e.(type) {
-		case *cosmosql.Member:
-			rev = append(rev, x.Name)
-			e = x.X
-		case *cosmosql.Index:
-			lit, _ := x.Index.(*cosmosql.Literal)
-			if lit == nil {
-				return ""
-			}
-			s, isStr := lit.Value.(string)
-			if !isStr {
-				return ""
-			}
-			rev = append(rev, s)
-			e = x.X
-		case *cosmosql.Ident:
-			if x.Name != alias || len(rev) == 0 {
-				return ""
-			}
-			var b strings.Builder
-			for i := len(rev) - 1; i >= 0; i-- {
-				b.WriteString("/" + rev[i])
-			}
-			return b.String()
-		default:
-			return ""
-		}
-	}
 }
 
 // vectorDistanceFunctions maps the paths of c's vectorEmbeddingPolicy to

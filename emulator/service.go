@@ -506,15 +506,21 @@ func (s *Service) ReplaceItem(ctx context.Context, r ItemRequest) (ItemResult, e
 	if r.ID, err = s.itemID(ctx, c, r); err != nil {
 		return ItemResult{Container: c}, err
 	}
-	wp := s.writeParams(c, p, r.IfMatch)
-	if p.id != r.ID {
-		// a body naming another id renames the item, as the service does
-		// (the Python SDK's test_headers.py replaces an item under a new
-		// id, test_container_replace_item_throughput_bucket)
-		wp.ID, wp.NewID = r.ID, p.id
-	}
-	it, err := s.store.ReplaceItem(ctx, wp)
+	it, err := s.store.ReplaceItem(ctx, s.replaceParams(c, p, r.IfMatch, r.ID))
 	return ItemResult{Container: c, Item: it}, err
+}
+
+// replaceParams are the store parameters of a replace of the item with
+// id by p. A body naming another id renames the item, as the service does
+// (the Python SDK's test_headers.py replaces an item under a new id,
+// test_container_replace_item_throughput_bucket); a batch's replace
+// renames the same way.
+func (s *Service) replaceParams(c Container, p preparedItem, ifMatch, id string) WriteItemParams {
+	wp := s.writeParams(c, p, ifMatch)
+	if p.id != id {
+		wp.ID, wp.NewID = id, p.id
+	}
+	return wp
 }
 
 // idMismatch is the 400 of a replace whose body names another item.

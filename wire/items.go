@@ -238,13 +238,9 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	cross := r.Header.Get("X-Ms-Documentdb-Query-Enablecrosspartition")
-	if cross == "" {
-		cross = r.Header.Get("X-Ms-Query-Enable-Crosspartition")
-	}
 	req := emulator.QueryRequest{
 		Database: pathVar(r, "db"), Container: pathVar(r, "coll"), Query: q, PartitionKey: pk,
-		RangeID: r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"), EnableCrossPartition: isTrue(cross), Page: p,
+		RangeID: r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"), EnableCrossPartition: enablesCrossPartition(r), Page: p,
 	}
 	if req.EPKRange, req.StartEPK, req.EndEPK, err = epkRangeHeaders(r); err != nil {
 		h.writeError(w, r, err)
@@ -264,6 +260,16 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 	}
 	setRangeHeaders(w, res.Container, servedRange(res.Container, res.Range, pk), 0, false)
 	writeFeed(w, res.Container.RID, "Documents", res.Docs, res.Continuation)
+}
+
+// enablesCrossPartition reports whether a query request enables
+// cross-partition queries, by either of the headers the SDKs send.
+func enablesCrossPartition(r *http.Request) bool {
+	cross := r.Header.Get("X-Ms-Documentdb-Query-Enablecrosspartition")
+	if cross == "" {
+		cross = r.Header.Get("X-Ms-Query-Enable-Crosspartition")
+	}
+	return isTrue(cross)
 }
 
 // queryMetrics is the x-ms-documentdb-query-metrics value of a query page,

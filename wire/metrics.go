@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -97,14 +99,40 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // clients that copy the headers into a plain map look them up by the
 // service's spelling: the Python SDK's own tests do
 // dict(headers)["x-ms-request-charge"] in response hooks.
+//
+// The lower-cased names are kept (lowerNames), so that a response renames
+// its headers without allocating a name: the emulator sets a fixed set of
+// them.
 func lowerCosmosHeaders(hd http.Header) {
 	for k, v := range hd {
 		if strings.HasPrefix(k, "X-Ms-") {
-			lk := strings.ToLower(k)
+			lk := lowerName(k)
 			delete(hd, k)
 			hd[lk] = append(hd[lk], v...)
 		}
 	}
+}
+
+// lowerNames caches lowerName's results by canonical header name; at most
+// maxLowerNames of them (fault rules may name headers of their own).
+var (
+	lowerNames      sync.Map
+	lowerNamesCount atomic.Int32
+)
+
+// maxLowerNames bounds lowerNames.
+const maxLowerNames = 256
+
+// lowerName is strings.ToLower(name), allocated once per name.
+func lowerName(name string) string {
+	if v, ok := lowerNames.Load(name); ok {
+		return v.(string)
+	}
+	lk := strings.ToLower(name)
+	if lowerNamesCount.Add(1) <= maxLowerNames {
+		lowerNames.Store(name, lk)
+	}
+	return lk
 }
 
 // responseHeader reads header name (canonical form) of a response that may

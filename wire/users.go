@@ -227,12 +227,8 @@ func (h *handler) queryConflicts(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	cross := r.Header.Get("X-Ms-Documentdb-Query-Enablecrosspartition")
-	if cross == "" {
-		cross = r.Header.Get("X-Ms-Query-Enable-Crosspartition")
-	}
 	unscoped := r.Method == http.MethodPost && r.Header.Get("X-Ms-Documentdb-Partitionkey") == "" &&
-		r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid") == "" && !isTrue(cross)
+		r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid") == "" && !enablesCrossPartition(r)
 	c, res, err := h.svc.QueryConflicts(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q, p, unscoped)
 	if err != nil {
 		h.writeError(w, r, err)

@@ -1,7 +1,6 @@
 package sqlgen
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -76,7 +75,7 @@ func ApplyVectorEmbeddingPolicy(q *cosmosql.Query, distanceFunctions map[string]
 			if !ok || c.UDF || !strings.EqualFold(c.Name, "VECTORDISTANCE") || len(c.Args) < 2 {
 				return true
 			}
-			name, ok := distanceFunctions[documentPath(c.Args[0], alias)]
+			name, ok := distanceFunctions[cosmosql.DocumentPath(c.Args[0], alias)]
 			if !ok {
 				return true
 			}
@@ -103,87 +102,11 @@ func ApplyVectorEmbeddingPolicy(q *cosmosql.Query, distanceFunctions map[string]
 	}
 }
 
-// documentPath is the policy-style path ("/a/b") of an expression that is
-// a path from alias with property names only (alias.a.b, alias["a"].b);
-// "" otherwise.
-func documentPath(e cosmosql.Expr, alias string) string {
-	var rev []string
-	for {
-		switch x := e.(type) {
-		case *cosmosql.Member:
-			rev = append(rev, x.Name)
-			e = x.X
-		case *cosmosql.Index:
-			lit, ok := x.Index.(*cosmosql.Literal)
-			s, isString := "", false
-			if ok {
-				s, isString = lit.Value.(string)
-			}
-			if !isString {
-				return ""
-			}
-			rev = append(rev, s)
-			e = x.X
-		case *cosmosql.Ident:
-			if x.Name != alias || len(rev) == 0 {
-				return ""
-			}
-			var b strings.Builder
-			for i := len(rev) - 1; i >= 0; i-- {
-				b.WriteString("/" + rev[i])
-			}
-			return b.String()
-		default:
-			return ""
-		}
-	}
-}
-
 // similarityOrder reports whether e is a VECTORDISTANCE call whose
 // distance function is known at translation time, and then the direction
-// that sorts it most similar first, as the service sorts ORDER BY
-// VectorDistance(...) whatever the direction written: descending scores
-// for cosine (the default) and the dot product, ascending distances for
-// euclidean.
+// that sorts it most similar first (cosmosql.SimilarityOrder; the
+// container's policy is already in the call's options, put there by the
+// rewrite above).
 func (t *translator) similarityOrder(e cosmosql.Expr) (desc, ok bool) {
-	c, isCall := e.(*cosmosql.Call)
-	if !isCall || c.UDF || !strings.EqualFold(c.Name, "VECTORDISTANCE") || len(c.Args) < 2 {
-		return false, false
-	}
-	name := "cosine"
-	if len(c.Args) > 3 {
-		var opts map[string]any
-		switch x := c.Args[3].(type) {
-		case *cosmosql.ObjectLit:
-			for _, f := range x.Fields {
-				if strings.EqualFold(f.Key, "distanceFunction") {
-					lit, isLit := f.Value.(*cosmosql.Literal)
-					s, isStr := "", false
-					if isLit {
-						s, isStr = lit.Value.(string)
-					}
-					if !isStr {
-						return false, false
-					}
-					name = s
-				}
-			}
-		case *cosmosql.Param:
-			if json.Unmarshal(t.in.Params[x.Name], &opts) != nil {
-				return false, false
-			}
-			if s, isStr := opts["distanceFunction"].(string); isStr {
-				name = s
-			}
-		default:
-			return false, false
-		}
-	}
-	switch strings.ToLower(name) {
-	case "cosine", "dotproduct":
-		return true, true
-	case "euclidean":
-		return false, true
-	}
-	return false, false
+	return cosmosql.SimilarityOrder(e, "", t.in.Params, nil)
 }

@@ -4,6 +4,13 @@ import com.azure.cosmos.ConsistencyLevel;
 import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosClientBuilder;
+import com.azure.cosmos.models.CosmosContainerProperties;
+import com.azure.cosmos.models.CosmosFullTextPath;
+import com.azure.cosmos.models.CosmosFullTextPolicy;
+import com.azure.cosmos.models.CosmosVectorDataType;
+import com.azure.cosmos.models.CosmosVectorDistanceFunction;
+import com.azure.cosmos.models.CosmosVectorEmbedding;
+import com.azure.cosmos.models.CosmosVectorEmbeddingPolicy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -166,5 +173,28 @@ public final class Env {
 
     public static void deleteFault(String name) {
         control("DELETE", "/_emulator/faults/" + name, null);
+    }
+
+    /**
+     * Gives p the search policies the query and resource tests share: a vector
+     * embedding policy on /embedding (float32, 3 dimensions, cosine) and a
+     * full-text policy on /text (en-US).
+     */
+    static void setSearchPolicies(CosmosContainerProperties p) {
+        CosmosVectorEmbedding emb = new CosmosVectorEmbedding();
+        emb.setPath("/embedding");
+        emb.setDataType(CosmosVectorDataType.FLOAT32);
+        emb.setEmbeddingDimensions(3);
+        emb.setDistanceFunction(CosmosVectorDistanceFunction.COSINE);
+        CosmosVectorEmbeddingPolicy vp = new CosmosVectorEmbeddingPolicy();
+        vp.setCosmosVectorEmbeddings(List.of(emb));
+        p.setVectorEmbeddingPolicy(vp);
+        CosmosFullTextPolicy fp = new CosmosFullTextPolicy();
+        fp.setDefaultLanguage("en-US");
+        CosmosFullTextPath ftp = new CosmosFullTextPath();
+        ftp.setPath("/text");
+        ftp.setLanguage("en-US");
+        fp.setPaths(List.of(ftp));
+        p.setFullTextPolicy(fp);
     }
 }

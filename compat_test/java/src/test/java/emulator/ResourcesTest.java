@@ -169,21 +169,7 @@ class ResourcesTest {
     void vectorAndFullTextPoliciesRoundTrip() {
         String id = Env.uid("vec");
         CosmosContainerProperties p = new CosmosContainerProperties(id, "/pk");
-        CosmosVectorEmbedding emb = new CosmosVectorEmbedding();
-        emb.setPath("/embedding");
-        emb.setDataType(CosmosVectorDataType.FLOAT32);
-        emb.setEmbeddingDimensions(3);
-        emb.setDistanceFunction(CosmosVectorDistanceFunction.COSINE);
-        CosmosVectorEmbeddingPolicy vp = new CosmosVectorEmbeddingPolicy();
-        vp.setCosmosVectorEmbeddings(List.of(emb));
-        p.setVectorEmbeddingPolicy(vp);
-        CosmosFullTextPolicy fp = new CosmosFullTextPolicy();
-        fp.setDefaultLanguage("en-US");
-        CosmosFullTextPath ftp = new CosmosFullTextPath();
-        ftp.setPath("/text");
-        ftp.setLanguage("en-US");
-        fp.setPaths(List.of(ftp));
-        p.setFullTextPolicy(fp);
+        Env.setSearchPolicies(p);
         IndexingPolicy ip = new IndexingPolicy();
         ip.setIncludedPaths(List.of(new IncludedPath("/*")));
         ip.setExcludedPaths(List.of(new ExcludedPath("/embedding/*")));
