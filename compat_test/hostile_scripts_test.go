@@ -275,3 +275,47 @@ func TestDeepJSONStringifyInScript(t *testing.T) {
 	wantStatus(t, f.raw.do(http.MethodGet, docPath("sdb", "c", "new"), nil, pkHeader, `["p"]`), http.StatusNotFound)
 	wantStatus(t, f.raw.do(http.MethodGet, docPath("sdb", "c", "seed"), nil, pkHeader, `["p"]`), http.StatusOK)
 }
+
+// TestParallelRegexpProceduresNeverAnswerNoMatch is the shared-emulator
+// scenario: eight stored procedures at once, each returning the result of
+// a catastrophic regular expression, at the service's 5 s limit. Every one
+// ends with the limit's 408; none answers 200 with the timed-out match's
+// false (one did, after 5.25 s, when the end of a script past its bound
+// could win over the bound).
+func TestParallelRegexpProceduresNeverAnswerNoMatch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	mustContainer(t, mustDB(t, f.c, "sdb"), "c", "/pk")
+	c := f.rawFor(t)
+	path := createSproc(t, c, "regexpbody",
+		`function () { getContext().getResponse().setBody(/^(a+)+(?=b)\1?c$/.test("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaab")); }`)
+	var wg sync.WaitGroup
+	statuses := make([]string, 8)
+	for i := range statuses {
+		r := c.req(http.MethodPost, path, nil)
+		r.Header.Set(pkHeader, `["p"]`)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			resp, err := c.hc.Do(r)
+			if err != nil {
+				statuses[i] = err.Error()
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			statuses[i] = fmt.Sprint(resp.StatusCode)
+			if resp.StatusCode != http.StatusRequestTimeout {
+				statuses[i] += " " + string(body)
+			}
+			t.Logf("procedure %d: %d after %v", i, resp.StatusCode, time.Since(start).Round(time.Millisecond))
+		}()
+	}
+	wg.Wait()
+	for i, s := range statuses {
+		if s != "408" {
+			t.Errorf("procedure %d answered %s, want 408", i, s)
+		}
+	}
+}

@@ -350,16 +350,19 @@ func guard(ctx context.Context, rt *goja.Runtime, limit uint64) *watchdog {
 		for {
 			select {
 			case <-w.done:
+				if ctx.Err() != nil {
+					// The execution ended past its bound before this
+					// goroutine saw the bound (select picks at random
+					// among ready cases, and a loaded machine can run
+					// the script's last steps first): its result does
+					// not stand. A regular expression match that timed
+					// out (after the bound, see regexpTimeout) would
+					// otherwise have answered "no match".
+					w.why = stopReason(ctx)
+				}
 				return
 			case <-ctx.Done():
-				switch {
-				case errors.Is(ctx.Err(), context.DeadlineExceeded):
-					trip(ErrTimeout)
-				case errors.Is(context.Cause(ctx), ErrShutdown):
-					trip(ErrShutdown)
-				default:
-					trip(errCanceled)
-				}
+				trip(stopReason(ctx))
 				break sample
 			case <-t.C:
 				if h := heapBytes(); h > base && h-base > limit {
@@ -378,6 +381,19 @@ func guard(ctx context.Context, rt *goja.Runtime, limit uint64) *watchdog {
 		}
 	}()
 	return w
+}
+
+// stopReason is why an execution whose context ended stops: its bound
+// (ErrTimeout), the engine's shutdown, or the caller going away.
+func stopReason(ctx context.Context) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return ErrTimeout
+	case errors.Is(context.Cause(ctx), ErrShutdown):
+		return ErrShutdown
+	default:
+		return errCanceled
+	}
 }
 
 // expired reports whether the watchdog has interrupted the runtime: from

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dop251/goja"
 )
 
 // hangAfter is how long a test waits for an answer before it calls the
@@ -352,4 +354,25 @@ func FuzzRunScript(f *testing.F) {
 			t.Fatalf("after %v: err %v (%T), want nil or *Error", took, err, err)
 		}
 	})
+}
+
+// TestWatchdogEndPastTheBound: an execution that ends after its bound has
+// passed, before the watchdog has seen the bound, is stopped by the bound
+// all the same: its result does not stand. (Eight parallel stored
+// procedures each running a catastrophic regular expression on a loaded
+// machine once let one answer 200 with the timed-out match's "no match":
+// the watchdog's select picked the execution's end over the expired
+// context.) Each round gives the watchdog both at once.
+func TestWatchdogEndPastTheBound(t *testing.T) {
+	t.Parallel()
+	rt := goja.New()
+	for i := 0; i < 200; i++ {
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+		w := guard(ctx, rt, 1<<30)
+		if why := w.stop(); !errors.Is(why, ErrTimeout) {
+			cancel()
+			t.Fatalf("round %d: an execution that ended past its bound stopped with %v, want ErrTimeout", i, why)
+		}
+		cancel()
+	}
 }
