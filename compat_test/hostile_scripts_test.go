@@ -1,15 +1,19 @@
 package compat_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
 )
@@ -317,5 +321,64 @@ func TestParallelRegexpProceduresNeverAnswerNoMatch(t *testing.T) {
 		if s != "408" {
 			t.Errorf("procedure %d answered %s, want 408", i, s)
 		}
+	}
+}
+
+// TestLongProceduresLeaveThePoolToOthers is the shared-emulator scenario:
+// eight stored procedures that each compute for 3 s of their 5 s limit run
+// at once (as many as the PostgreSQL pool has connections) while another
+// client reads an item. Scripts have a bound of their own on the pool's
+// connections, so the point read is answered while every procedure is
+// still running: it does not wait for a connection a script holds. The
+// read's latency under that load is logged next to its unloaded latency.
+func TestLongProceduresLeaveThePoolToOthers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cc := mustContainer(t, mustDB(t, f.c, "sdb"), "c", "/pk")
+	ctx := context.Background()
+	if _, err := cc.CreateItem(ctx, azcosmos.NewPartitionKeyString("q"), []byte(`{"id":"r","pk":"q"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	read := func() time.Duration {
+		start := time.Now()
+		if _, err := cc.ReadItem(ctx, azcosmos.NewPartitionKeyString("q"), "r", nil); err != nil {
+			t.Fatalf("point read: %v", err)
+		}
+		return time.Since(start)
+	}
+	read()
+	unloaded := read()
+	c := f.rawFor(t)
+	path := createSproc(t, c, "busy", `function () { var t = Date.now(); while (Date.now() - t < 3000) {} getContext().getResponse().setBody(1); }`)
+	var wg sync.WaitGroup
+	var firstDone atomic.Int64 // unix nanoseconds of the first procedure's answer
+	started := time.Now()
+	for i := 0; i < 8; i++ {
+		r := c.req(http.MethodPost, path, nil)
+		r.Header.Set(pkHeader, `["p"]`)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := c.hc.Do(r)
+			firstDone.CompareAndSwap(0, time.Now().UnixNano())
+			if err != nil {
+				t.Errorf("procedure: %v", err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body) //nolint:errcheck
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("procedure answered %d", resp.StatusCode)
+			}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond) // the procedures hold their connections
+	loaded := read()
+	readDone := time.Now()
+	wg.Wait()
+	t.Logf("point read %v unloaded, %v with eight procedures computing; the first procedure answered %v after they started",
+		unloaded, loaded, time.Duration(firstDone.Load()-started.UnixNano()))
+	if first := firstDone.Load(); first != 0 && readDone.UnixNano() > first {
+		t.Errorf("the point read waited for a procedure to end (it answered after %v): scripts took every connection", loaded)
 	}
 }

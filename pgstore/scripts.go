@@ -130,7 +130,18 @@ func (t scriptTx) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (
 // the transaction is rolled back (the deferred Rollback, before the next
 // attempt), the index dropped and fn run again from the start, a bounded
 // number of times.
+//
+// A script holds its connection for its whole run, up to its time limit,
+// so at most scriptSlotCount scripts run at once; the others wait for a
+// slot (until ctx ends) rather than for a connection that the requests of
+// every other client need too.
 func (s *Store) InScriptTx(ctx context.Context, fn func(emulator.ScriptTx) error) error {
+	select {
+	case s.scriptSlots <- struct{}{}:
+		defer func() { <-s.scriptSlots }()
+	case <-ctx.Done():
+		return classify("begin script", ctx.Err())
+	}
 	return s.retryOversize(ctx, s.pool, func(over *oversize) error {
 		tx, err := s.pool.Begin(ctx)
 		if err != nil {

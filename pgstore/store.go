@@ -49,6 +49,17 @@ type Store struct {
 	log            *slog.Logger
 	// pageTimeout is the time budget of one page (Options.PageTimeout).
 	pageTimeout time.Duration
+	// scriptSlots bounds the scripts holding a pool connection at once
+	// (see InScriptTx).
+	scriptSlots chan struct{}
+}
+
+// scriptSlotCount is how many scripts may hold a pool connection at once
+// with a pool of maxConns: half of it, at least one, so that scripts
+// running near their time limit cannot take every connection from the
+// requests of other clients (and the store's own background work).
+func scriptSlotCount(maxConns int32) int {
+	return max(1, int(maxConns)/2)
 }
 
 var _ emulator.Store = (*Store)(nil)
@@ -154,7 +165,8 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, opts Options) (*Store,
 	if pageTimeout <= 0 {
 		pageTimeout = DefaultPageTimeout
 	}
-	s := &Store{pool: pool, log: log, pageTimeout: pageTimeout, cache: newContainerCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}, blocked: map[int64]map[string]bool{}}}
+	s := &Store{pool: pool, log: log, pageTimeout: pageTimeout, cache: newContainerCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}, blocked: map[int64]map[string]bool{}},
+		scriptSlots: make(chan struct{}, scriptSlotCount(cfg.MaxConns))}
 	var collate string
 	if err := pool.QueryRow(ctx, `SELECT datcollate FROM pg_database WHERE datname = current_database()`).Scan(&collate); err != nil {
 		pool.Close()
