@@ -54,7 +54,13 @@ type queryPlan struct {
 	Hybrid    any          `json:"hybridSearchQueryInfo"`
 }
 
-var aggregateNames = map[string]string{"COUNT": "Count", "SUM": "Sum", "MIN": "Min", "MAX": "Max", "AVG": "Average"}
+// aggregateNames are the plan's names of the aggregates (queryInfo
+// aggregates, groupByAliasToAggregateType), which the SDK pipelines map
+// to their aggregators: @azure/cosmos 4.10.1 Aggregators/index.js
+// createAggregator and its AggregateType ("Average" | "Count" | "Max" |
+// "Min" | "Sum" | "MakeSet" | "MakeList" | "CountIf").
+var aggregateNames = map[string]string{"COUNT": "Count", "SUM": "Sum", "MIN": "Min", "MAX": "Max", "AVG": "Average",
+	"MAKELIST": "MakeList", "MAKESET": "MakeSet"}
 
 // emptyQueryInfo is the queryInfo of a query that needs no client-side
 // work (the pass-through plan).
@@ -252,7 +258,8 @@ func rootAlias(q *cosmosql.Query) string {
 }
 
 // orderByRewrite is the gateway's ORDER BY rewrite: each result carries its
-// _rid, its sort values and the projected payload.
+// _rid, its sort values and the projected payload; with DISTINCT, the
+// sort values and the payload only, deduplicated by each range.
 func orderByRewrite(q *cosmosql.Query, items []string) string {
 	payload := rootAlias(q)
 	switch {
@@ -279,6 +286,18 @@ func orderByRewrite(q *cosmosql.Query, items []string) string {
 	if q.Top != nil {
 		top = "TOP " + cosmosql.ExprSQL(q.Top) + " "
 	}
+	if q.Distinct {
+		// Each range dedupes before its TOP or LIMIT counts rows, else a
+		// range's first n rows may hold fewer than n distinct values and
+		// the SDK's DISTINCT over the merge would come short. The _rid is
+		// left out (it would make every row distinct): the SDK pipelines
+		// read it only for their continuation tokens (@azure/cosmos 4.10.1
+		// OrderByQueryContinuationTokenManager, RidSkipCountFilter), and
+		// the ordered DISTINCT compares whole results
+		// (OrderedDistinctEndpointComponent hashes each result).
+		return "SELECT DISTINCT " + top + "[" + strings.Join(items, ", ") + "] AS orderByItems, " + payload + " AS payload" +
+			fromWhere(q, "{documentdb-formattableorderbyquery-filter}") + " ORDER BY " + strings.Join(order, ", ")
+	}
 	return "SELECT " + top + rootAlias(q) + "._rid, [" + strings.Join(items, ", ") + "] AS orderByItems, " + payload + " AS payload" +
 		fromWhere(q, "{documentdb-formattableorderbyquery-filter}") + " ORDER BY " + strings.Join(order, ", ")
 }
@@ -287,7 +306,9 @@ func orderByRewrite(q *cosmosql.Query, items []string) string {
 // for one aggregate, which the SDK pipelines merge across ranges: the
 // aggregators take "item2" when present, else "item" (@azure/cosmos
 // 4.10.1 EndpointComponent/emptyGroup extractAggregateResult; Average
-// merges {sum, count}, Min and Max {min|max, count}, Count and Sum add).
+// merges {sum, count}, Min and Max {min|max, count}, Count and Sum add,
+// MakeList concatenates the ranges' arrays and MakeSet adds their
+// elements to a set: MakeListAggregator, MakeSetAggregator).
 func aggregateItem(name, arg string) string {
 	switch name {
 	case "AVG":
@@ -439,7 +460,8 @@ func CheckQueryFeatures(plan []byte, supported string) error {
 // neededQueryFeatures lists the query features a plan's queryInfo needs
 // from the client's pipeline, in the order of .NET's
 // QueryPlanSupportChecker: one aggregate is Aggregate with SELECT VALUE
-// and NonValueAggregate without, several are MultipleAggregates.
+// and NonValueAggregate without, several are MultipleAggregates; a
+// MakeList or MakeSet among them is also ListAndSetAggregate.
 func neededQueryFeatures(info queryInfo) []string {
 	var need []string
 	aggregates := len(info.Aggregates)
@@ -455,6 +477,9 @@ func neededQueryFeatures(info queryInfo) []string {
 		need = append(need, "NonValueAggregate")
 	case aggregates > 1:
 		need = append(need, "MultipleAggregates")
+	}
+	if listOrSet(info) {
+		need = append(need, "ListAndSetAggregate")
 	}
 	if info.DistinctType != "" && info.DistinctType != "None" {
 		need = append(need, "Distinct")
@@ -481,6 +506,26 @@ func neededQueryFeatures(info queryInfo) []string {
 		need = append(need, "NonStreamingOrderBy")
 	}
 	return need
+}
+
+// listOrSet reports whether a plan's queryInfo merges a MakeList or
+// MakeSet aggregate, which a client's pipeline supports when it lists
+// ListAndSetAggregate in x-ms-cosmos-supported-query-features (@azure/cosmos
+// 4.10.1 and .NET do; azure-cosmos for Python 4.17.1 and Java do not, and
+// get the service's refusal).
+func listOrSet(info queryInfo) bool {
+	is := func(t any) bool { return t == "MakeList" || t == "MakeSet" }
+	for _, t := range info.Aggregates {
+		if is(t) {
+			return true
+		}
+	}
+	for _, t := range info.GroupByAliasToAggregateType {
+		if is(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // vectorDistanceFunctions maps the paths of c's vectorEmbeddingPolicy to
