@@ -152,10 +152,16 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	if udfs != nil {
 		defer udfs.Close()
 	}
-	page, err := s.store.QueryItems(ctx, QueryItemsParams{
+	run := QueryItemsParams{
 		Container: c, Expiry: s.expiry(c), PK: pk, PKPrefix: prefix, EPK: scope.EPK, Query: q, Text: r.Query.Text, Params: params, Page: r.Page,
 		GatewayFanOut: fanOut, Now: s.clock.Now(), UDFs: udfs,
-	})
+	}
+	var page QueryPage
+	if fanOut {
+		page, err = s.fanOutPage(ctx, c, scope.EPK, run)
+	} else {
+		page, err = s.store.QueryItems(ctx, run)
+	}
 	if err != nil {
 		return res, err
 	}

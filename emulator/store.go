@@ -208,7 +208,9 @@ type QueryItemsParams struct {
 	// (no partition key, no range id): as the service's gateway, which
 	// fans out over partitions, a full page then carries a continuation
 	// even when no result follows (the Go SDK's tests pin that trailing
-	// empty page). Otherwise the last page carries none.
+	// empty page). Otherwise the last page carries none. The service runs
+	// such a query one EPK span at a time (see emulator/fanout.go), so the
+	// rule applies within the span it is given.
 	GatewayFanOut bool
 	// Now is the emulator time of the query (GetCurrentDateTime and
 	// friends); zero means the database's clock.
