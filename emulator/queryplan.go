@@ -142,7 +142,7 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage, vector
 		}
 		info.RewrittenQuery = orderByRewrite(q, items)
 	}
-	if info.Offset != nil && info.Limit != nil {
+	if info.Offset != nil && info.Limit != nil && !distinctWindow(q) {
 		// Each range returns its first offset+limit results; the client
 		// skips and takes (a range must not skip on its own). This is the
 		// service's plan, not a choice: the SDK pipelines skip queryInfo's
@@ -166,6 +166,23 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage, vector
 		}
 	}
 	return done(info, true)
+}
+
+// distinctWindow reports whether q is a DISTINCT query with ORDER BY,
+// whose ranges' rewritten query carries neither its TOP nor its
+// OFFSET/LIMIT window: the SDK pipelines apply DISTINCT to the merged
+// ranges before TOP and OFFSET/LIMIT (@azure/cosmos 4.10.1
+// pipelinedQueryExecutionContext createStreamingEndpoint), and the ranges'
+// rows are not distinct (each carries its _rid, which the pipelines need:
+// azure-cosmos for Java 4.81.0 OrderByContinuationToken refuses a null rid
+// and OrderByDocumentQueryExecutionContext builds one for every page), so a
+// window counted in rows could hold fewer distinct values than asked for:
+// with 30 items of ages 1..10, LIMIT 10 would give ages 1..4. The ranges
+// return every row, page by page, and the SDK stops reading once it has
+// its results. (Without ORDER BY the ranges' query is DISTINCT itself and
+// keeps its window: any window of a range's distinct values serves.)
+func distinctWindow(q *cosmosql.Query) bool {
+	return q.Distinct && q.OrderBy != nil
 }
 
 // Messages of the service's refusals of TOP, OFFSET and LIMIT counts that
@@ -258,8 +275,8 @@ func rootAlias(q *cosmosql.Query) string {
 }
 
 // orderByRewrite is the gateway's ORDER BY rewrite: each result carries its
-// _rid, its sort values and the projected payload; with DISTINCT, the
-// sort values and the payload only, deduplicated by each range.
+// _rid, its sort values and the projected payload. With DISTINCT the
+// ranges' query keeps no TOP (see distinctWindow).
 func orderByRewrite(q *cosmosql.Query, items []string) string {
 	payload := rootAlias(q)
 	switch {
@@ -283,20 +300,8 @@ func orderByRewrite(q *cosmosql.Query, items []string) string {
 		order = append(order, cosmosql.ExprSQL(o.Expr)+dir)
 	}
 	top := ""
-	if q.Top != nil {
+	if q.Top != nil && !q.Distinct {
 		top = "TOP " + cosmosql.ExprSQL(q.Top) + " "
-	}
-	if q.Distinct {
-		// Each range dedupes before its TOP or LIMIT counts rows, else a
-		// range's first n rows may hold fewer than n distinct values and
-		// the SDK's DISTINCT over the merge would come short. The _rid is
-		// left out (it would make every row distinct): the SDK pipelines
-		// read it only for their continuation tokens (@azure/cosmos 4.10.1
-		// OrderByQueryContinuationTokenManager, RidSkipCountFilter), and
-		// the ordered DISTINCT compares whole results
-		// (OrderedDistinctEndpointComponent hashes each result).
-		return "SELECT DISTINCT " + top + "[" + strings.Join(items, ", ") + "] AS orderByItems, " + payload + " AS payload" +
-			fromWhere(q, "{documentdb-formattableorderbyquery-filter}") + " ORDER BY " + strings.Join(order, ", ")
 	}
 	return "SELECT " + top + rootAlias(q) + "._rid, [" + strings.Join(items, ", ") + "] AS orderByItems, " + payload + " AS payload" +
 		fromWhere(q, "{documentdb-formattableorderbyquery-filter}") + " ORDER BY " + strings.Join(order, ", ")

@@ -179,24 +179,28 @@ func TestListAndSetAggregatePlans(t *testing.T) {
 	}
 }
 
-// TestDistinctOrderByPlan: with DISTINCT, the ORDER BY rewrite each range
-// runs is itself DISTINCT and leaves out the _rid, so that its TOP or
-// LIMIT counts distinct results: otherwise a range's first n rows may
-// hold fewer than n distinct values, and the SDK's DISTINCT over the
-// merged ranges comes short.
+// TestDistinctOrderByPlan: with DISTINCT and ORDER BY, the ranges'
+// rewritten query keeps the _rid (the SDKs' ORDER BY continuations need
+// it) and so returns rows that are not distinct: it carries no TOP and no
+// OFFSET/LIMIT window, which would count rows, not distinct values (ages
+// 1..4 instead of 1..10 for LIMIT 10 over 30 items of ages 1..10); the
+// SDK applies DISTINCT, then TOP or OFFSET/LIMIT from queryInfo. Without
+// ORDER BY the ranges' query is DISTINCT itself and keeps its window.
 func TestDistinctOrderByPlan(t *testing.T) {
 	tests := []struct {
 		query, distinct, rewritten string
 		top, offset, limit         any
 	}{
 		{query: "SELECT DISTINCT c.age FROM c ORDER BY c.age ASC OFFSET 0 LIMIT 10", distinct: "Ordered", offset: float64(0), limit: float64(10),
-			rewritten: `SELECT DISTINCT [{"item": c.age}] AS orderByItems, {"age": c.age} AS payload FROM c WHERE ({documentdb-formattableorderbyquery-filter}) ORDER BY c.age ASC OFFSET 0 LIMIT 10`},
+			rewritten: `SELECT c._rid, [{"item": c.age}] AS orderByItems, {"age": c.age} AS payload FROM c WHERE ({documentdb-formattableorderbyquery-filter}) ORDER BY c.age ASC`},
 		{query: "SELECT DISTINCT TOP 10 c.age FROM c ORDER BY c.age ASC", distinct: "Ordered", top: float64(10),
-			rewritten: `SELECT DISTINCT TOP 10 [{"item": c.age}] AS orderByItems, {"age": c.age} AS payload FROM c WHERE ({documentdb-formattableorderbyquery-filter}) ORDER BY c.age ASC`},
-		{query: "SELECT DISTINCT VALUE c.age FROM c WHERE c.age > 1 ORDER BY c.age DESC", distinct: "Ordered",
-			rewritten: `SELECT DISTINCT [{"item": c.age}] AS orderByItems, c.age AS payload FROM c WHERE (c.age > 1) AND ({documentdb-formattableorderbyquery-filter}) ORDER BY c.age DESC`},
+			rewritten: `SELECT c._rid, [{"item": c.age}] AS orderByItems, {"age": c.age} AS payload FROM c WHERE ({documentdb-formattableorderbyquery-filter}) ORDER BY c.age ASC`},
+		{query: "SELECT DISTINCT VALUE c.age FROM c WHERE c.age > 1 ORDER BY c.age DESC OFFSET 2 LIMIT 5", distinct: "Ordered", offset: float64(2), limit: float64(5),
+			rewritten: `SELECT c._rid, [{"item": c.age}] AS orderByItems, c.age AS payload FROM c WHERE (c.age > 1) AND ({documentdb-formattableorderbyquery-filter}) ORDER BY c.age DESC`},
 		{query: "SELECT c.age FROM c ORDER BY c.age OFFSET 0 LIMIT 10", distinct: "None", offset: float64(0), limit: float64(10),
 			rewritten: `SELECT c._rid, [{"item": c.age}] AS orderByItems, {"age": c.age} AS payload FROM c WHERE ({documentdb-formattableorderbyquery-filter}) ORDER BY c.age ASC OFFSET 0 LIMIT 10`},
+		{query: "SELECT TOP 10 c.age FROM c ORDER BY c.age", distinct: "None", top: float64(10),
+			rewritten: `SELECT TOP 10 c._rid, [{"item": c.age}] AS orderByItems, {"age": c.age} AS payload FROM c WHERE ({documentdb-formattableorderbyquery-filter}) ORDER BY c.age ASC`},
 		{query: "SELECT DISTINCT c.age FROM c OFFSET 0 LIMIT 10", distinct: "Unordered", offset: float64(0), limit: float64(10),
 			rewritten: `SELECT DISTINCT c.age FROM c OFFSET 0 LIMIT 10`},
 	}

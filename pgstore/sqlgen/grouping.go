@@ -258,11 +258,9 @@ func (t *translator) distinct(q *cosmosql.Query, sc *scope) (*Statement, error) 
 // st the statement of distinct: each distinct value comes once, at the
 // place of its first row in the ORDER BY order (rows whose sort values
 // are undefined are left out, as without DISTINCT), ties between values
-// broken by the value. The SDKs' rewrite of DISTINCT with ORDER BY for
-// each range is of this form (SELECT DISTINCT [{"item": c.x}] AS
-// orderByItems, {...} AS payload ... ORDER BY c.x, see the emulator's
-// query plan), where the ORDER BY is a function of the value. Pages
-// continue after the last (sort values, value).
+// broken by the value (SELECT DISTINCT c.x FROM c ORDER BY c.x, whose
+// value is {"x": ...}, or SELECT DISTINCT VALUE c.a FROM c ORDER BY c.b).
+// Pages continue after the last (sort values, value).
 func (t *translator) distinctOrdered(q *cosmosql.Query, sc *scope, v string, st *Statement) (*Statement, error) {
 	if len(q.OrderBy) > 1 {
 		if err := t.compositeOrder(q); err != nil {
@@ -283,6 +281,13 @@ func (t *translator) distinctOrdered(q *cosmosql.Query, sc *scope, v string, st 
 		dir := "ASC"
 		if o.Desc {
 			dir = "DESC"
+		}
+		if desc, ok := t.similarityOrder(o.Expr); ok {
+			// VectorDistance sorts most similar first, as without DISTINCT
+			dir = "ASC"
+			if desc {
+				dir = "DESC"
+			}
 		}
 		k := "k" + strconv.Itoa(i)
 		inner = append(inner, "("+x+") AS "+k)

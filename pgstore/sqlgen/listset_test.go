@@ -224,8 +224,8 @@ func TestMakeListMakeSetGroupBy(t *testing.T) {
 // TestDistinctOrderByPaged: DISTINCT with an ORDER BY that is not the
 // DISTINCT VALUE expression, with OFFSET/LIMIT and TOP, paged two results
 // at a time: each value once, in the ORDER BY's order, the limit counting
-// distinct values. The per-range rewrite of the query plan (orderByItems,
-// payload) is served the same way.
+// distinct values; an object projection whose members hold the ORDER BY
+// value (the shape of the query plan's orderByItems and payload) too.
 func TestDistinctOrderByPaged(t *testing.T) {
 	pool := scenarioDB(t)
 	obj := func(from, to int) string {
