@@ -47,7 +47,8 @@ func runListSetDistinct(t *testing.T, containers string, opts ...emulatortest.Op
 //     per name with its ten ages;
 //   - SELECT DISTINCT c.age ... ORDER BY c.age ASC OFFSET 0 LIMIT 10 and
 //     SELECT DISTINCT TOP 10 c.age ... ORDER BY c.age ASC: ages 1..10 in
-//     order (the ranges' rewritten query dedupes before its LIMIT/TOP).
+//     order (the ranges' rewritten query carries no LIMIT or TOP to count
+//     duplicate rows; the SDK applies DISTINCT, then them).
 func TestJSListSetDistinct(t *testing.T) {
 	runs := runListSetDistinct(t, "one:400,three:13000")
 	for k, v := range runListSetDistinct(t, "five:13000", emulatortest.WithMinPartitionRanges(5)) {
