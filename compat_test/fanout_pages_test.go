@@ -150,6 +150,12 @@ func TestFanOutPagesGo(t *testing.T) {
 			t.Errorf("%s ranges, page size %d: ids %s", tt.container, tt.pageSize, got)
 		}
 	}
+	// A query without FROM reads no partition: one result, not one per
+	// range.
+	one, _ := db.NewContainer("five")
+	if got := queryAll(t, one, "SELECT VALUE 1", azcosmos.NewPartitionKey(), nil); len(got) != 1 {
+		t.Errorf("SELECT VALUE 1 across five ranges: %v, want one result", got)
+	}
 	// A split between two pages: the continuation names the EPK span it
 	// was reading, which the split range's children tile, so the query
 	// goes on over them (and over a split range it has not reached yet)

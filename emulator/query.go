@@ -157,7 +157,10 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		GatewayFanOut: fanOut, Now: s.clock.Now(), UDFs: udfs,
 	}
 	var page QueryPage
-	if fanOut {
+	if fanOut && q.From != nil && q.Rank == nil {
+		// (a query without FROM reads no partition and yields its one
+		// row once; ORDER BY RANK is ranked over the whole container:
+		// both are served whole)
 		page, err = s.fanOutPage(ctx, c, scope.EPK, run)
 	} else {
 		page, err = s.store.QueryItems(ctx, run)
