@@ -82,18 +82,19 @@ func TestContainerPolicies(t *testing.T) {
 		if got.ContainerProperties.DefaultTimeToLive == nil || got.ContainerProperties.IndexingPolicy.IndexingMode != "consistent" {
 			t.Errorf("refused replaces changed the container: %+v", got.ContainerProperties)
 		}
-		// mode none with automatic true (azcosmos' own container properties
-		// sample): no doc or SDK test expects a refusal, so it is kept
+		// mode none with automatic true: the service's refusal, and the
+		// container is left as it was
 		withTTL.IndexingPolicy = &azcosmos.IndexingPolicy{IndexingMode: azcosmos.IndexingModeNone, Automatic: true}
 		withTTL.DefaultTimeToLive = nil
-		if _, err := ct.Replace(bg, withTTL, nil); err != nil {
-			t.Fatalf("replace with mode none, automatic true: %v", err)
+		msg = sdkErrCode(t, mustFail(ct.Replace(bg, withTTL, nil)), http.StatusBadRequest, "BadRequest")
+		if !strings.Contains(msg, "Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'.") {
+			t.Errorf("message %q", msg)
 		}
 		if got, err = ct.Read(bg, nil); err != nil {
 			t.Fatal(err)
 		}
-		if ip := got.ContainerProperties.IndexingPolicy; ip.IndexingMode != "none" || !ip.Automatic { // lower-case, reference §1.5.3
-			t.Errorf("read back %+v, want mode none, automatic true", ip)
+		if ip := got.ContainerProperties.IndexingPolicy; ip.IndexingMode != "consistent" {
+			t.Errorf("the refused replace changed the policy: %+v", ip)
 		}
 	})
 
@@ -109,6 +110,8 @@ func TestContainerPolicies(t *testing.T) {
 				`The Vector Indexing Policy's path::\/vector1 not matching in Embedding's path.`},
 			{"nonettl2", `"partitionKey":{"paths":["/pk"]},"defaultTtl":-1,"indexingPolicy":{"indexingMode":"none","automatic":false}`,
 				"Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection"},
+			{"noneauto", `"partitionKey":{"paths":["/pk"]},"indexingPolicy":{"indexingMode":"none","automatic":true}`,
+				"Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'."},
 			{"composite", `"partitionKey":{"paths":["/pk"]},"indexingPolicy":{"compositeIndexes":[[{"path":"/a'); DROP TABLE x; --"},{"path":"/b"}]]}`,
 				"could not be accepted"},
 			{"included", `"partitionKey":{"paths":["/pk"]},"indexingPolicy":{"includedPaths":[{"path":"/a;b/?"}]}`, "The indexing path '/a;b/?' could not be accepted"},

@@ -336,6 +336,12 @@ func normalizeIndexingPolicy(obj *Object, ttlOn bool) (*Object, error) {
 		}
 		automatic = b
 	}
+	if none && automatic {
+		// the service's refusal (the SDKs' tests that run against the
+		// service switch to mode none with automatic false: azcosmos
+		// emulator_cosmos_container_test.go and example_test.go)
+		return nil, BadRequest("Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'.")
+	}
 	if none && ttlOn {
 		// the service's refusal, reference §5.6 (azure-docs#29213)
 		return nil, BadRequest("Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection")

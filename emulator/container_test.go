@@ -56,9 +56,12 @@ func TestNormalizeContainerIndexingPolicy(t *testing.T) {
 		{"none without paths", `,"indexingPolicy":{"indexingMode":"none","automatic":false}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
 		{"None is none", `,"indexingPolicy":{"indexingMode":"None","automatic":false}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
 		{"none, automatic absent", `,"indexingPolicy":{"indexingMode":"none"}`, `{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`, ""},
-		// no known refusal (no doc, no SDK test expects one): kept as sent
-		{"none with automatic true", `,"indexingPolicy":{"indexingMode":"none","automatic":true}`, `{"indexingMode":"none","automatic":true,"includedPaths":[],"excludedPaths":[]}`, ""},
-		{"NONE with automatic true", `,"indexingPolicy":{"indexingMode":"NONE","automatic":true}`, `{"indexingMode":"none","automatic":true,"includedPaths":[],"excludedPaths":[]}`, ""},
+		// the service's refusal (its SDKs' tests switch to mode none
+		// with automatic false)
+		{"none with automatic true", `,"indexingPolicy":{"indexingMode":"none","automatic":true}`, "",
+			"Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'."},
+		{"NONE with automatic true", `,"indexingPolicy":{"indexingMode":"NONE","automatic":true}`, "",
+			"Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'."},
 		// kept refusal: reference §5.6 (the service's text, azure-docs#29213)
 		{"none with defaultTtl", `,"defaultTtl":-1,"indexingPolicy":{"indexingMode":"none","automatic":false}`, "",
 			"Indexing mode value cannot be 'none' when 'defaultTtl' is specified in the collection"},
@@ -439,9 +442,6 @@ var legacyPolicies = []struct {
 	{"Lazy, automatic false",
 		`"indexingPolicy":{"indexingMode":"Lazy","automatic":false}`,
 		`{"indexingMode":"lazy","automatic":false,"includedPaths":[{"path":"/*"}],"excludedPaths":[` + etagPath + `]}`},
-	{"None with automatic true",
-		`"indexingPolicy":{"indexingMode":"None","automatic":true}`,
-		`{"indexingMode":"none","automatic":true,"includedPaths":[],"excludedPaths":[]}`},
 	{"Go SDK example: mode none, automatic false (empty lists omitted)",
 		`"indexingPolicy":{"automatic":false,"indexingMode":"none"}`,
 		`{"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]}`},
