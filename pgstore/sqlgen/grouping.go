@@ -278,17 +278,7 @@ func (t *translator) distinctOrdered(q *cosmosql.Query, sc *scope, v string, st 
 		if err != nil {
 			return nil, err
 		}
-		dir := "ASC"
-		if o.Desc {
-			dir = "DESC"
-		}
-		if desc, ok := t.similarityOrder(o.Expr); ok {
-			// VectorDistance sorts most similar first, as without DISTINCT
-			dir = "ASC"
-			if desc {
-				dir = "DESC"
-			}
-		}
+		dir := t.orderDir(o)
 		k := "k" + strconv.Itoa(i)
 		inner = append(inner, "("+x+") AS "+k)
 		where = append(where, "("+x+") IS NOT NULL")

@@ -494,16 +494,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		if err != nil {
 			return nil, err
 		}
-		dir := "ASC"
-		if o.Desc {
-			dir = "DESC"
-		}
-		if desc, ok := t.similarityOrder(o.Expr); ok {
-			dir = "ASC"
-			if desc {
-				dir = "DESC"
-			}
-		}
+		dir := t.orderDir(o)
 		if path, ok := t.rootPath(o.Expr); ok {
 			t.indexPaths = append(t.indexPaths, path)
 		} else {
@@ -638,6 +629,20 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	}
 	st.SQL, st.Args, st.IndexPaths, st.IDColumn, st.KeyedIndexes = sql, t.args, t.indexPaths, t.idColumn, t.keyed
 	return st, nil
+}
+
+// orderDir is the SQL direction of an ORDER BY term: as written, except
+// for a VectorDistance whose distance function is known, sorted most
+// similar first whatever the direction written.
+func (t *translator) orderDir(o cosmosql.OrderItem) string {
+	desc := o.Desc
+	if d, ok := t.similarityOrder(o.Expr); ok {
+		desc = d
+	}
+	if desc {
+		return "DESC"
+	}
+	return "ASC"
 }
 
 // compositeOrder refuses (MsgNoCompositeIndex) an ORDER BY on several
