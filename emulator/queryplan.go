@@ -54,7 +54,13 @@ type queryPlan struct {
 	Hybrid    any          `json:"hybridSearchQueryInfo"`
 }
 
-var aggregateNames = map[string]string{"COUNT": "Count", "SUM": "Sum", "MIN": "Min", "MAX": "Max", "AVG": "Average"}
+// aggregateNames are the plan's names of the aggregates (queryInfo
+// aggregates, groupByAliasToAggregateType), which the SDK pipelines map
+// to their aggregators: @azure/cosmos 4.10.1 Aggregators/index.js
+// createAggregator and its AggregateType ("Average" | "Count" | "Max" |
+// "Min" | "Sum" | "MakeSet" | "MakeList" | "CountIf").
+var aggregateNames = map[string]string{"COUNT": "Count", "SUM": "Sum", "MIN": "Min", "MAX": "Max", "AVG": "Average",
+	"MAKELIST": "MakeList", "MAKESET": "MakeSet"}
 
 // emptyQueryInfo is the queryInfo of a query that needs no client-side
 // work (the pass-through plan).
@@ -136,7 +142,7 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage, vector
 		}
 		info.RewrittenQuery = orderByRewrite(q, items)
 	}
-	if info.Offset != nil && info.Limit != nil {
+	if info.Offset != nil && info.Limit != nil && !distinctWindow(q) {
 		// Each range returns its first offset+limit results; the client
 		// skips and takes (a range must not skip on its own). This is the
 		// service's plan, not a choice: the SDK pipelines skip queryInfo's
@@ -160,6 +166,23 @@ func buildQueryPlan(q *cosmosql.Query, params map[string]json.RawMessage, vector
 		}
 	}
 	return done(info, true)
+}
+
+// distinctWindow reports whether q is a DISTINCT query with ORDER BY,
+// whose ranges' rewritten query carries neither its TOP nor its
+// OFFSET/LIMIT window: the SDK pipelines apply DISTINCT to the merged
+// ranges before TOP and OFFSET/LIMIT (@azure/cosmos 4.10.1
+// pipelinedQueryExecutionContext createStreamingEndpoint), and the ranges'
+// rows are not distinct (each carries its _rid, which the pipelines need:
+// azure-cosmos for Java 4.81.0 OrderByContinuationToken refuses a null rid
+// and OrderByDocumentQueryExecutionContext builds one for every page), so a
+// window counted in rows could hold fewer distinct values than asked for:
+// with 30 items of ages 1..10, LIMIT 10 would give ages 1..4. The ranges
+// return every row, page by page, and the SDK stops reading once it has
+// its results. (Without ORDER BY the ranges' query is DISTINCT itself and
+// keeps its window: any window of a range's distinct values serves.)
+func distinctWindow(q *cosmosql.Query) bool {
+	return q.Distinct && q.OrderBy != nil
 }
 
 // Messages of the service's refusals of TOP, OFFSET and LIMIT counts that
@@ -252,7 +275,8 @@ func rootAlias(q *cosmosql.Query) string {
 }
 
 // orderByRewrite is the gateway's ORDER BY rewrite: each result carries its
-// _rid, its sort values and the projected payload.
+// _rid, its sort values and the projected payload. With DISTINCT the
+// ranges' query keeps no TOP (see distinctWindow).
 func orderByRewrite(q *cosmosql.Query, items []string) string {
 	payload := rootAlias(q)
 	switch {
@@ -276,7 +300,7 @@ func orderByRewrite(q *cosmosql.Query, items []string) string {
 		order = append(order, cosmosql.ExprSQL(o.Expr)+dir)
 	}
 	top := ""
-	if q.Top != nil {
+	if q.Top != nil && !q.Distinct {
 		top = "TOP " + cosmosql.ExprSQL(q.Top) + " "
 	}
 	return "SELECT " + top + rootAlias(q) + "._rid, [" + strings.Join(items, ", ") + "] AS orderByItems, " + payload + " AS payload" +
@@ -287,7 +311,9 @@ func orderByRewrite(q *cosmosql.Query, items []string) string {
 // for one aggregate, which the SDK pipelines merge across ranges: the
 // aggregators take "item2" when present, else "item" (@azure/cosmos
 // 4.10.1 EndpointComponent/emptyGroup extractAggregateResult; Average
-// merges {sum, count}, Min and Max {min|max, count}, Count and Sum add).
+// merges {sum, count}, Min and Max {min|max, count}, Count and Sum add,
+// MakeList concatenates the ranges' arrays and MakeSet adds their
+// elements to a set: MakeListAggregator, MakeSetAggregator).
 func aggregateItem(name, arg string) string {
 	switch name {
 	case "AVG":
@@ -439,7 +465,8 @@ func CheckQueryFeatures(plan []byte, supported string) error {
 // neededQueryFeatures lists the query features a plan's queryInfo needs
 // from the client's pipeline, in the order of .NET's
 // QueryPlanSupportChecker: one aggregate is Aggregate with SELECT VALUE
-// and NonValueAggregate without, several are MultipleAggregates.
+// and NonValueAggregate without, several are MultipleAggregates; a
+// MakeList or MakeSet among them is also ListAndSetAggregate.
 func neededQueryFeatures(info queryInfo) []string {
 	var need []string
 	aggregates := len(info.Aggregates)
@@ -455,6 +482,9 @@ func neededQueryFeatures(info queryInfo) []string {
 		need = append(need, "NonValueAggregate")
 	case aggregates > 1:
 		need = append(need, "MultipleAggregates")
+	}
+	if listOrSet(info) {
+		need = append(need, "ListAndSetAggregate")
 	}
 	if info.DistinctType != "" && info.DistinctType != "None" {
 		need = append(need, "Distinct")
@@ -481,6 +511,26 @@ func neededQueryFeatures(info queryInfo) []string {
 		need = append(need, "NonStreamingOrderBy")
 	}
 	return need
+}
+
+// listOrSet reports whether a plan's queryInfo merges a MakeList or
+// MakeSet aggregate, which a client's pipeline supports when it lists
+// ListAndSetAggregate in x-ms-cosmos-supported-query-features (@azure/cosmos
+// 4.10.1 and .NET do; azure-cosmos for Python 4.17.1 and Java do not, and
+// get the service's refusal).
+func listOrSet(info queryInfo) bool {
+	is := func(t any) bool { return t == "MakeList" || t == "MakeSet" }
+	for _, t := range info.Aggregates {
+		if is(t) {
+			return true
+		}
+	}
+	for _, t := range info.GroupByAliasToAggregateType {
+		if is(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // vectorDistanceFunctions maps the paths of c's vectorEmbeddingPolicy to

@@ -29,11 +29,13 @@ func hasAggregates(q *cosmosql.Query) bool {
 
 // aggregate translates a query whose SELECT list aggregates the whole set
 // (no GROUP BY): one row, no paging.
-func (t *translator) aggregate(q *cosmosql.Query, from, where []string) (*Statement, error) {
+func (t *translator) aggregate(q *cosmosql.Query, sc *scope) (*Statement, error) {
 	// ORDER BY orders the single result: nothing to do (the gateway's
 	// plan for SELECT VALUE AVG(c.x) FROM c ORDER BY c.x drops it too)
 	st := &Statement{Single: true, Limit: 1}
-	cols, _, err := t.project(q, st, (&aggTranslator{t: t}).val, false)
+	from, where := sc.from, sc.where
+	order := append([]string{"r.seq"}, sc.ords...)
+	cols, _, err := t.project(q, st, (&aggTranslator{t: t, order: order}).val, false)
 	if err != nil {
 		return nil, err
 	}
@@ -44,8 +46,13 @@ func (t *translator) aggregate(q *cosmosql.Query, from, where []string) (*Statem
 
 // aggTranslator translates a SELECT expression in which aggregate calls
 // stand for their value over the set; outside aggregates only literals
-// (and operators combining aggregates) may appear.
-type aggTranslator struct{ t *translator }
+// (and operators combining aggregates) may appear. order lists the SQL
+// expressions giving the input order of the rows (MAKELIST and MAKESET
+// keep it).
+type aggTranslator struct {
+	t     *translator
+	order []string
+}
 
 func (a *aggTranslator) val(e cosmosql.Expr) (string, error) {
 	switch x := e.(type) {
@@ -59,7 +66,7 @@ func (a *aggTranslator) val(e cosmosql.Expr) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			return aggregateSQL(name, v), nil
+			return aggregateSQL(name, v, a.order), nil
 		}
 	case *cosmosql.Literal, *cosmosql.Param:
 		return a.t.val(e)
@@ -75,8 +82,11 @@ func (a *aggTranslator) val(e cosmosql.Expr) (string, error) {
 // COUNT counts defined values; SUM and AVG are undefined when any defined
 // value is not a number (SUM of nothing is 0, AVG of nothing undefined);
 // MIN and MAX follow the type order and are undefined when an array or
-// object is among the values.
-func aggregateSQL(name, v string) string {
+// object is among the values. MAKELIST is the array of the defined values
+// in input order (order: the SQL expressions of the input order, none for
+// any order), duplicates kept; MAKESET keeps the first occurrence of each
+// value (deep equality, 1 equals 1.0); both are [] over no value.
+func aggregateSQL(name, v string, order []string) string {
 	notNumber := "count(*) FILTER (WHERE (" + v + ") IS NOT NULL AND jsonb_typeof(" + v + ") <> 'number') > 0"
 	composite := "count(*) FILTER (WHERE jsonb_typeof(" + v + ") IN ('array', 'object')) > 0"
 	switch name {
@@ -88,6 +98,19 @@ func aggregateSQL(name, v string) string {
 		return "(CASE WHEN " + notNumber + " THEN NULL ELSE cosmos.f8(avg(cosmos.num(" + v + "))) END)"
 	case "MIN":
 		return "(CASE WHEN " + composite + " THEN NULL ELSE (array_agg(" + v + " ORDER BY cosmos.type_rank(" + v + "), " + v + ") FILTER (WHERE (" + v + ") IS NOT NULL))[1] END)"
+	case "MAKELIST", "MAKESET":
+		by := ""
+		if len(order) > 0 {
+			by = " ORDER BY " + strings.Join(order, ", ")
+		}
+		list := "coalesce(jsonb_agg(" + v + by + ") FILTER (WHERE (" + v + ") IS NOT NULL), '[]'::jsonb)"
+		if name == "MAKELIST" {
+			return list
+		}
+		// (an aggregate whose arguments are all of the outer level is
+		// computed there: the subselect only dedupes the list)
+		return "(SELECT coalesce(jsonb_agg(d.e ORDER BY d.o), '[]'::jsonb) FROM (SELECT x.e, min(x.o) AS o FROM jsonb_array_elements(" + list +
+			") WITH ORDINALITY AS x(e, o) GROUP BY x.e) AS d)"
 	default: // MAX
 		return "(CASE WHEN " + composite + " THEN NULL ELSE (array_agg(" + v + " ORDER BY cosmos.type_rank(" + v + ") DESC, " + v + " DESC) FILTER (WHERE (" + v + ") IS NOT NULL))[1] END)"
 	}

@@ -34,7 +34,22 @@ const fnDoc = `{"id":"1","s":"abc","n":5,"dt":"2021-01-08T18:35:00.0000000","arr
 func fnDB(t *testing.T) *pgxpool.Pool {
 	t.Helper()
 	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
+	pool := fnDBAt(t, pgtest.NewDatabase(t))
+	if _, err := pool.Exec(ctx, `CREATE TABLE fn_items (pk text NOT NULL, id text NOT NULL, seq bigint NOT NULL, body text NOT NULL,
+		doc jsonb GENERATED ALWAYS AS (body::jsonb) STORED, ts bigint NOT NULL, ttl integer, etag text NOT NULL, lsn bigint NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO fn_items (pk, id, seq, body, ts, etag, lsn) VALUES ('1', '1', 13, $1, 1, 'e', 1)`, fnDoc); err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
+// fnDBAt applies the migrations to the database dsn (through
+// pgstore.Open) and returns a pool on it, closed when t ends.
+func fnDBAt(t *testing.T, dsn string) *pgxpool.Pool {
+	t.Helper()
+	ctx := context.Background()
 	s, err := pgstore.Open(ctx, dsn, pgstore.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -45,13 +60,6 @@ func fnDB(t *testing.T) *pgxpool.Pool {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	if _, err := pool.Exec(ctx, `CREATE TABLE fn_items (pk text NOT NULL, id text NOT NULL, seq bigint NOT NULL, body text NOT NULL,
-		doc jsonb GENERATED ALWAYS AS (body::jsonb) STORED, ts bigint NOT NULL, ttl integer, etag text NOT NULL, lsn bigint NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, `INSERT INTO fn_items (pk, id, seq, body, ts, etag, lsn) VALUES ('1', '1', 13, $1, 1, 'e', 1)`, fnDoc); err != nil {
-		t.Fatal(err)
-	}
 	return pool
 }
 

@@ -83,7 +83,7 @@ func (t *translator) groupBy(q *cosmosql.Query, sc *scope) (*Statement, error) {
 		}
 		inner = append(inner, "("+v+") AS k"+strconv.Itoa(i))
 	}
-	gt := &groupTranslator{t: t, keys: q.GroupBy}
+	gt := &groupTranslator{t: t, keys: q.GroupBy, ords: len(sc.ords)}
 	if q.Select.Star {
 		return nil, unsupported("SELECT * with GROUP BY")
 	}
@@ -93,6 +93,12 @@ func (t *translator) groupBy(q *cosmosql.Query, sc *scope) (*Statement, error) {
 		return nil, err
 	}
 	inner = append(inner, gt.args...)
+	if gt.ordered {
+		// the input order, for MAKELIST and MAKESET
+		for i, o := range append([]string{"r.seq"}, sc.ords...) {
+			inner = append(inner, o+" AS o"+strconv.Itoa(i))
+		}
+	}
 	var keys, order []string
 	for i := range q.GroupBy {
 		k := "s.k" + strconv.Itoa(i)
@@ -117,6 +123,12 @@ type groupTranslator struct {
 	t    *translator
 	keys []cosmosql.Expr
 	args []string // inner columns holding aggregate arguments
+	// ordered is set when an aggregate keeps the input order (MAKELIST,
+	// MAKESET): the inner rows carry it in columns o0 (seq), o1... (the
+	// iterations' ordinals); order names them.
+	ordered bool
+	order   []string
+	ords    int // the number of iteration ordinals of the scope
 }
 
 func (g *groupTranslator) val(e cosmosql.Expr) (string, error) {
@@ -138,7 +150,13 @@ func (g *groupTranslator) val(e cosmosql.Expr) (string, error) {
 			}
 			col := "a" + strconv.Itoa(len(g.args))
 			g.args = append(g.args, "("+v+") AS "+col)
-			return aggregateSQL(name, "s."+col), nil
+			if (name == "MAKELIST" || name == "MAKESET") && !g.ordered {
+				g.ordered = true
+				for i := 0; i <= g.ords; i++ {
+					g.order = append(g.order, "s.o"+strconv.Itoa(i))
+				}
+			}
+			return aggregateSQL(name, "s."+col, g.order), nil
 		}
 		f, ok := functions[name]
 		if !ok || x.UDF {
@@ -167,8 +185,9 @@ func (g *groupTranslator) val(e cosmosql.Expr) (string, error) {
 
 // distinct translates SELECT DISTINCT: the projected value (an object for
 // a projection list) is computed per row and grouped; results come sorted
-// by value and pages continue after the last value, so every distinct
-// value is returned once even when items are written between pages.
+// by value (or by the ORDER BY, see distinctOrdered) and pages continue
+// after the last value, so every distinct value is returned once even
+// when items are written between pages.
 func (t *translator) distinct(q *cosmosql.Query, sc *scope) (*Statement, error) {
 	if hasAggregates(q) {
 		return nil, unsupported("DISTINCT with aggregates")
@@ -204,7 +223,7 @@ func (t *translator) distinct(q *cosmosql.Query, sc *scope) (*Statement, error) 
 			dir = "DESC"
 		}
 	default:
-		return nil, unsupported("DISTINCT with an ORDER BY other than the DISTINCT VALUE expression")
+		return t.distinctOrdered(q, sc, v, st)
 	}
 	where := append([]string{}, sc.where...)
 	where = append(where, "("+v+") IS NOT NULL")
@@ -229,6 +248,82 @@ func (t *translator) distinct(q *cosmosql.Query, sc *scope) (*Statement, error) 
 	fetch := fetchCount(st)
 	st.SQL = "SELECT 0::bigint, cosmos.type_rank(s.v), s.v::text, s.v::text FROM (SELECT (" + v + ") AS v FROM " + strings.Join(sc.from, " ") +
 		" WHERE " + strings.Join(where, " AND ") + ") s GROUP BY s.v ORDER BY cosmos.type_rank(s.v) " + dir + ", s.v " + dir +
+		" LIMIT " + t.bind(fetch) + " OFFSET " + t.bind(offset)
+	st.Args = t.args
+	return st, nil
+}
+
+// distinctOrdered translates SELECT DISTINCT with an ORDER BY other than
+// the DISTINCT VALUE expression itself, v being the projected value and
+// st the statement of distinct: each distinct value comes once, at the
+// place of its first row in the ORDER BY order (rows whose sort values
+// are undefined are left out, as without DISTINCT), ties between values
+// broken by the value (SELECT DISTINCT c.x FROM c ORDER BY c.x, whose
+// value is {"x": ...}, or SELECT DISTINCT VALUE c.a FROM c ORDER BY c.b).
+// Pages continue after the last (sort values, value).
+func (t *translator) distinctOrdered(q *cosmosql.Query, sc *scope, v string, st *Statement) (*Statement, error) {
+	if len(q.OrderBy) > 1 {
+		if err := t.compositeOrder(q); err != nil {
+			return nil, err
+		}
+	}
+	inner := []string{"(" + v + ") AS v"}
+	where := append([]string{}, sc.where...)
+	where = append(where, "("+v+") IS NOT NULL")
+	var window, order, cols []string
+	type key struct{ rank, val, dir string }
+	var keys []key
+	for i, o := range q.OrderBy {
+		x, err := t.val(o.Expr)
+		if err != nil {
+			return nil, err
+		}
+		dir := t.orderDir(o)
+		k := "k" + strconv.Itoa(i)
+		inner = append(inner, "("+x+") AS "+k)
+		where = append(where, "("+x+") IS NOT NULL")
+		window = append(window, "cosmos.type_rank(s."+k+") "+dir, "s."+k+" "+dir)
+		keys = append(keys, key{"cosmos.type_rank(d." + k + ")", "d." + k, dir})
+	}
+	keys = append(keys, key{"cosmos.type_rank(d.v)", "d.v", "ASC"})
+	for _, k := range keys {
+		order = append(order, k.rank+" "+k.dir, k.val+" "+k.dir)
+		cols = append(cols, k.rank, k.val+"::text")
+	}
+	st.SortKeys = len(keys)
+	total, offset, err := t.limits(q)
+	if err != nil {
+		return nil, err
+	}
+	outer := []string{"d.rn = 1"}
+	if c := t.in.Cursor; c != nil {
+		if len(c.Ranks) != len(keys) || len(c.Vals) != len(keys) {
+			return nil, errBadCursor
+		}
+		st.Taken = c.Taken
+		offset = 0
+		// keyset: (rank, value) pairs strictly after the cursor's
+		var ors []string
+		for i, k := range keys {
+			var ands []string
+			for j := 0; j < i; j++ {
+				ands = append(ands, keys[j].rank+" = "+t.bind(c.Ranks[j]), keys[j].val+" = "+t.jsonArg(c.Vals[j]))
+			}
+			op := " > "
+			if k.dir == "DESC" {
+				op = " < "
+			}
+			r := t.bind(c.Ranks[i])
+			ands = append(ands, "("+k.rank+op+r+" OR ("+k.rank+" = "+r+" AND "+k.val+op+t.jsonArg(c.Vals[i])+"))")
+			ors = append(ors, "("+strings.Join(ands, " AND ")+")")
+		}
+		outer = append(outer, "("+strings.Join(ors, " OR ")+")")
+	}
+	t.pageLimit(st, total)
+	fetch := fetchCount(st)
+	st.SQL = "SELECT 0::bigint, " + strings.Join(cols, ", ") + ", d.v::text FROM (SELECT s.*, row_number() OVER (PARTITION BY s.v ORDER BY " +
+		strings.Join(window, ", ") + ") AS rn FROM (SELECT " + strings.Join(inner, ", ") + " FROM " + strings.Join(sc.from, " ") +
+		" WHERE " + strings.Join(where, " AND ") + ") s) d WHERE " + strings.Join(outer, " AND ") + " ORDER BY " + strings.Join(order, ", ") +
 		" LIMIT " + t.bind(fetch) + " OFFSET " + t.bind(offset)
 	st.Args = t.args
 	return st, nil

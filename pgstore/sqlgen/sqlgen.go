@@ -441,7 +441,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 
 	// Aggregates without GROUP BY: one row, computed over the whole set.
 	if hasAggregates(q) && !t.udfScan {
-		return t.aggregate(q, from, where)
+		return t.aggregate(q, sc)
 	}
 
 	// Output columns.
@@ -494,16 +494,7 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		if err != nil {
 			return nil, err
 		}
-		dir := "ASC"
-		if o.Desc {
-			dir = "DESC"
-		}
-		if desc, ok := t.similarityOrder(o.Expr); ok {
-			dir = "ASC"
-			if desc {
-				dir = "DESC"
-			}
-		}
+		dir := t.orderDir(o)
 		if path, ok := t.rootPath(o.Expr); ok {
 			t.indexPaths = append(t.indexPaths, path)
 		} else {
@@ -520,20 +511,8 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	}
 	st.SortKeys = len(orderItems)
 	if len(orderItems) > 1 {
-		var order []CompositePath
-		for _, o := range q.OrderBy {
-			path, ok := t.rootPath(o.Expr)
-			if !ok && o.Computed != "" {
-				// a computed property's path, as a composite index names it
-				path, ok = []string{o.Computed}, true
-			}
-			if !ok {
-				return nil, &QueryError{Message: MsgNoCompositeIndex}
-			}
-			order = append(order, CompositePath{Path: path, Desc: o.Desc})
-		}
-		if !servedByComposite(order, t.in.CompositeIndexes) {
-			return nil, &QueryError{Message: MsgNoCompositeIndex}
+		if err := t.compositeOrder(q); err != nil {
+			return nil, err
 		}
 	}
 	keys = append(keys, key{"r.seq", "ASC"})
@@ -652,6 +631,42 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	return st, nil
 }
 
+// orderDir is the SQL direction of an ORDER BY term: as written, except
+// for a VectorDistance whose distance function is known, sorted most
+// similar first whatever the direction written.
+func (t *translator) orderDir(o cosmosql.OrderItem) string {
+	desc := o.Desc
+	if d, ok := t.similarityOrder(o.Expr); ok {
+		desc = d
+	}
+	if desc {
+		return "DESC"
+	}
+	return "ASC"
+}
+
+// compositeOrder refuses (MsgNoCompositeIndex) an ORDER BY on several
+// terms that no composite index of the container serves, as the service
+// does.
+func (t *translator) compositeOrder(q *cosmosql.Query) error {
+	var order []CompositePath
+	for _, o := range q.OrderBy {
+		path, ok := t.rootPath(o.Expr)
+		if !ok && o.Computed != "" {
+			// a computed property's path, as a composite index names it
+			path, ok = []string{o.Computed}, true
+		}
+		if !ok {
+			return &QueryError{Message: MsgNoCompositeIndex}
+		}
+		order = append(order, CompositePath{Path: path, Desc: o.Desc})
+	}
+	if !servedByComposite(order, t.in.CompositeIndexes) {
+		return &QueryError{Message: MsgNoCompositeIndex}
+	}
+	return nil
+}
+
 // errRank refuses ORDER BY RANK where rank.go does not serve it (without
 // FROM, in subqueries).
 var errRank = &UnsupportedError{What: "ORDER BY RANK in this position"}
@@ -733,7 +748,7 @@ func (t *translator) noFrom(q *cosmosql.Query) (*Statement, error) {
 			}
 			where = append(where, "("+w+") = 'true'::jsonb")
 		}
-		return t.aggregate(q, []string{"(SELECT) AS r"}, where)
+		return t.aggregate(q, &scope{from: []string{"(SELECT 0::bigint AS seq) AS r"}, where: where})
 	}
 	if q.Select.Star {
 		return nil, unsupported("SELECT * without FROM")

@@ -135,7 +135,7 @@ func TestUnsupportedIsAnErrorNeverAFallback(t *testing.T) {
 		`SELECT TOP 5 c.x FROM c JOIN t IN c.tags ORDER BY RANK FullTextScore(c.t, "a")`,
 		`SELECT VALUE NOSUCHFUNCTION(c.a) FROM c`,
 		`SELECT * FROM (SELECT VALUE c.a FROM c JOIN (SELECT VALUE COUNT(1) FROM t IN c.tags GROUP BY t) n) x`,
-		`SELECT DISTINCT VALUE c.a FROM c ORDER BY c.b`,
+		`SELECT VALUE MAKELIST(c.a, c.b) FROM c`,
 	} {
 		_, err := translate(t, q, nil)
 		var ue *UnsupportedError

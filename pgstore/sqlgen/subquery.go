@@ -76,7 +76,7 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 	case q.Select.Star:
 		return "", unsupported("SELECT * in a subquery")
 	case q.Select.Value != nil && agg:
-		a := &aggTranslator{t: t}
+		a := &aggTranslator{t: t, order: ords}
 		x, err := a.val(q.Select.Value)
 		if err != nil {
 			return "", err
@@ -100,7 +100,7 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 			var x string
 			var err error
 			if agg {
-				x, err = (&aggTranslator{t: t}).val(it.Expr)
+				x, err = (&aggTranslator{t: t, order: ords}).val(it.Expr)
 			} else {
 				x, err = t.val(it.Expr)
 			}
