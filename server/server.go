@@ -102,8 +102,11 @@ type Config struct {
 	// request (default DefaultIdleTimeout).
 	IdleTimeout time.Duration
 	// MaxConns is the most client connections served at once (default
-	// DefaultMaxConns; negative: no limit). Further connections wait in the
-	// listen queue until one closes.
+	// DefaultMaxConns; negative: no limit). A connection beyond it closes
+	// the one that has waited longest for a request (idle keep-alive, or
+	// open and silent); when every one is busy with a request, it is
+	// answered 503 naming the limit and closed; past twice the limit,
+	// connections wait in the listen queue (see connLimiter).
 	MaxConns int
 	// MinPartitionRanges, above 1, gives every container created from now
 	// on at least that many partition key ranges (a system key or kind
@@ -395,12 +398,18 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, err
 	}
 	handler = fg.wrap(handler) // the sweeper's pacing sees the client requests
+	var limiter *connLimiter
+	if cfg.MaxConns > 0 {
+		limiter = newConnLimiter(cfg.MaxConns)
+		handler = limiter.refuseOverLimit(handler)
+	}
 	s.http = &http.Server{Handler: handler, ReadHeaderTimeout: min(readHeaderTimeout, cfg.ReadTimeout),
 		ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	ln := s.ln
-	if cfg.MaxConns > 0 {
-		ln = netutil.LimitListener(ln, cfg.MaxConns)
+	if limiter != nil {
+		s.http.ConnContext, s.http.ConnState = limiter.connContext, limiter.connState
+		ln = netutil.LimitListener(ln, limiter.hardCap())
 	}
 	// HTTP/1.1 only: measured with cmd/cosmos-bench, Go's HTTP/2 server
 	// adds ~0.2 ms to every point operation (frame writing, goroutine

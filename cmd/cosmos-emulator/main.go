@@ -103,7 +103,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read one request (headers and body)")
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time from the end of a request's headers to the end of its response")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long an idle keep-alive connection stays open")
-	fs.IntVar(&cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections served at once; more wait to be accepted (negative: no limit)")
+	fs.IntVar(&cfg.MaxConns, "max-connections", server.DefaultMaxConns, "most client connections served at once: beyond it the longest-idle connection is closed, or, with all busy, the newcomer gets a 503 (negative: no limit)")
 	fs.DurationVar(&cfg.ScriptTimeout, "script-timeout", jsengine.DefaultTimeout, "longest execution of a stored procedure, trigger or a query's UDF calls (the service's is 5s)")
 	fs.IntVar(&cfg.MinPartitionRanges, "min-partition-ranges", 1, "every container created gets at least this many partition key ranges (a system key or kind Range keeps one), to exercise the SDKs' multi-range code without large throughput; containers above 10,000 RU/s get more anyway, as on the service")
 	fs.BoolVar(&cfg.RateLimit, "rate-limit", false, "throttle item requests and stored procedure executions over their container's provisioned RU/s (autoscale: its maximum; shared database: the database's), divided among its partition key ranges, with 429, sub-status 3200 and x-ms-retry-after-ms, as the service does; off: nothing is throttled")
