@@ -57,8 +57,15 @@ type Config struct {
 	// image sets the path where Microsoft's classic emulator keeps it,
 	// which testcontainers-python copies out of the container.
 	CertExport string
-	// TLSHosts are extra names for the generated certificate.
+	// TLSHosts are extra names for the generated certificate; requests
+	// naming them in Host are served (see AllowedHosts).
 	TLSHosts []string
+	// AllowedHosts are host names, beyond the ones always accepted, that
+	// requests may name in their Host header; "*" accepts any. Always
+	// accepted: IP addresses, names without a dot, and names under
+	// localhost, internal and local. Others are refused with 403, against
+	// DNS rebinding (see hostGuard).
+	AllowedHosts []string
 	// Logger receives logs (default: text to stderr at info level).
 	Logger *slog.Logger
 	// Clock is the emulator clock (default: the wall clock).
@@ -398,6 +405,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, err
 	}
 	handler = fg.wrap(handler) // the sweeper's pacing sees the client requests
+	handler = newHostGuard(append(append([]string{}, cfg.AllowedHosts...), cfg.TLSHosts...)).wrap(handler)
 	var limiter *connLimiter
 	if cfg.MaxConns > 0 {
 		limiter = newConnLimiter(cfg.MaxConns)

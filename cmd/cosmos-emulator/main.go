@@ -91,7 +91,9 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	fs.StringVar(&cfg.CertFile, "cert", "", "TLS certificate file (PEM); default: a self-signed certificate in --data-dir")
 	fs.StringVar(&cfg.CertKeyFile, "cert-key", "", "TLS private key file (PEM) for --cert")
 	fs.StringVar(&cfg.CertExport, "cert-export", "", "with https, also write the serving certificate (PEM) to this file at start (the image writes it where Microsoft's classic emulator keeps it, for testcontainers-python)")
-	fs.Var(&tlsHosts, "tls-host", "extra host name or IP for the generated certificate (repeatable, comma-separated)")
+	fs.Var(&tlsHosts, "tls-host", "extra host name or IP for the generated certificate, also accepted in Host headers (repeatable, comma-separated)")
+	var allowedHosts stringList
+	fs.Var(&allowedHosts, "allowed-host", "host name requests may name in their Host header besides IP addresses, names without a dot and names under localhost, internal and local, which are always accepted; others get 403, against DNS rebinding (repeatable, comma-separated; * accepts any)")
 	fs.Var(&choice{&logLevel, logLevels}, "log-level", "quiet, error, warn, info, debug or trace (debug and trace log every request)")
 	fs.DurationVar(&cfg.TTLSweepInterval, "ttl-sweep-interval", time.Second, "pause between TTL sweeps that delete expired items (negative: no background sweeper)")
 	fs.IntVar(&cfg.TTLSweepBatch, "ttl-sweep-batch", 1000, "rows deleted per TTL sweep batch while no client request is being served, a quarter of it under load (each batch is one short transaction)")
@@ -146,6 +148,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	}
 	cfg.Consistency = consistency
 	cfg.TLSHosts = tlsHosts
+	cfg.AllowedHosts = allowedHosts
 	cfg.InitData = initData
 	cfg.GoMaxProcs = goMaxProcs(goMaxProcsFlag, getenv, runtime.GOMAXPROCS(0))
 	notes, err := resolveMicrosoft(fs, &cfg, &ms, t)
