@@ -46,6 +46,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -128,31 +130,62 @@ func LoadFile(ctx context.Context, svc *emulator.Service, path string) (Result, 
 // structure and counts before it creates anything; a resource refused by
 // the service ends the load with an error naming its place in the file
 // and the service's message.
+//
+// The file is one JSON object (a UTF-8 byte order mark before it is
+// skipped); anything but white space after it, a null or any other
+// value, a syntax error (by line and column), a member of the wrong type
+// (by its place in the file) and an unknown member refuse it, as does an
+// id given twice in one scope of the file: two databases, two containers
+// of a database, two scripts of a kind, or two items of a container with
+// the same partition key. (An id that exists already in the emulator is
+// not an error: see above.)
 func Load(ctx context.Context, svc *emulator.Service, data []byte) (Result, error) {
 	var res Result
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return res, errors.New(`not an init data file: it must be one JSON object, {"databases": [...]}`)
+	}
 	var f file
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return res, fmt.Errorf("not an init data file: %v", err)
+		return res, fmt.Errorf("not an init data file: %s", describeJSONError(data, err))
 	}
-	if dec.More() {
-		return res, errors.New("not an init data file: more than one JSON value")
+	if off := int(dec.InputOffset()); len(bytes.TrimLeft(data[off:], " \t\r\n")) > 0 {
+		line, col := position(data, off+len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n")))
+		return res, fmt.Errorf("not an init data file: line %d, column %d: more data after the JSON object", line, col)
 	}
-	// Split every container first: a structural error or too many items
-	// refuse the file before anything is created.
+	// Split every container first: a structural error, a repeated id or
+	// too many items refuse the file before anything is created.
 	conts := make([][]container, len(f.Databases))
 	items := 0
+	dbs := map[string]int{}
 	for i, d := range f.Databases {
+		if err := once(dbs, idOf(append(append([]byte(`{"id":`), orNull(d.ID)...), '}')), fmt.Sprintf("databases[%d]", i)); err != nil {
+			return res, err
+		}
 		conts[i] = make([]container, len(d.Containers))
+		colls := map[string]int{}
 		for j, raw := range d.Containers {
+			at := fmt.Sprintf("databases[%d].containers[%d]", i, j)
 			c, err := splitContainer(raw)
 			if err != nil {
-				return res, fmt.Errorf("databases[%d].containers[%d]: %w", i, j, err)
+				return res, fmt.Errorf("%s: %w", at, err)
+			}
+			if err := once(colls, idOf(c.body), at); err != nil {
+				return res, err
+			}
+			for k, sk := range scriptKinds {
+				ids := map[string]int{}
+				for n, raw := range c.scripts[k] {
+					if err := once(ids, idOf(raw), fmt.Sprintf("%s.%s[%d]", at, sk.member, n)); err != nil {
+						return res, err
+					}
+				}
 			}
 			conts[i][j] = c
 			if items += len(c.items); items > MaxItems {
-				return res, fmt.Errorf("databases[%d].containers[%d].items: the file holds more than %d items, the most one file may hold", i, j, MaxItems)
+				return res, fmt.Errorf("%s.items: the file holds more than %d items, the most one file may hold", at, MaxItems)
 			}
 		}
 	}
@@ -169,6 +202,91 @@ func Load(ctx context.Context, svc *emulator.Service, data []byte) (Result, erro
 		}
 	}
 	return res, nil
+}
+
+func orNull(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
+// once records that id (a string id; "" when the entry has none, which
+// the service refuses on its own) is at the place at of the file, or
+// refuses an id seen before in the same scope.
+func once(seen map[string]int, id, at string) error {
+	if id == "" {
+		return nil
+	}
+	if _, dup := seen[id]; dup {
+		return fmt.Errorf("%s: the id %q is given twice in this file", at, id)
+	}
+	seen[id] = len(seen)
+	return nil
+}
+
+// describeJSONError words a decoding error of the file for its author:
+// where it is (line and column, or the member's place) and what is wrong,
+// in the file's terms rather than Go's.
+func describeJSONError(data []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		line, col := position(data, int(syn.Offset)-1)
+		return fmt.Sprintf("line %d, column %d: %s", line, col, strings.TrimPrefix(syn.Error(), "json: "))
+	case errors.As(err, &typ):
+		line, col := position(data, int(typ.Offset)-1)
+		want := map[string]string{"int": "an integer", "string": "a string", "json.RawMessage": "a value"}[typ.Type.String()]
+		if want == "" {
+			want = "an array"
+			if typ.Type.Kind().String() == "struct" || strings.HasPrefix(typ.Type.String(), "seed.") {
+				want = "an object"
+			}
+		}
+		field := typ.Field
+		if field == "" {
+			field = "the file"
+		}
+		return fmt.Sprintf("line %d, column %d: %s must be %s, not %s", line, col, field, want, jsonKind(typ.Value))
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		line, col := position(data, len(data))
+		return fmt.Sprintf("line %d, column %d: the JSON ends before it is complete", line, col)
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		return fmt.Sprintf("unknown member %s (the members are databases; id, throughput, autoscaleMaxThroughput and containers of a database)", name)
+	}
+	return msg
+}
+
+// jsonKind names the JSON type encoding/json reports as a value's kind.
+func jsonKind(v string) string {
+	switch v {
+	case "string":
+		return "a string"
+	case "number":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "an array"
+	case "object":
+		return "an object"
+	}
+	return v
+}
+
+// position returns the 1-based line and column (in characters) of byte
+// offset off of data.
+func position(data []byte, off int) (line, col int) {
+	off = max(0, min(off, len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	if i := bytes.LastIndexByte(before, '\n'); i >= 0 {
+		before = before[i+1:]
+	}
+	return line, utf8.RuneCount(before) + 1
 }
 
 // loadDatabase creates database d unless it exists and returns its id.
@@ -225,9 +343,10 @@ func loadContainer(ctx context.Context, svc *emulator.Service, db string, c cont
 			}
 		}
 	}
+	seen := map[string]int{} // the file's items by id and partition key
 	for start := 0; start < len(c.items); {
 		end := batchEnd(c.items, start)
-		if err := loadItems(ctx, svc, coll, c.items[start:end], at, start, res); err != nil {
+		if err := loadItems(ctx, svc, coll, c.items[start:end], at, start, seen, res); err != nil {
 			return err
 		}
 		start = end
@@ -254,8 +373,10 @@ func batchEnd(items []json.RawMessage, start int) int {
 
 // loadItems creates items (those from index first of the container entry
 // at) that do not exist, in one bulk request: each operation carries the
-// partition key read from its own item.
-func loadItems(ctx context.Context, svc *emulator.Service, coll emulator.Container, items []json.RawMessage, at string, first int, res *Result) error {
+// partition key read from its own item. seen holds the items of the
+// container entry before these, by id and partition key: an item given
+// twice is refused.
+func loadItems(ctx context.Context, svc *emulator.Service, coll emulator.Container, items []json.RawMessage, at string, first int, seen map[string]int, res *Result) error {
 	keys := make([]emulator.PartitionKey, len(items))
 	var ops bytes.Buffer
 	ops.WriteByte('[')
@@ -273,6 +394,15 @@ func loadItems(ctx context.Context, svc *emulator.Service, coll emulator.Contain
 			return fmt.Errorf("%s.items[%d]: %s", at, first+k, emulator.MsgInvalidPayload)
 		}
 		keys[k] = emulator.ExtractPartitionKey(doc, coll.PartitionKey)
+		if id, isStr := doc.Get("id"); isStr {
+			if s, ok := id.(string); ok {
+				key := s + "\x00" + keys[k].Canonical()
+				if prev, dup := seen[key]; dup {
+					return fmt.Errorf("%s.items[%d]: the item id %q with this partition key is given twice in this file (also items[%d])", at, first+k, s, prev)
+				}
+				seen[key] = first + k
+			}
+		}
 		if k > 0 {
 			ops.WriteByte(',')
 		}

@@ -94,7 +94,7 @@ func TestLoadRefusals(t *testing.T) {
 		want       string
 		created    bool // the load created something before the error
 	}{
-		{"two values", `{"databases":[]} {}`, "more than one JSON value", false},
+		{"two values", `{"databases":[]} {}`, "more data after the JSON object", false},
 		{"items not an array", `{"databases":[{"id":"d","containers":[{"id":"c","items":{}}]}]}`, "databases[0].containers[0]: items: ", false},
 		{"both throughputs", `{"databases":[{"id":"d","throughput":400,"autoscaleMaxThroughput":4000}]}`, "databases[0]: give throughput or autoscaleMaxThroughput, not both", false},
 		{"item not an object", `{"databases":[{"id":"d","containers":[{"id":"c","partitionKey":{"paths":["/pk"]},"items":[{"id":"a"},[1]]}]}]}`,
@@ -158,5 +158,73 @@ func TestReadmeExample(t *testing.T) {
 	res, err := seed.Load(context.Background(), newService(t), []byte(example))
 	if err != nil || res.Databases != 1 || res.Containers != 1 || res.Items != 1 || res.Scripts != 3 {
 		t.Fatalf("documented example: %+v %v", res, err)
+	}
+}
+
+// TestLoadRefusesMalformedFiles: what a file's author gets for each
+// mistake: where it is (line and column, or the entry's place) and what
+// is wrong, in the file's terms; nothing is created. A byte order mark is
+// not a mistake.
+func TestLoadRefusesMalformedFiles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc := newService(t)
+	tests := []struct {
+		name, file, want string
+	}{
+		{"trailing garbage", `{"databases":[]} }`, "line 1, column 18: more data after the JSON object"},
+		{"a second value", "{\"databases\":[]}\n{}", "line 2, column 1: more data after the JSON object"},
+		{"null", `null`, "it must be one JSON object"},
+		{"an array", `[]`, "it must be one JSON object"},
+		{"empty", ``, "it must be one JSON object"},
+		{"syntax error", "{\"databases\": [\n  {\"id\": \"a\",}\n]}", "line 2, column 14: invalid character '}'"},
+		{"truncated", "{\"databases\": [\n  {\"id\": \"a\"", "the JSON ends before it is complete"},
+		{"wrong type", "{\"databases\": [{\"id\": \"a\", \"throughput\": \"400\"}]}", "line 1, column 46: databases.throughput must be an integer, not a string"},
+		{"databases not an array", `{"databases": {"id": "a"}}`, "databases must be an array, not an object"},
+		{"unknown member", `{"databases": [], "extra": 1}`, `unknown member "extra"`},
+		{"database twice", `{"databases": [{"id": "a"}, {"id": "a"}]}`, `databases[1]: the id "a" is given twice in this file`},
+		{"container twice", `{"databases": [{"id": "a", "containers": [{"id": "c", "partitionKey": {"paths": ["/pk"]}}, {"id": "c", "partitionKey": {"paths": ["/pk"]}}]}]}`,
+			`databases[0].containers[1]: the id "c" is given twice in this file`},
+		{"procedure twice", `{"databases": [{"id": "a", "containers": [{"id": "c", "partitionKey": {"paths": ["/pk"]}, "storedProcedures": [{"id": "s", "body": "function () {}"}, {"id": "s", "body": "function () {}"}]}]}]}`,
+			`databases[0].containers[0].storedProcedures[1]: the id "s" is given twice in this file`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := seed.Load(ctx, svc, []byte(tt.file))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Load: %v; want an error containing %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "Go struct") || strings.Contains(err.Error(), "seed.") {
+				t.Fatalf("the error speaks Go: %v", err)
+			}
+		})
+	}
+	// nothing of the refused files was created
+	if _, err := svc.GetDatabase(ctx, "a"); !emulator.IsKind(err, emulator.KindNotFound) {
+		t.Fatalf("a refused file created database a: %v", err)
+	}
+}
+
+// TestLoadItemGivenTwice: the same item id with the same partition key
+// twice in one container entry is refused (it used to be dropped); the
+// same id under two partition keys is two items.
+func TestLoadItemGivenTwice(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc := newService(t)
+	_, err := seed.Load(ctx, svc, []byte(`{"databases": [{"id": "d", "containers": [{"id": "c", "partitionKey": {"paths": ["/pk"]},
+		"items": [{"id": "1", "pk": "a"}, {"id": "1", "pk": "b"}, {"id": "1", "pk": "a", "v": 2}]}]}]}`))
+	if err == nil || !strings.Contains(err.Error(), `databases[0].containers[0].items[2]: the item id "1" with this partition key is given twice in this file (also items[0])`) {
+		t.Fatalf("Load: %v", err)
+	}
+}
+
+// TestLoadByteOrderMark: a file saved with a UTF-8 byte order mark (as
+// some Windows editors do) loads.
+func TestLoadByteOrderMark(t *testing.T) {
+	t.Parallel()
+	res, err := seed.Load(context.Background(), newService(t), append([]byte("\xef\xbb\xbf"), `{"databases": [{"id": "bom"}]}`...))
+	if err != nil || res.Databases != 1 {
+		t.Fatalf("Load: %+v, %v", res, err)
 	}
 }
