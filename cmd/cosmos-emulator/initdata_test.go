@@ -72,7 +72,7 @@ func TestInitDataRefused(t *testing.T) {
 	}{
 		{"missing", filepath.Join(dir, "absent.json"), []string{"absent.json cannot be loaded", "no such file"}},
 		{"not JSON", writeFile(t, dir, "garbage.json", "{databases"), []string{"garbage.json cannot be loaded", "not an init data file"}},
-		{"unknown member", writeFile(t, dir, "typo.json", `{"database":[]}`), []string{"typo.json cannot be loaded", `unknown field "database"`}},
+		{"unknown member", writeFile(t, dir, "typo.json", `{"database":[]}`), []string{"typo.json cannot be loaded", `unknown member "database"`}},
 		{"item without id", writeFile(t, dir, "noid.json", `{"databases":[{"id":"d","containers":[{"id":"c","partitionKey":{"paths":["/pk"]},"items":[`+items+`]}]}]}`),
 			[]string{"noid.json cannot be loaded", "databases[0].containers[0].items[7]: The input content is invalid because the required properties - 'id; ' - are missing"}},
 		{"container without partition key paths", writeFile(t, dir, "nopk.json", `{"databases":[{"id":"d","containers":[{"id":"ok","partitionKey":{"paths":["/pk"]}},{"id":"c","partitionKey":{"paths":["pk"]}}]}]}`),
