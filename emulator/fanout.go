@@ -51,7 +51,7 @@ func decodeFanOutToken(s string) (*fanOutToken, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	var t fanOutToken
 	if err != nil || json.Unmarshal(b, &t) != nil || (t.Max != "" && t.Max <= t.Min) || !validSpanBound(t.Min) || !validSpanBound(t.Max) {
-		return nil, BadRequest("Invalid Continuation Token")
+		return nil, BadRequest("%s", MsgInvalidContinuation)
 	}
 	return &t, nil
 }

@@ -68,6 +68,10 @@ func ParsePageSize(v string) (int, error) {
 	return n, nil
 }
 
+// MsgInvalidContinuation is the service's 400 message for a continuation
+// token that does not belong to the request (a query's, a read feed's).
+const MsgInvalidContinuation = "Invalid Continuation Token"
+
 const seqTokenPrefix = "seq:"
 
 // encodeSeqContinuation makes the opaque continuation token of a read feed
@@ -87,5 +91,5 @@ func decodeSeqContinuation(tok string) (int64, error) {
 			return n, nil
 		}
 	}
-	return 0, BadRequest("Invalid Continuation Token")
+	return 0, BadRequest("%s", MsgInvalidContinuation)
 }

@@ -26,7 +26,7 @@ type queryToken struct {
 	Cursor *sqlgen.Cursor `json:"c"`
 }
 
-var errInvalidContinuation = emulator.BadRequest("Invalid Continuation Token")
+var errInvalidContinuation = emulator.BadRequest("%s", emulator.MsgInvalidContinuation)
 
 // queryHash identifies a query (text and parameters) so that a token is
 // only accepted by the query that issued it. The EPK range is left out:

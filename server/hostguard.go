@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 )
 
 // hostGuard refuses requests whose Host header names a host the emulator
@@ -22,6 +23,9 @@ import (
 type hostGuard struct {
 	any     bool
 	allowed map[string]bool
+	// last is the last Host header accepted: a client sends the same one
+	// with every request, so the check is one comparison on the hot path.
+	last atomic.Pointer[string]
 }
 
 // msgHostNotAllowed is the 403's message; %s is the refused host.
@@ -41,25 +45,31 @@ func newHostGuard(allowed []string) *hostGuard {
 	return g
 }
 
+// hostName is the host of a Host header value: without the port and the
+// IPv6 brackets, lower-case, without a trailing dot.
+func hostName(hostport string) string {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	return strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+}
+
 // accepts reports whether a request with Host header hostport may be served.
 func (g *hostGuard) accepts(hostport string) bool {
 	if g.any || hostport == "" {
 		return true
 	}
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
-	if net.ParseIP(host) != nil || !strings.Contains(host, ".") || g.allowed[host] {
+	if last := g.last.Load(); last != nil && *last == hostport {
 		return true
 	}
-	for _, suffix := range []string{".localhost", ".internal", ".local"} {
-		if strings.HasSuffix(host, suffix) {
-			return true
-		}
+	host := hostName(hostport)
+	ok := net.ParseIP(host) != nil || !strings.Contains(host, ".") || g.allowed[host] ||
+		strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".internal") || strings.HasSuffix(host, ".local")
+	if ok {
+		g.last.Store(&hostport)
 	}
-	return false
+	return ok
 }
 
 // wrap refuses, with a Cosmos-shaped 403, the requests whose Host it does
@@ -67,10 +77,7 @@ func (g *hostGuard) accepts(hostport string) bool {
 func (g *hostGuard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.accepts(r.Host) {
-			host := r.Host
-			if h, _, err := net.SplitHostPort(host); err == nil {
-				host = h
-			}
+			host := hostName(r.Host)
 			body, _ := json.Marshal(map[string]string{"code": "Forbidden", "message": fmt.Sprintf(msgHostNotAllowed, host, host)})
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusForbidden)

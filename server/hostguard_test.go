@@ -51,3 +51,17 @@ func TestHostGuard(t *testing.T) {
 		})
 	}
 }
+
+// TestHostGuardRemembersOnlyAccepted: the remembered last Host never lets
+// another one through.
+func TestHostGuardRemembersOnlyAccepted(t *testing.T) {
+	g := newHostGuard(nil)
+	for _, c := range []struct {
+		host string
+		ok   bool
+	}{{"localhost:8081", true}, {"evil.example.com", false}, {"localhost:8081", true}, {"evil.example.com", false}} {
+		if got := g.accepts(c.host); got != c.ok {
+			t.Fatalf("accepts(%q) = %v, want %v", c.host, got, c.ok)
+		}
+	}
+}

@@ -45,6 +45,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -161,7 +162,7 @@ func Load(ctx context.Context, svc *emulator.Service, data []byte) (Result, erro
 	items := 0
 	dbs := map[string]int{}
 	for i, d := range f.Databases {
-		if err := once(dbs, idOf(append(append([]byte(`{"id":`), orNull(d.ID)...), '}')), fmt.Sprintf("databases[%d]", i)); err != nil {
+		if err := once(dbs, idOf(databaseBody(d)), fmt.Sprintf("databases[%d]", i)); err != nil {
 			return res, err
 		}
 		conts[i] = make([]container, len(d.Containers))
@@ -204,13 +205,6 @@ func Load(ctx context.Context, svc *emulator.Service, data []byte) (Result, erro
 	return res, nil
 }
 
-func orNull(raw json.RawMessage) json.RawMessage {
-	if raw == nil {
-		return json.RawMessage("null")
-	}
-	return raw
-}
-
 // once records that id (a string id; "" when the entry has none, which
 // the service refuses on its own) is at the place at of the file, or
 // refuses an id seen before in the same scope.
@@ -237,12 +231,16 @@ func describeJSONError(data []byte, err error) string {
 		return fmt.Sprintf("line %d, column %d: %s", line, col, strings.TrimPrefix(syn.Error(), "json: "))
 	case errors.As(err, &typ):
 		line, col := position(data, int(typ.Offset)-1)
-		want := map[string]string{"int": "an integer", "string": "a string", "json.RawMessage": "a value"}[typ.Type.String()]
-		if want == "" {
+		want := "a value"
+		switch typ.Type.Kind() {
+		case reflect.Int:
+			want = "an integer"
+		case reflect.String:
+			want = "a string"
+		case reflect.Slice:
 			want = "an array"
-			if typ.Type.Kind().String() == "struct" || strings.HasPrefix(typ.Type.String(), "seed.") {
-				want = "an object"
-			}
+		case reflect.Struct, reflect.Map:
+			want = "an object"
 		}
 		field := typ.Field
 		if field == "" {
@@ -295,10 +293,7 @@ func loadDatabase(ctx context.Context, svc *emulator.Service, d database, res *R
 	if err != nil {
 		return "", message(err)
 	}
-	body := []byte(`{}`)
-	if d.ID != nil {
-		body = append(append([]byte(`{"id":`), d.ID...), '}')
-	}
+	body := databaseBody(d)
 	db, err := svc.CreateDatabase(ctx, body, tp)
 	switch {
 	case err == nil:
@@ -309,6 +304,14 @@ func loadDatabase(ctx context.Context, svc *emulator.Service, d database, res *R
 		return idOf(body), nil
 	}
 	return "", message(err)
+}
+
+// databaseBody is the body of the database entry d as POST /dbs takes it.
+func databaseBody(d database) []byte {
+	if d.ID == nil {
+		return []byte(`{}`)
+	}
+	return append(append([]byte(`{"id":`), d.ID...), '}')
 }
 
 // loadContainer creates container c of database db unless it exists, then
