@@ -120,10 +120,11 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	if err != nil {
 		return res, err
 	}
-	// A range id confines the query to that live range's EPKs (410/1002
-	// for an unknown or split range; the SDKs' pipelines fan out this
-	// way), narrowed by an EPK sub-range when one is sent.
-	scope, err := c.ResolveRangeScope(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
+	// A range id confines the query to that range's EPKs (the SDKs'
+	// pipelines fan out this way; a split range's former interval,
+	// 410/1002 for an unknown id), narrowed by an EPK sub-range when one
+	// is sent.
+	scope, err := c.ResolveQueryRangeScope(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
 	if err != nil {
 		return res, err
 	}
