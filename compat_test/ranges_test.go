@@ -265,13 +265,14 @@ func TestPartitionKeyRangeSplit(t *testing.T) {
 		queryHdr := []string{"Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True", "x-ms-documentdb-query-enablecrosspartition", "True"}
 		for _, id := range []string{"0", "99", collRID + ",0", "AAAAAA==,1"} {
 			reqs := map[string]rawResp{
+				"query":       raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", id)...),
 				"read feed":   raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "x-ms-documentdb-partitionkeyrangeid", id),
 				"change feed": raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "A-IM", "Incremental Feed", "x-ms-documentdb-partitionkeyrangeid", id),
 				"all versions": raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "A-IM", "Full-Fidelity Feed", "If-None-Match", "*",
 					"x-ms-documentdb-partitionkeyrangeid", id),
 			}
-			if id == "99" || id == "AAAAAA==,1" { // unknown, not split
-				reqs["query"] = raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", id)...)
+			if id == "99" || id == "AAAAAA==,1" { // unknown, not split: @azure/cosmos too
+				reqs["query from @azure/cosmos"] = raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", id, "User-Agent", jsAgent)...)
 			}
 			for name, resp := range reqs {
 				if resp.Status != http.StatusGone || resp.Header.Get("x-ms-substatus") != "1002" {
@@ -279,11 +280,13 @@ func TestPartitionKeyRangeSplit(t *testing.T) {
 				}
 			}
 		}
-		// a query naming the split range reads its former interval (here
-		// the whole container), the parent's continuation included: what
-		// @azure/cosmos 4.10.1's pipelined queries need (ResolveQueryRangeScope)
+		// a query of @azure/cosmos naming the split range reads its former
+		// interval (here the whole container), the parent's continuation
+		// included: its pipelined queries cannot recover from the 410
+		// (ResolveRangeScopeAcrossSplits)
 		for _, id := range []string{"0", collRID + ",0"} {
-			resp := raw.do(http.MethodPost, docsPath("splitdb", "c"), pageQuery, append(pageHdr, "x-ms-documentdb-partitionkeyrangeid", id, "x-ms-continuation", parentQueryToken)...)
+			resp := raw.do(http.MethodPost, docsPath("splitdb", "c"), pageQuery, append(pageHdr, "x-ms-documentdb-partitionkeyrangeid", id,
+				"x-ms-continuation", parentQueryToken, "User-Agent", jsAgent)...)
 			wantStatus(t, resp, http.StatusOK)
 			if got := string(resp.Body); !strings.Contains(got, `"id":"redmond"`) || strings.Contains(got, `"id":"aa"`) {
 				t.Errorf("query continuation on split range %q: %s, want the second item (redmond) only", id, got)
@@ -293,9 +296,10 @@ func TestPartitionKeyRangeSplit(t *testing.T) {
 			}
 		}
 		// a client repeating a request naming the split range gets the
-		// same answer every time: the query its page, the change feed
-		// 410/1002 (no state is kept per client, so nothing accumulates)
-		firstQ := raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", "0")...)
+		// same answer every time: @azure/cosmos's query its page, the
+		// change feed 410/1002 (no state is kept per client, so nothing
+		// accumulates)
+		firstQ := raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", "0", "User-Agent", jsAgent)...)
 		firstCF := raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "A-IM", "Incremental Feed", "x-ms-documentdb-partitionkeyrangeid", "0")
 		wantStatus(t, firstQ, http.StatusOK)
 		if n := fmt.Sprint(object(t, firstQ.Body)["_count"]); n != "2" {
@@ -303,7 +307,7 @@ func TestPartitionKeyRangeSplit(t *testing.T) {
 		}
 		wantStatus(t, firstCF, http.StatusGone)
 		for i := 0; i < 200; i++ {
-			q := raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", "0")...)
+			q := raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", "0", "User-Agent", jsAgent)...)
 			cf := raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "A-IM", "Incremental Feed", "x-ms-documentdb-partitionkeyrangeid", "0")
 			if q.Status != firstQ.Status || !bytes.Equal(q.Body, firstQ.Body) || cf.Status != firstCF.Status ||
 				cf.Header.Get("x-ms-substatus") != "1002" || !bytes.Equal(cf.Body, firstCF.Body) {
@@ -419,3 +423,7 @@ func TestPartitionKeyRangeSplit(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// jsAgent is the User-Agent of @azure/cosmos 4.10.1 under Node.js
+// (dist/esm/common/platform.js getUserAgent).
+const jsAgent = "Node.js/22.12.0 (linux; x64) azure-cosmos-js/4.10.1"

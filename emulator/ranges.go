@@ -364,23 +364,24 @@ func (c Container) ResolveRangeScope(id string, epkSet bool, start, end string) 
 	return c.resolveRangeScope(id, epkSet, start, end, false)
 }
 
-// ResolveQueryRangeScope is ResolveRangeScope for a query: a range that a
-// split replaced is not 410/1002 but read over its former EPK interval
-// (its descendants), as if it were still live; an unknown id stays
-// 410/1002. The service answers 410/1002, after which .NET, Java, Python
-// and the Go query engine re-read the ranges, but @azure/cosmos 4.10.1's
-// pipelined queries (ORDER BY, aggregates, DISTINCT, OFFSET, GROUP BY)
-// cannot recover from it: documentProducer.js bufferMore buffers the
-// 410/1002 as an exception FetchResult at the head of the producer's
-// buffer, which peakNextItem never passes, and the only caller of the
-// replacement path (parallelQueryExecutionContextBase.js
-// _enqueueReplacementDocumentProducers) runs when bufferMore throws, which
-// it then never does; the query resends its request or spins for ever,
-// and the SDK's client-wide range cache keeps naming the split range in
-// every later query of that client. Answering the split range's interval
-// gives every SDK the exact result: its continuation is a position in the
-// result order, valid over the same items.
-func (c Container) ResolveQueryRangeScope(id string, epkSet bool, start, end string) (RangeScope, error) {
+// ResolveRangeScopeAcrossSplits is ResolveRangeScope for a query of a
+// client that cannot recover from the 410/1002 of a split range: a range
+// that a split replaced is read over its former EPK interval (its
+// descendants), as if it were still live; an unknown id stays 410/1002.
+// The service answers 410/1002, after which .NET, Java, Python and the Go
+// query engine re-read the ranges, but @azure/cosmos 4.10.1's pipelined
+// queries (ORDER BY, aggregates, DISTINCT, OFFSET, GROUP BY) cannot:
+// documentProducer.js bufferMore buffers the 410/1002 as an exception
+// FetchResult at the head of the range's buffer, which peakNextItem never
+// passes, and the only caller of the replacement path
+// (parallelQueryExecutionContextBase.js _enqueueReplacementDocumentProducers)
+// runs when bufferMore throws, which it then never does; the query
+// resends its request or spins for ever, and the SDK's client-wide range
+// cache keeps naming the split range in every later query of that
+// client. Reading the split range's interval gives it the exact result:
+// a query continuation is a position in the result order, valid over the
+// same items.
+func (c Container) ResolveRangeScopeAcrossSplits(id string, epkSet bool, start, end string) (RangeScope, error) {
 	return c.resolveRangeScope(id, epkSet, start, end, true)
 }
 

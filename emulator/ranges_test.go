@@ -197,13 +197,13 @@ func TestResolveRangeScope(t *testing.T) {
 	}
 }
 
-// TestResolveQueryRangeScope: a query naming a range that a split replaced
+// TestResolveRangeScopeAcrossSplits: a query naming a range that a split replaced
 // (once or twice: "0" into "2" and "3", then "3" into "4" and "5") reads
 // that range's former interval, with or without the collection rid and
 // narrowed by an EPK sub-range inside it; an unknown id, a sub-range
-// leaving the former interval, and any other request (ResolveRangeScope:
-// change feeds, read feeds) naming a split range get 410/1002.
-func TestResolveQueryRangeScope(t *testing.T) {
+// leaving the former interval, and ResolveRangeScope (change feeds, read
+// feeds, queries of the other clients) naming a split range get 410/1002.
+func TestResolveRangeScopeAcrossSplits(t *testing.T) {
 	t.Parallel()
 	def := PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash", Version: 2}
 	c := Container{RID: "AAAAAIAAAAE=", PartitionKey: def, Ranges: InitialRanges(def, 2, 1, 1)}
@@ -233,13 +233,13 @@ func TestResolveQueryRangeScope(t *testing.T) {
 		{"sub-range leaving a split range", "3", true, true, "08", "1A", nil, ""},
 		{"unknown", "9", true, false, "", "", nil, ""},
 		{"other rid", "AAAAAIAAAAI=,0", true, false, "", "", nil, ""},
-		{"change feed on a split range", "0", false, false, "", "", nil, ""},
-		{"change feed on a live range", "4", false, false, "", "", &EPKRange{q, e}, "4"},
+		{"not across splits: split range", "0", false, false, "", "", nil, ""},
+		{"not across splits: live range", "4", false, false, "", "", &EPKRange{q, e}, "4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resolve := c.ResolveRangeScope
 			if tc.query {
-				resolve = c.ResolveQueryRangeScope
+				resolve = c.ResolveRangeScopeAcrossSplits
 			}
 			sc, err := resolve(tc.id, tc.epk, tc.start, tc.end)
 			if tc.want == nil {
