@@ -1,5 +1,5 @@
-"""Partition key range splits (the emulator's control endpoint) in the middle of a paged query and
-of a change feed read: every item comes exactly once."""
+"""Partition key range splits (the emulator's control endpoint) in the middle of paged queries and
+of a change feed read: what azure-cosmos does across them (docs/partitioning.md, SDK by SDK)."""
 
 from conftest import control, make_container
 
