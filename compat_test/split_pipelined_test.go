@@ -11,7 +11,7 @@ import (
 
 // TestJSSplitPipelined runs compat_test/js/split_pipelined.mjs behind a
 // recording proxy on an emulator whose containers have three ranges:
-// ORDER BY, COUNT, DISTINCT and OFFSET LIMIT queries of @azure/cosmos
+// ORDER BY, COUNT, DISTINCT, GROUP BY and OFFSET LIMIT queries of @azure/cosmos
 // 4.10.1 (its pipelined path, one request per range) read one page, every
 // range is split, and each query ends with the result it has on a
 // container that is never split; so do the same queries started after
@@ -40,6 +40,7 @@ func TestJSSplitPipelined(t *testing.T) {
 		return prefix + ` orderby 30 once ordered=true
 ` + prefix + ` count [30]
 ` + prefix + ` distinct ["g0","g1","g2","g3","g4"]
+` + prefix + ` groupby ["g0:6","g1:6","g2:6","g3:6","g4:6"]
 ` + prefix + ` offset 20 once ordered=true
 `
 	}
@@ -59,7 +60,7 @@ SDK injected-plain injected=0 ranged-requests=false 30 once
 		}
 	}
 	// the queries named the split ranges after the split and were answered
-	for _, m := range []string{"drain-orderby", "drain-offset", "after-orderby", "after-count", "after-distinct", "after-offset"} {
+	for _, m := range []string{"drain-orderby", "drain-offset", "after-orderby", "after-count", "after-distinct", "after-groupby", "after-offset"} {
 		named := 0
 		for _, x := range marks[m] {
 			if x.kind == "query" && (x.rangeID == "0" || x.rangeID == "1" || x.rangeID == "2") && x.status == http.StatusOK {

@@ -1,5 +1,5 @@
 // Pipelined queries of @azure/cosmos across a split: ORDER BY, COUNT,
-// DISTINCT and OFFSET LIMIT queries (the SDK's pipeline: a query plan,
+// DISTINCT, GROUP BY and OFFSET LIMIT queries (the SDK's pipeline: a query plan,
 // then one request per partition key range, x-ms-documentdb-partitionkeyrangeid)
 // are started with a small maxItemCount over a container with three
 // ranges, each reads one page, every range is split through the control
@@ -65,6 +65,7 @@ const queries = [
   ["count", "SELECT VALUE COUNT(1) FROM c", (got) => JSON.stringify(got)],
   // (strings: 4.10.1's UnorderedDistinctEndpointComponent.js drops falsy values such as 0)
   ["distinct", "SELECT DISTINCT VALUE c.g FROM c", (got) => JSON.stringify([...got].sort())],
+  ["groupby", "SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g", (got) => JSON.stringify(got.map((r) => `${r.g}:${r.n}`).sort())],
   ["offset", "SELECT c.id, c.n FROM c ORDER BY c.n OFFSET 5 LIMIT 20", (got) => `${got.length} ${once(got.map((d) => d.id), new Set(ids(5, 25)))} ordered=${got.every((d, i) => d.n === i + 5)}`],
 ];
 
