@@ -18,8 +18,14 @@ type QueryRequest struct {
 	PartitionKey PartitionKey
 	// RangeID is x-ms-documentdb-partitionkeyrangeid ("" when absent): a
 	// query addressed to a partition key range runs over that range's
-	// EPKs ("<id>" or "<collRid>,<id>"; 410/1002 when it is not live).
+	// EPKs ("<id>" or "<collRid>,<id>"; 410/1002 when it is not live,
+	// unless SplitRangeServed).
 	RangeID string
+	// SplitRangeServed runs a query naming a range that a split replaced
+	// over that range's former EPK interval instead of answering 410/1002
+	// (Container.ResolveRangeScopeAcrossSplits): for the clients that
+	// cannot recover from that 410 (wire: @azure/cosmos).
+	SplitRangeServed bool
 	// StartEPK and EndEPK, when EPKRange is set (x-ms-start-epk,
 	// x-ms-end-epk with x-ms-read-key-type EffectivePartitionKeyRange),
 	// confine the query to the items whose effective partition key lies
@@ -120,10 +126,15 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	if err != nil {
 		return res, err
 	}
-	// A range id confines the query to that live range's EPKs (410/1002
-	// for an unknown or split range; the SDKs' pipelines fan out this
-	// way), narrowed by an EPK sub-range when one is sent.
-	scope, err := c.ResolveRangeScope(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
+	// A range id confines the query to that live range's EPKs (the SDKs'
+	// pipelines fan out this way; 410/1002 for an unknown or split range,
+	// or a split range's former interval when SplitRangeServed), narrowed
+	// by an EPK sub-range when one is sent.
+	resolve := c.ResolveRangeScope
+	if r.SplitRangeServed {
+		resolve = c.ResolveRangeScopeAcrossSplits
+	}
+	scope, err := resolve(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
 	if err != nil {
 		return res, err
 	}
