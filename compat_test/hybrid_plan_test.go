@@ -66,8 +66,8 @@ func TestHybridSearchPlanShape(t *testing.T) {
 				"componentQueryInfos": js([]map[string]any{{"distinctType": "None", "top": 120, "offset": nil, "limit": nil, "orderBy": []string{"Descending"},
 					"orderByExpressions": []string{s0}, "groupByExpressions": []string{}, "groupByAliases": []string{}, "aggregates": []string{},
 					"groupByAliasToAggregateType": map[string]any{},
-					"rewrittenQuery": `SELECT TOP 120 c._rid, [{"item": ` + s0 + `}] AS orderByItems, {"payload": {"id": c.id}, "componentScores": []} AS payload FROM c WHERE ({documentdb-formattableorderbyquery-filter}) ORDER BY ` + s0 + ` DESC`,
-					"hasSelectValue": false, "dCountInfo": nil, "hasNonStreamingOrderBy": true}}),
+					"rewrittenQuery":              `SELECT TOP 120 c._rid, [{"item": ` + s0 + `}] AS orderByItems, {"payload": {"id": c.id}, "componentScores": []} AS payload FROM c WHERE ({documentdb-formattableorderbyquery-filter}) ORDER BY ` + s0 + ` DESC`,
+					"hasSelectValue":              false, "dCountInfo": nil, "hasNonStreamingOrderBy": true}}),
 				"componentWeights": `[]`, "skip": `null`, "take": `10`, "requiresGlobalStatistics": `true`,
 				"componentWithoutPayloadQueryInfos": `[]`, "projectionQueryInfo": `null`,
 			},
@@ -77,7 +77,7 @@ func TestHybridSearchPlanShape(t *testing.T) {
 			features: all + ",HybridSearchSkipOrderByRewrite",
 			want: map[string]string{
 				"globalStatisticsQuery": js(`SELECT COUNT(1) AS documentCount, [{"totalWordCount": SUM(_FULLTEXTWORDCOUNT(c.text)), "hitCounts": [COUNTIF(FULLTEXTCONTAINS(c.text, "bike"))]}, {"totalWordCount": SUM(_FULLTEXTWORDCOUNT(c.title)), "hitCounts": [COUNTIF(FULLTEXTCONTAINS(c.title, "red"))]}] AS fullTextStatistics FROM c`),
-				"componentWeights": `[2,1]`, "skip": `null`, "take": `10`, "requiresGlobalStatistics": `true`,
+				"componentWeights":      `[2,1]`, "skip": `null`, "take": `10`, "requiresGlobalStatistics": `true`,
 			},
 		},
 		{
