@@ -32,6 +32,9 @@ import (
 //     reverses the vector ranks: d2 d7 d5 d3 d6 d4 d1 d8.
 //   - FullTextContains(c.text, 'United States') holds for d4 ("united
 //     kingdom") and d5 ("states mind body") too, as on the service.
+//   - the candidates' window: see hybrid_search.mjs; with TOP 2 the SDKs
+//     fuse each component's first 120 results, which leaves out 4 of 125
+//     documents and puts P before Q (ranking all 125 puts Q first).
 func TestJSHybridSearch(t *testing.T) {
 	t.Parallel()
 	node, dir := jsSDK(t)
@@ -48,7 +51,7 @@ func TestJSHybridSearch(t *testing.T) {
 		"RRF_OFFSET":   "d8 d6 d2",
 	}
 	for n, tp := range []struct{ ru, ranges string }{{"400", "1"}, {"25100", "5"}} {
-		out, _ := runJS(t, node, dir, "hybrid_search.mjs", 150*time.Second, "COSMOS_ENDPOINT="+e.Endpoint,
+		out, _ := runJS(t, node, dir, "hybrid_search.mjs", 300*time.Second, "COSMOS_ENDPOINT="+e.Endpoint,
 			fmt.Sprintf("COSMOS_DB=hs%d", n), "THROUGHPUT="+tp.ru)
 		got := map[string]string{}
 		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -71,6 +74,19 @@ func TestJSHybridSearch(t *testing.T) {
 		}
 		if g := got["RRF_VECTOR PAGES"]; g != vector {
 			t.Errorf("%s ranges: RRF_VECTOR page by page = %q, want %q", tp.ranges, g, vector)
+		}
+		// the candidates' window (hybrid_search.mjs): over one range every
+		// way fuses the first 120 of each component; over five the
+		// optimized format (ALL, PLAN: @azure/cosmos's default) returns each
+		// range's first 120, all 125 documents here, and the SDK ranks them
+		// all, as it does against Azure
+		for mode, w := range map[string]string{"ALL": "P Q", "PLAN": "P Q", "PLAN_NONOPT": "P Q"} {
+			if tp.ranges == "5" && mode != "PLAN_NONOPT" {
+				w = "Q P"
+			}
+			if g := got["WINDOW "+mode]; g != w {
+				t.Errorf("%s ranges: WINDOW %s = %q, want %q", tp.ranges, mode, g, w)
+			}
 		}
 		if g := got["UNITED ALL"]; g != "d1 d4 d5" {
 			t.Errorf("%s ranges: FullTextContains(c.text, 'United States') = %q, want \"d1 d4 d5\"", tp.ranges, g)

@@ -76,17 +76,6 @@ const (
 // issue 35867 quotes it).
 const MsgHybridOffsetLimit = "Invalid OFFSET/LIMIT spec for Hybrid Search query. Expected a number literal in order to distribute query correctly."
 
-// hybridComponentTop is the component queries' TOP for a user query that
-// asks for skip+take results: the gateway's observed values are 120 for
-// TOP 10 and 200 for TOP 100 (reference search §A4.3), which
-// max(120, 2 * (skip + take)) reproduces. Without TOP or LIMIT the
-// components are unbounded (the SDKs then need
-// allowUnboundedNonStreamingQueries, as the JS SDK's own full-text spec
-// sets for every query).
-func hybridComponentTop(skip, take int64) int64 {
-	return max(120, 2*(skip+take))
-}
-
 // hybridComponent is one scoring function of ORDER BY RANK, as the plan
 // writes it.
 type hybridComponent struct {
@@ -163,7 +152,10 @@ func hybridSearchPlan(q *cosmosql.Query, params map[string]json.RawMessage, vect
 		if skip != nil {
 			s = *skip
 		}
-		n := hybridComponentTop(s, *take)
+		// (without TOP or LIMIT the components are unbounded: the SDKs
+		// then need allowUnboundedNonStreamingQueries, as the JS SDK's own
+		// full-text spec sets for every query)
+		n := cosmosql.HybridComponentTop(s, *take)
 		top = &n
 	}
 	payload := alias

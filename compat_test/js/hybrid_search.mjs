@@ -17,7 +17,7 @@ import { CosmosClient } from "@azure/cosmos";
 import { endpoint, key, requireDatabase, startWatchdog } from "./emulator.mjs";
 
 const dbId = requireDatabase();
-startWatchdog("hybrid_search", 150);
+startWatchdog("hybrid_search", 240);
 const throughput = Number(process.env.THROUGHPUT || 400);
 
 const client = new CosmosClient({ endpoint, key });
@@ -77,6 +77,30 @@ for (const [name, query] of queries) {
     for (const r of resources || []) ids.push(r.id);
   }
   console.log(`RRF_VECTOR PAGES ${ids.join(" ")}`);
+}
+// The candidates' window: with TOP or LIMIT each component query returns
+// its first 120 (max(120, 2 * (OFFSET + TOP))) results and the SDK fuses
+// only those. 125 documents; document x has rank a(x) in the first
+// component (cosine of v to [1, 0], v at a/2 degrees) and b(x) in the
+// second (w at b/2 degrees): P (1, 125), Q (2, 107), E1..E4 (121..124 in
+// both: no window holds them), D (125, 1), and for a = 3..120 the b left,
+// descending. With weights [2, 1], ranking all 125 gives Q (2/62 + 1/167)
+// before P (2/61 + 1/185); among the candidates P's second rank is 121 and
+// P (2/61 + 1/181) comes first. Every other document scores below both.
+{
+  const { container: w } = await database.containers.create({ id: "w", partitionKey: { paths: ["/pk"] }, throughput });
+  const unit = (r) => [Math.cos((r * Math.PI) / 360), Math.sin((r * Math.PI) / 360)];
+  const docs = [["P", 1, 125], ["Q", 2, 107], ["D", 125, 1]];
+  for (let k = 1; k <= 4; k++) docs.push([`E${k}`, 120 + k, 120 + k]);
+  const left = [];
+  for (let b = 120; b >= 2; b--) if (b !== 107) left.push(b);
+  for (let a = 3; a <= 120; a++) docs.push([`m${a}`, a, left[a - 3]]);
+  for (const [i, [id, a, b]] of docs.entries()) await w.items.create({ id, pk: `p${i % 10}`, v: unit(a), w: unit(b) });
+  const q = "SELECT TOP 2 c.id FROM c ORDER BY RANK RRF(VectorDistance(c.v, [1, 0]), VectorDistance(c.w, [1, 0]), [2, 1])";
+  for (const [mode, options] of modes) {
+    const { resources } = await w.items.query(q, options).fetchAll();
+    console.log(`WINDOW ${mode} ${resources.map((r) => r.id).join(" ")}`);
+  }
 }
 // a multi-word term matches any of its words
 {

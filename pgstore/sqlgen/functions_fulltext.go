@@ -13,8 +13,9 @@ import (
 // tokens, not substrings: the field and the terms are tokenized,
 // lower-cased, stemmed and stripped of stop words by the text search
 // configuration of the field's language (FullTextConfig), and a term is
-// contained when each of its tokens is a token of the field ("fox"
-// matches "Foxes", not "firefox"). FULLTEXTSCORE is only allowed in ORDER
+// contained when one of its tokens is a token of the field ("fox" matches
+// "Foxes", not "firefox"; "United States" matches "United Kingdom", as on
+// the service: migration 0031). FULLTEXTSCORE is only allowed in ORDER
 // BY RANK (the parser refuses it elsewhere) and is translated by rank.go.
 
 // DefaultFullTextConfig is the text search configuration of a field that
