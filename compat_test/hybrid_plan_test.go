@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -139,6 +140,64 @@ func TestHybridSearchPlanShape(t *testing.T) {
 	if _, r := plan(`SELECT c.id FROM c ORDER BY RANK FullTextScore(c.text, "bike") OFFSET @o LIMIT 2`, all, map[string]any{"name": "@o", "value": 1}); r.Status != http.StatusBadRequest ||
 		!strings.Contains(string(r.Body), "Invalid OFFSET/LIMIT spec for Hybrid Search query.") {
 		t.Errorf("OFFSET @o: %d %s", r.Status, r.Body)
+	}
+	// the account's limits (queryMaxRrfArgumentCount 100,
+	// queryMaxFullTextScoreSearchTerms 30), for the plan and the query
+	terms := func(n int) string {
+		ts := make([]string, n)
+		for i := range ts {
+			ts[i] = fmt.Sprintf(`"t%d"`, i)
+		}
+		return strings.Join(ts, ", ")
+	}
+	components := func(n int) string {
+		cs := make([]string, n)
+		for i := range cs {
+			cs[i] = `FullTextScore(c.text, "bike")`
+		}
+		return strings.Join(cs, ", ")
+	}
+	for _, lc := range []struct {
+		query  string
+		status int
+		msg    string
+	}{
+		{`SELECT TOP 1 c.id FROM c ORDER BY RANK FullTextScore(c.text, ` + terms(30) + `)`, http.StatusOK, ""},
+		{`SELECT TOP 1 c.id FROM c ORDER BY RANK FullTextScore(c.text, ` + terms(31) + `)`, http.StatusBadRequest, "FullTextScore exceeds the maximum of 30"},
+		{`SELECT TOP 1 c.id FROM c ORDER BY RANK RRF(` + components(100) + `)`, http.StatusOK, ""},
+		{`SELECT TOP 1 c.id FROM c ORDER BY RANK RRF(` + components(101) + `)`, http.StatusBadRequest, "RRF exceeds the maximum of 100"},
+	} {
+		_, r := plan(lc.query, all)
+		body, _ := json.Marshal(map[string]any{"query": lc.query, "parameters": []any{}})
+		q := raw.do(http.MethodPost, docsPath("h", "c"), body, "Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True",
+			"x-ms-documentdb-partitionkeyrangeid", "0")
+		for what, got := range map[string]rawResp{"plan": r, "query": q} {
+			if got.Status != lc.status || !strings.Contains(string(got.Body), lc.msg) {
+				t.Errorf("%s of %.60s...: %d %.200s, want %d %q", what, lc.query, got.Status, got.Body, lc.status, lc.msg)
+			}
+		}
+	}
+	// COUNTIF counts the values that are true (undefined, false and other
+	// types are not counted)
+	var bikes, ids float64
+	for _, rng := range []string{"0", "1", "2", "3", "4"} {
+		body, _ := json.Marshal(map[string]any{"query": `SELECT VALUE [COUNTIF(FullTextContains(c.text, "bike")), COUNTIF(c.missing), COUNTIF(c.id), COUNTIF(c.id = "a" OR c.id = "c")] FROM c`, "parameters": []any{}})
+		r := raw.do(http.MethodPost, docsPath("h", "c"), body, "Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True",
+			"x-ms-documentdb-partitionkeyrangeid", rng)
+		wantStatus(t, r, http.StatusOK)
+		var page struct{ Documents [][]float64 }
+		if err := json.Unmarshal(r.Body, &page); err != nil || len(page.Documents) != 1 || len(page.Documents[0]) != 4 {
+			t.Fatalf("range %s COUNTIF: %s", rng, r.Body)
+		}
+		d := page.Documents[0]
+		if d[1] != 0 || d[2] != 0 {
+			t.Errorf("range %s: COUNTIF of undefined and of strings = %v, %v; want 0", rng, d[1], d[2])
+		}
+		bikes += d[0]
+		ids += d[3]
+	}
+	if bikes != 2 || ids != 2 {
+		t.Errorf("COUNTIF over the ranges: %v documents with bike, %v with id a or c; want 2, 2", bikes, ids)
 	}
 	// the query itself, cross-partition: 400/1004 with the plan
 	body, _ := json.Marshal(map[string]any{"query": tests[0].query, "parameters": []any{}})

@@ -408,3 +408,48 @@ func hasUDF(q *cosmosql.Query) bool {
 	})
 	return found
 }
+
+// The account's limits on ranked queries (its queryEngineConfiguration:
+// queryMaxRrfArgumentCount 100, queryMaxFullTextScoreSearchTerms 30; the
+// service's refusal texts are not recorded). They also bound the hybrid
+// plan, whose component queries each carry every component's score.
+const (
+	MaxRRFArguments         = 100
+	MaxFullTextScoreTerms   = 30
+	MsgTooManyRRFArguments  = "The number of arguments of RRF exceeds the maximum of 100."
+	MsgTooManyFullTextTerms = "The number of search terms of FullTextScore exceeds the maximum of 30."
+)
+
+// checkRankLimits refuses (400) an ORDER BY RANK whose RRF has more than
+// MaxRRFArguments scoring functions or whose FullTextScore has more than
+// MaxFullTextScoreTerms terms (parameters holding arrays counted by their
+// elements).
+func checkRankLimits(q *cosmosql.Query, params map[string]json.RawMessage) error {
+	call, ok := q.Rank.(*cosmosql.Call)
+	if !ok || call.UDF {
+		return nil
+	}
+	args := []cosmosql.Expr{call}
+	if strings.EqualFold(call.Name, "RRF") {
+		args = call.Args
+		n := 0
+		for _, a := range args {
+			if _, isCall := a.(*cosmosql.Call); isCall {
+				n++
+			}
+		}
+		if n > MaxRRFArguments {
+			return BadRequest("%s", MsgTooManyRRFArguments)
+		}
+	}
+	for _, a := range args {
+		c, ok := a.(*cosmosql.Call)
+		if !ok || c.UDF || !strings.EqualFold(c.Name, "FULLTEXTSCORE") || len(c.Args) < 2 {
+			continue
+		}
+		if terms, ok := fullTextTerms(c.Args[1:], params); ok && len(terms) > MaxFullTextScoreTerms {
+			return BadRequest("%s", MsgTooManyFullTextTerms)
+		}
+	}
+	return nil
+}

@@ -114,6 +114,11 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	if err := checkCounts(q, params); err != nil {
 		return res, err
 	}
+	if q.Rank != nil {
+		if err := checkRankLimits(q, params); err != nil {
+			return res, err
+		}
+	}
 	// A prefix of a hierarchical key addresses the partitions under it (the
 	// service routes such queries to the ranges that hold them).
 	pk, prefix, err := pkScope(c, r.PartitionKey)
@@ -280,6 +285,9 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query,
 		return nil, err
 	}
 	if parsed.Rank != nil {
+		if err := checkRankLimits(parsed, params); err != nil {
+			return nil, err
+		}
 		optimized := false
 		for _, f := range strings.Split(features, ",") {
 			optimized = optimized || strings.EqualFold(strings.TrimSpace(f), "HybridSearchSkipOrderByRewrite")
