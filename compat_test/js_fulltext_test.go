@@ -37,7 +37,7 @@ EMPTY_RRF []
 		plan   string
 	}{
 		{1, `FORCE_PLAN ["three","two","one"]`},
-		{4, `FORCE_PLAN ERROR 400 A query plan for this ORDER BY RANK query (SELECT VALUE) on `},
+		{4, `FORCE_PLAN ERROR 400 A query plan for this ORDER BY RANK query is not supported b`},
 	} {
 		t.Run(fmt.Sprintf("ranges=%d", tt.ranges), func(t *testing.T) {
 			want := common + tt.plan + "\nREFUSED ERROR 400 SC2240\n"

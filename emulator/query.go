@@ -308,7 +308,7 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query,
 // MsgRankPlanSeveralRanges refuses the query plan of an ORDER BY RANK
 // query that has no hybrid search plan here (SELECT VALUE) on a container
 // with several partition key ranges (see rankPlan).
-const MsgRankPlanSeveralRanges = "A query plan for this ORDER BY RANK query (SELECT VALUE) on a container with several partition key ranges is not supported by this emulator; select an object instead, or send the query without a plan (without forceQueryPlan): it is served whole."
+const MsgRankPlanSeveralRanges = "A query plan for this ORDER BY RANK query is not supported by this emulator on a container with several partition key ranges: a SELECT VALUE projection has no hybrid search plan here. Select an object instead, or send the query without a plan (without forceQueryPlan): it is served whole."
 
 // rankPlan is the plan of an ORDER BY RANK query that hybridSearchPlan does
 // not plan (SELECT VALUE, whose payload the SDKs' hybrid pipelines cannot
