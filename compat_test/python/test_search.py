@@ -139,5 +139,13 @@ def test_rrf_hybrid_plan_five_ranges(database):
             "ORDER BY RANK RRF(FullTextScore(c.title, 'John'), FullTextScore(c.text, 'United States'))",
             enable_cross_partition_query=True))
         assert [r["id"] for r in rows] == ["d1", "d3", "d4", "d5", "d8"]
+        # one component: BM25 of 'fox' (d2 three in four words, d3 one in two, d6 two in five)
+        rows = list(c.query_items("SELECT TOP 3 c.id FROM c ORDER BY RANK FullTextScore(c.text, 'fox')",
+                                  enable_cross_partition_query=True))
+        assert [r["id"] for r in rows] == ["d2", "d3", "d6"]
+        # a term of several words matches any of them, as on the service
+        got = sorted(c.query_items("SELECT VALUE c.id FROM c WHERE FullTextContains(c.text, 'United States')",
+                                   enable_cross_partition_query=True))
+        assert got == ["d1", "d4", "d5"]
     finally:
         database.delete_container(c)
