@@ -301,7 +301,7 @@ func (h *handler) queryPlan(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	plan, err := h.svc.QueryPlan(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q)
+	plan, err := h.svc.QueryPlan(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q, r.Header.Get("X-Ms-Cosmos-Supported-Query-Features"))
 	if err == nil {
 		err = emulator.CheckQueryFeatures(plan, r.Header.Get("X-Ms-Cosmos-Supported-Query-Features"))
 	}
