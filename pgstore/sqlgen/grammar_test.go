@@ -1,0 +1,262 @@
+package sqlgen_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/sqlgen"
+)
+
+// grammarItems are the items of grammarDB, in seq order: names, LIKE
+// patterns, prefixes and escapes read per row, and tags to iterate. Items
+// 5 and 6 hold a number where a string goes (name, pattern).
+var grammarItems = []string{
+	`{"id":"1","name":"apple","pattern":"a%","prefix":"ap","esc":"!","tags":["red","green"]}`,
+	`{"id":"2","name":"50% off","pattern":"50!%%","prefix":"50","esc":"!","tags":["sale"]}`,
+	`{"id":"3","name":"Apple","pattern":"[A-C]pple","prefix":"Ap","tags":[]}`,
+	`{"id":"4","name":"banana","pattern":"b_n%","prefix":"ba","tags":["yellow","green","yellow"]}`,
+	`{"id":"5","name":42,"pattern":"4%","prefix":4}`,
+	`{"id":"6","name":"cherry","pattern":7,"prefix":"ch","tags":"notarray"}`,
+}
+
+// grammarDB is a fresh migrated database holding gr_items, an items table
+// shaped like a container's, with grammarItems.
+func grammarDB(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, migratedDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := pool.Exec(ctx, `CREATE TABLE gr_items (pk text NOT NULL, id text NOT NULL, seq bigint NOT NULL, body text NOT NULL,
+		doc jsonb GENERATED ALWAYS AS (body::jsonb) STORED, ts bigint NOT NULL, ttl integer, etag text NOT NULL, lsn bigint NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for i, body := range grammarItems {
+		if _, err := pool.Exec(ctx, `INSERT INTO gr_items (pk, id, seq, body, ts, etag, lsn) VALUES ($1, $1, $2, $3, 1, 'e', 1)`,
+			fmt.Sprint(i+1), i+1, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pool
+}
+
+// grammarCase is a query over grammarItems and its exact results (JSON
+// separated by spaces, in order), read whole and page by page.
+type grammarCase struct {
+	name, query string
+	params      map[string]json.RawMessage
+	want        string
+}
+
+func runGrammarCases(t *testing.T, pool *pgxpool.Pool, cases []grammarCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, size := range []int{100, 1} {
+				pages, err := pageResults(t, pool, "gr_items", tt.query, tt.params, size)
+				if err != nil {
+					t.Fatalf("page size %d: %v", size, err)
+				}
+				var got []string
+				for _, p := range pages {
+					for _, r := range p {
+						var b bytes.Buffer
+						if err := json.Compact(&b, []byte(r)); err != nil {
+							t.Fatalf("result %q: %v", r, err)
+						}
+						got = append(got, b.String())
+					}
+				}
+				if g := strings.Join(got, " "); g != tt.want {
+					t.Errorf("%s (page size %d):\n got %s\nwant %s", tt.query, size, g, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestLikeNonConstantPattern: LIKE with a pattern (and an escape) that
+// differs per row: % and _ wildcards, [..] sets, ESCAPE, case-sensitive;
+// an operand, pattern or row escape that is not a string (or an escape
+// that is not one character) makes the result undefined.
+func TestLikeNonConstantPattern(t *testing.T) {
+	pool := grammarDB(t)
+	runGrammarCases(t, pool, []grammarCase{
+		{"row pattern", `SELECT VALUE c.id FROM c WHERE c.name LIKE c.pattern`, nil, `"1" "3" "4"`},
+		{"row pattern, constant escape", `SELECT VALUE c.id FROM c WHERE c.name LIKE c.pattern ESCAPE '!'`, nil, `"1" "2" "3" "4"`},
+		{"row pattern, row escape", `SELECT VALUE c.id FROM c WHERE c.name LIKE c.pattern ESCAPE c.esc`, nil, `"1" "2"`},
+		{"constant pattern, row escape", `SELECT VALUE c.id FROM c WHERE c.name LIKE '50!% off' ESCAPE c.esc`, nil, `"2"`},
+		{"CONCAT pattern", `SELECT VALUE c.id FROM c WHERE c.name LIKE CONCAT(c.prefix, '%')`, nil, `"1" "2" "3" "4" "6"`},
+		{"CONCAT pattern with escape", `SELECT VALUE c.id FROM c WHERE c.name LIKE CONCAT(c.prefix, '!%%') ESCAPE '!'`, nil, `"2"`},
+		{"case-sensitive", `SELECT VALUE c.id FROM c WHERE c.name LIKE LOWER(c.prefix) || '%'`, nil, `"1" "2" "4" "6"`},
+		{"NOT LIKE", `SELECT VALUE c.id FROM c WHERE c.name NOT LIKE c.pattern`, nil, `"2"`},
+		{"projected", `SELECT c.id, c.name LIKE c.pattern AS m FROM c`, nil,
+			`{"id":"1","m":true} {"id":"2","m":false} {"id":"3","m":true} {"id":"4","m":true} {"id":"5"} {"id":"6"}`},
+		{"pattern is its own value", `SELECT VALUE c.id FROM c WHERE c.name LIKE c.name`, nil, `"1" "2" "3" "4" "6"`},
+		{"non-string parameter", `SELECT VALUE c.id FROM c WHERE c.name LIKE @p`, map[string]json.RawMessage{"@p": json.RawMessage(`5`)}, ``},
+		{"non-string literal", `SELECT VALUE c.name LIKE 5 FROM c`, nil, ``},
+		{"escape of two characters per row", `SELECT VALUE c.id FROM c WHERE c.name LIKE c.pattern ESCAPE c.esc || 'x'`, nil, ``},
+		{"inside a subquery", `SELECT VALUE ARRAY(SELECT VALUE t FROM t IN c.tags WHERE t LIKE '%' || SUBSTRING(c.name, 2, 1) || '%') FROM c`, nil,
+			`[] ["sale"] [] ["green"] [] []`}, // "50% off": the pattern "%%%"
+	})
+}
+
+// TestLikeRegexAgreesWithSQL: cosmos.like_regex (per-row patterns) builds
+// exactly the regular expression likeToRegex (constant patterns) builds,
+// for hand-picked and random patterns over LIKE's special characters, and
+// every one of them compiles.
+func TestLikeRegexAgreesWithSQL(t *testing.T) {
+	pool := grammarDB(t)
+	ctx := context.Background()
+	type pe struct{ p, esc string }
+	cases := []pe{
+		{"abc", ""}, {"a%", ""}, {"_b", ""}, {"[a-f]%", ""}, {"[^x]", ""}, {"100!%", "!"}, {"a.b*", ""},
+		{"[%]", ""}, {"[]a]", ""}, {"[^]", ""}, {"[z-a]", ""}, {"[^z-a]", ""}, {"[a-c-e]", ""}, {"[-a]", ""},
+		{"[a-]", ""}, {"[", ""}, {"[]", ""}, {"a!", "!"}, {"!!", "!"}, {"!_!%![", "!"}, {`\`, ""}, {`[\]`, ""},
+		{"[[:alpha:]]", ""}, {"(?i)a", ""}, {"***:a", ""}, {"é_ü%", ""}, {"[à-ÿ]", ""}, {"$^|{}+?.", ""},
+		{"%%", "%"}, {"a%b", "%"}, {"[!%]", "!"},
+	}
+	rnd := rand.New(rand.NewSource(1))
+	alphabet := []rune(`%_[]^-!\a.z*é`)
+	for i := 0; i < 300; i++ {
+		n := rnd.Intn(10)
+		rs := make([]rune, n)
+		for j := range rs {
+			rs[j] = alphabet[rnd.Intn(len(alphabet))]
+		}
+		esc := ""
+		if rnd.Intn(2) == 0 {
+			esc = string(alphabet[rnd.Intn(len(alphabet))])
+		}
+		cases = append(cases, pe{string(rs), esc})
+	}
+	for _, c := range cases {
+		want := sqlgen.LikeToRegex(c.p, c.esc)
+		var got string
+		var err error
+		if c.esc == "" {
+			err = pool.QueryRow(ctx, `SELECT cosmos.like_regex($1, NULL, false)`, c.p).Scan(&got)
+		} else {
+			err = pool.QueryRow(ctx, `SELECT cosmos.like_regex($1, $2, true)`, c.p, c.esc).Scan(&got)
+		}
+		if err != nil {
+			t.Fatalf("like_regex(%q, %q): %v", c.p, c.esc, err)
+		}
+		if got != want {
+			t.Errorf("like_regex(%q, %q) = %q, likeToRegex = %q", c.p, c.esc, got, want)
+		}
+		var ok bool
+		if err := pool.QueryRow(ctx, `SELECT 'x' ~ $1`, got).Scan(&ok); err != nil {
+			t.Errorf("regex %q of %q does not compile: %v", got, c.p, err)
+		}
+	}
+}
+
+// TestSelectStarInSubquery: SELECT * in a subquery yields the value of
+// its single source, in EXISTS, ARRAY and scalar subqueries, over an
+// iteration, a path and a FROM subquery, with DISTINCT and ORDER BY.
+func TestSelectStarInSubquery(t *testing.T) {
+	pool := grammarDB(t)
+	runGrammarCases(t, pool, []grammarCase{
+		{"scalar", `SELECT VALUE (SELECT * FROM t IN c.tags) FROM c`, nil, `"red" "sale" "yellow"`},
+		{"EXISTS", `SELECT VALUE EXISTS(SELECT * FROM t IN c.tags WHERE t = 'green') FROM c`, nil, `true false false true false false`},
+		{"EXISTS in WHERE", `SELECT VALUE c.id FROM c WHERE EXISTS(SELECT * FROM t IN c.tags WHERE t LIKE '%ee%')`, nil, `"1" "4"`},
+		{"ARRAY", `SELECT VALUE ARRAY(SELECT * FROM t IN c.tags) FROM c`, nil, `["red","green"] ["sale"] [] ["yellow","green","yellow"] [] []`},
+		{"ARRAY DISTINCT", `SELECT VALUE ARRAY(SELECT DISTINCT * FROM t IN c.tags) FROM c WHERE c.id = '4'`, nil, `["yellow","green"]`},
+		{"ARRAY ORDER BY", `SELECT c.id, ARRAY(SELECT * FROM t IN c.tags ORDER BY t) AS s FROM c WHERE c.id = '4'`, nil, `{"id":"4","s":["green","yellow","yellow"]}`},
+		{"over a path", `SELECT VALUE ARRAY(SELECT * FROM c.tags) FROM c`, nil, `[["red","green"]] [["sale"]] [[]] [["yellow","green","yellow"]] [] ["notarray"]`},
+		{"over an aliased path", `SELECT VALUE ARRAY(SELECT * FROM c.name n WHERE IS_STRING(n)) FROM c`, nil, `["apple"] ["50% off"] ["Apple"] ["banana"] [] ["cherry"]`},
+		{"over a FROM subquery", `SELECT VALUE ARRAY(SELECT * FROM (SELECT VALUE t FROM t IN c.tags WHERE t != 'green') x) FROM c WHERE c.id = '4'`, nil, `["yellow","yellow"]`},
+		{"TOP", `SELECT VALUE ARRAY(SELECT TOP 1 * FROM t IN c.tags) FROM c WHERE c.id IN ('1', '4')`, nil, `["red"] ["yellow"]`},
+	})
+}
+
+// TestSubqueryInFromOfSubquery: a subquery's FROM (and JOIN) may itself be
+// a subquery, correlated with the row and with the sources before it,
+// nested, with aggregates, DISTINCT, TOP and ORDER BY inside.
+func TestSubqueryInFromOfSubquery(t *testing.T) {
+	pool := grammarDB(t)
+	runGrammarCases(t, pool, []grammarCase{
+		{"COUNT over a FROM subquery", `SELECT VALUE (SELECT VALUE COUNT(1) FROM (SELECT VALUE t FROM t IN c.tags) x) FROM c`, nil, `2 1 0 3 0 0`},
+		{"DISTINCT inside", `SELECT VALUE ARRAY(SELECT VALUE x FROM (SELECT DISTINCT VALUE t FROM t IN c.tags) x) FROM c WHERE c.id = '4'`, nil, `["yellow","green"]`},
+		{"SUM of a projection", `SELECT VALUE (SELECT VALUE SUM(x.l) FROM (SELECT LENGTH(t) AS l FROM t IN c.tags) x) FROM c WHERE c.id IN ('1', '4')`, nil, `8 17`},
+		{"TOP and ORDER BY inside", `SELECT VALUE ARRAY(SELECT VALUE x FROM (SELECT TOP 2 VALUE t FROM t IN c.tags ORDER BY t DESC) x) FROM c WHERE c.id = '4'`, nil, `["yellow","yellow"]`},
+		{"nested twice", `SELECT VALUE (SELECT VALUE COUNT(1) FROM (SELECT VALUE y FROM (SELECT VALUE t FROM t IN c.tags) y WHERE y != 'green') x) FROM c`, nil, `1 1 0 2 0 0`},
+		{"JOIN subquery reading an earlier source", `SELECT VALUE ARRAY(SELECT VALUE [t, u] FROM t IN c.tags JOIN (SELECT VALUE LENGTH(t)) u) FROM c WHERE c.id = '1'`, nil, `[["red",3],["green",5]]`},
+		{"JOIN path of an earlier source", `SELECT VALUE ARRAY(SELECT VALUE n FROM t IN c.tags JOIN t n) FROM c WHERE c.id = '1'`, nil, `["red","green"]`},
+		{"in WHERE", `SELECT VALUE c.id FROM c WHERE (SELECT VALUE COUNT(1) FROM (SELECT VALUE t FROM t IN c.tags WHERE t = 'yellow') x) = 2`, nil, `"4"`},
+	})
+}
+
+// maxSubqueryNesting is the deepest nesting of scalar subqueries
+// (SELECT VALUE (SELECT VALUE ... c.id ...) FROM c) that cosmosql.Parse
+// accepts: its syntax nesting bound, cosmosql.MaxDepth, is the only one.
+func maxSubqueryNesting(t *testing.T) int {
+	t.Helper()
+	n := 1
+	for ; n < cosmosql.MaxDepth; n++ {
+		if _, err := cosmosql.Parse(nestedScalar(n + 1)); err != nil {
+			return n
+		}
+	}
+	t.Fatalf("%d nested subqueries parse", n)
+	return n
+}
+
+// nestedScalar is SELECT VALUE (SELECT VALUE ...(c.id)...) FROM c WHERE
+// c.id = '1' with n subqueries.
+func nestedScalar(n int) string {
+	return "SELECT VALUE " + strings.Repeat("(SELECT VALUE ", n) + "c.id" + strings.Repeat(")", n) + " FROM c WHERE c.id = '1'"
+}
+
+// TestDeepSubqueries: subqueries nest as deep as the parser accepts
+// (scalar, ARRAY, EXISTS, and FROM subqueries of FROM subqueries), with the
+// exact results; one level more is the parser's syntax error.
+func TestDeepSubqueries(t *testing.T) {
+	pool := grammarDB(t)
+	max := maxSubqueryNesting(t)
+	if max < 100 {
+		t.Fatalf("only %d nested subqueries parse", max)
+	}
+	arrays := func(n int) string {
+		return "SELECT VALUE " + strings.Repeat("ARRAY(SELECT VALUE ", n) + "c.id" + strings.Repeat(")", n) + " FROM c WHERE c.id = '1'"
+	}
+	exists := func(n int) string {
+		return "SELECT VALUE " + strings.Repeat("EXISTS(SELECT VALUE ", n) + "c.id" + strings.Repeat(")", n) + " FROM c WHERE c.id = '1'"
+	}
+	froms := func(n int) string {
+		q := "(SELECT VALUE t FROM t IN c.tags)"
+		for i := 1; i < n; i++ {
+			q = fmt.Sprintf("(SELECT VALUE x%d FROM %s x%d)", i, q, i)
+		}
+		return "SELECT VALUE (SELECT VALUE COUNT(1) FROM " + q + " y) FROM c"
+	}
+	var cases []grammarCase
+	for _, n := range []int{9, 10, 32, max} {
+		cases = append(cases,
+			grammarCase{fmt.Sprintf("scalar %d", n), nestedScalar(n), nil, `"1"`},
+			grammarCase{fmt.Sprintf("EXISTS %d", n), exists(n), nil, `true`})
+		if n <= 32 {
+			cases = append(cases,
+				grammarCase{fmt.Sprintf("ARRAY %d", n), arrays(n), nil, strings.Repeat("[", n) + `"1"` + strings.Repeat("]", n)},
+				grammarCase{fmt.Sprintf("FROM %d", n), froms(n), nil, `2 1 0 3 0 0`})
+		}
+	}
+	runGrammarCases(t, pool, cases)
+	_, err := cosmosql.Parse(nestedScalar(max + 1))
+	var se *cosmosql.SyntaxError
+	if !errors.As(err, &se) || !strings.Contains(se.Message, "nested more than") {
+		t.Errorf("%d nested subqueries: %v, want the parser's nesting error", max+1, err)
+	}
+}
