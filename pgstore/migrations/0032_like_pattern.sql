@@ -3,7 +3,8 @@
 -- is a value, never statement text. like_regex converts it into the
 -- anchored POSIX regular expression that sqlgen's likeToRegex builds for
 -- a constant pattern (the two must agree: TestLikeRegexAgreesWithSQL):
---   %  any string; _  one character;
+--   %  any string (a run of % is one .*, which matches the same strings
+--      and keeps the expression small); _  one character;
 --   [...] a set when a ']' follows at least one character after '[':
 --     a leading '^' negates it (unless it is the only character), x-y is a
 --     range of code points (nothing when y < x), every other character is
@@ -38,6 +39,8 @@ DECLARE
   out text := '^';
   items text;
   neg boolean;
+  pct boolean := false;
+  was_pct boolean;
 BEGIN
   IF p IS NULL OR (esc_given AND (esc IS NULL OR char_length(esc) <> 1)) THEN
     RETURN NULL;
@@ -49,11 +52,16 @@ BEGIN
   n := coalesce(array_length(cs, 1), 0);
   WHILE i <= n LOOP
     c := cs[i];
+    was_pct := pct;
+    pct := false;
     IF esc IS NOT NULL AND c = esc AND i < n THEN
       i := i + 1;
       out := out || cosmos.like_meta(cs[i]);
     ELSIF c = '%' THEN
-      out := out || '.*';
+      IF NOT was_pct THEN
+        out := out || '.*';
+      END IF;
+      pct := true;
     ELSIF c = '_' THEN
       out := out || '.';
     ELSIF c = '[' THEN

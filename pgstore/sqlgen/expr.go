@@ -666,6 +666,8 @@ func (t *translator) constString(e cosmosql.Expr) (string, bool) {
 // is the set of ']' and 'a'); a '[' without one is literal. Inside a set a
 // leading '^' negates it (unless it is the only character), x-y is a
 // range (matching nothing when y < x), every other character is literal.
+// A run of % is one ".*" (the same strings match, and PostgreSQL's regular
+// expression compiler refuses thousands of them).
 // The result is always a valid PostgreSQL regular expression: a set left
 // empty matches nothing ("(?!)") or, negated, any character.
 // cosmos.like_regex (migration 0032) is this function in SQL; the two must
@@ -674,14 +676,20 @@ func likeToRegex(p, esc string) string {
 	var b strings.Builder
 	b.WriteString("^")
 	rs := []rune(p)
+	pct := false // the last thing written is a % (runs of % are one)
 	for i := 0; i < len(rs); i++ {
 		c := rs[i]
+		wasPct := pct
+		pct = false
 		switch {
 		case esc != "" && string(c) == esc && i+1 < len(rs):
 			i++
 			b.WriteString(regexp.QuoteMeta(string(rs[i])))
 		case c == '%':
-			b.WriteString(".*")
+			if !wasPct {
+				b.WriteString(".*")
+			}
+			pct = true
 		case c == '_':
 			b.WriteString(".")
 		case c == '[':
