@@ -105,8 +105,8 @@ type Options struct {
 //     jit_above_cost, which nested correlated subqueries reach at once;
 //     compiling their plans costs far more than it saves (sqlgen's
 //     BenchmarkDeepSubqueries: 64 nested FROM subqueries over 2,000
-//     items take 3.5 s with it, 0.8 s without; 8 nested, 132 ms and
-//     69 ms).
+//     items took 10 s with it, 1.1 s without; the item queries of
+//     cosmos-bench's query scenario never reach the threshold).
 //
 // backslash_quote and escape_string_warning only matter to strings with
 // backslash escapes, which the store never writes once

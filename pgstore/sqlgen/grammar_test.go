@@ -267,8 +267,8 @@ func TestDeepSubqueries(t *testing.T) {
 // subqueries, 8 and 64 deep) over 2,000 items with PostgreSQL's JIT
 // compilation off (what pgstore's connections set) and on (PostgreSQL's
 // default): the FROM subqueries' estimated cost passes jit_above_cost, and
-// compiling their plan costs more than it saves (64 deep: about 2.6 s of
-// compilation for a query that runs in 0.8 s without).
+// compiling their plan costs more than it saves (figures in
+// docs/benchmarks.md).
 func BenchmarkDeepSubqueries(b *testing.B) {
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(b)
