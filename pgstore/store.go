@@ -105,8 +105,8 @@ type Options struct {
 //     jit_above_cost, which nested correlated subqueries reach at once;
 //     compiling their plans costs far more than it saves (sqlgen's
 //     BenchmarkDeepSubqueries: 64 nested FROM subqueries over 2,000
-//     items took 10 s with it, 1.1 s without; the item queries of
-//     cosmos-bench's query scenario never reach the threshold).
+//     items took 10 s with it, 1.1 s without; cosmos-bench's query
+//     scenario measured the same either way, docs/benchmarks.md).
 //
 // backslash_quote and escape_string_warning only matter to strings with
 // backslash escapes, which the store never writes once
