@@ -181,6 +181,8 @@ func TestSelectStarInSubquery(t *testing.T) {
 		{"over an aliased path", `SELECT VALUE ARRAY(SELECT * FROM c.name n WHERE IS_STRING(n)) FROM c`, nil, `["apple"] ["50% off"] ["Apple"] ["banana"] [] ["cherry"]`},
 		{"over a FROM subquery", `SELECT VALUE ARRAY(SELECT * FROM (SELECT VALUE t FROM t IN c.tags WHERE t != 'green') x) FROM c WHERE c.id = '4'`, nil, `["yellow","yellow"]`},
 		{"TOP", `SELECT VALUE ARRAY(SELECT TOP 1 * FROM t IN c.tags) FROM c WHERE c.id IN ('1', '4')`, nil, `["red"] ["yellow"]`},
+		{"JOIN subquery", `SELECT VALUE x FROM c JOIN (SELECT * FROM t IN c.tags WHERE t != 'green') x`, nil, `"red" "sale" "yellow" "yellow"`},
+		{"inside a FROM subquery", `SELECT VALUE SUM(n) FROM (SELECT VALUE ARRAY_LENGTH(ARRAY(SELECT * FROM t IN c.tags)) FROM c) n`, nil, `6`},
 	})
 }
 
