@@ -482,8 +482,8 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 			return nil, err
 		}
 		if t.depth == 0 && t.udfIndex == nil && src.Subquery == nil {
-			// (the rows of a subquery, of a FROM subquery or of a UDF
-			// batch are no stored rows)
+			// (the rows of a subquery, a FROM subquery or a UDF batch
+			// are no stored rows)
 			out = append([]string{nulFlagColumn}, out...)
 			st.NULFlag = true
 		}
