@@ -123,10 +123,6 @@ func (t scriptTx) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (
 	return t.s.runQuery(ctx, queryRun{QueryItemsParams: p, on: t.tx})
 }
 
-// ScriptSlots is the most scripts InScriptTx runs at once (half the
-// connection pool, at least one).
-func (s *Store) ScriptSlots() int { return cap(s.scriptSlots) }
-
 // InScriptTx implements emulator.ScriptTxStore: one READ COMMITTED
 // transaction whose writes share one LSN, as a transactional batch's do
 // (InItemTx), so TTL, _lsn and the change log treat them like any other

@@ -52,6 +52,9 @@ func (x *execution) supervise(work func() (Result, error), fence *fencedHost) (R
 	x.wd = guard(x.ctx, x.rt, x.e.cfg.MaxMemory)
 	out := make(chan outcome, 1) // never blocks an abandoned goroutine
 	go func() {
+		if enterCompute() {
+			defer leaveCompute()
+		}
 		var o outcome
 		defer func() {
 			if p := recover(); p != nil {
