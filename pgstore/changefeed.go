@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
@@ -133,15 +131,20 @@ const activityFirstSQL = `SELECT count(*) FROM pg_stat_activity`
 // the scan stopped at a row that is not settled while the page had room
 // left, else 0.
 func (s *Store) scanChanges(ctx context.Context, p emulator.ChangesParams, sql string, q []any) (page emulator.ChangesPage, xmax int64, err error) {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadOnly})
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return page, 0, classify("read changes", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
-	if _, err := tx.Exec(ctx, activityFirstSQL); err != nil {
+	// Released in a transaction (an error on the way), the connection is
+	// closed rather than pooled.
+	defer conn.Release()
+	// one round trip: without arguments, pgx sends both statements in one
+	// simple query
+	if _, err := conn.Exec(ctx, `BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY; `+activityFirstSQL); err != nil {
 		return page, 0, classify("read changes", err)
 	}
-	rows, err := tx.Query(ctx, sql, q...)
+	defer conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`) //nolint:errcheck // read-only; a failure closes the connection
+	rows, err := conn.Query(ctx, sql, q...)
 	if err != nil {
 		return page, 0, classify("read changes", err)
 	}

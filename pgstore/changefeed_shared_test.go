@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 )
 
 // sharedServerRounds is how many write-then-read rounds
-// TestChangeFeedReadsAcknowledgedWritesOnSharedServer runs.
-const sharedServerRounds = 10_000
+// TestChangeFeedReadsAcknowledgedWritesOnSharedServer runs: 35 to 65 s on
+// a shared 2-core machine, so go test -short runs sharedServerShortRounds.
+const sharedServerRounds, sharedServerShortRounds = 10_000, 1_000
 
 // TestChangeFeedReadsAcknowledgedWritesOnSharedServer: on a PostgreSQL
 // server shared with another database, under load, a change feed read
@@ -47,32 +49,38 @@ func TestChangeFeedReadsAcknowledgedWritesOnSharedServer(t *testing.T) {
 	loadCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
-	background := func(name string, f func(n int) error) {
+	// done counts the transactions each kind of load committed
+	var done [3]atomic.Int64
+	const writers, short, long = 0, 1, 2
+	background := func(kind int, name string, f func(n int) error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for n := 0; loadCtx.Err() == nil; n++ {
-				if err := f(n); err != nil && loadCtx.Err() == nil {
-					errs <- fmt.Errorf("%s: %w", name, err)
+				if err := f(n); err != nil {
+					if loadCtx.Err() == nil {
+						errs <- fmt.Errorf("%s: %w", name, err)
+					}
 					return
 				}
+				done[kind].Add(1)
 			}
 		}()
 	}
 	for w := range 2 { // writers in the store's own database
-		background(fmt.Sprintf("writer %d", w), func(n int) error {
+		background(writers, fmt.Sprintf("writer %d", w), func(n int) error {
 			_, err := write(loadCtx, fmt.Sprintf(`["w%d"]`, w), fmt.Sprintf("w%d-%d", w, n))
 			return err
 		})
 	}
 	for w := range 3 { // short transactions of another database
-		background(fmt.Sprintf("short %d", w), func(n int) error {
+		background(short, fmt.Sprintf("short %d", w), func(n int) error {
 			_, err := other.Exec(loadCtx, `INSERT INTO load VALUES ($1)`, n)
 			return err
 		})
 	}
 	for w := range 2 { // long transactions of another database
-		background(fmt.Sprintf("long %d", w), func(int) error {
+		background(long, fmt.Sprintf("long %d", w), func(int) error {
 			tx, err := other.Begin(loadCtx)
 			if err != nil {
 				return err
@@ -90,6 +98,9 @@ func TestChangeFeedReadsAcknowledgedWritesOnSharedServer(t *testing.T) {
 	}
 
 	rounds := sharedServerRounds
+	if testing.Short() {
+		rounds = sharedServerShortRounds
+	}
 	start := time.Now()
 	misses := 0
 	for r := range rounds {
@@ -116,7 +127,13 @@ func TestChangeFeedReadsAcknowledgedWritesOnSharedServer(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	t.Logf("%d write-then-read rounds in %s, %d misses", rounds, elapsed.Round(time.Millisecond), misses)
+	t.Logf("%d write-then-read rounds in %s, %d misses; meanwhile %d writes of other writers, %d short and %d long transactions of another database",
+		rounds, elapsed.Round(time.Millisecond), misses, done[writers].Load(), done[short].Load(), done[long].Load())
+	for kind, name := range []string{"writers", "short transactions", "long transactions"} {
+		if done[kind].Load() == 0 {
+			t.Errorf("no %s ran beside the rounds", name)
+		}
+	}
 	if misses != 0 {
 		t.Fatalf("%d of %d reads after an acknowledged write missed it", misses, rounds)
 	}
