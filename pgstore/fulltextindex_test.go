@@ -71,7 +71,7 @@ func explainQuery(t *testing.T, s *Store, p emulator.QueryItemsParams) string {
 		t.Fatal(err)
 	}
 	p.Query, p.Expiry = q, emulator.Expiry{Now: 2000}
-	st, err := s.translateStage(context.Background(), p, nil, nil, 0)
+	st, err := s.translateStage(context.Background(), p, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestRankedQueryReadsStatisticsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	qp.Query = q
-	st, err := s.translateStage(context.Background(), qp, nil, nil, 0)
+	st, err := s.translateStage(context.Background(), qp, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

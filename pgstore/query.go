@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -127,15 +126,7 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	if p.raw {
 		st, err = s.translateResources(p, cur)
 	} else {
-		var budget time.Duration
-		if p.on == nil {
-			// a page of its own may end between documents with a
-			// continuation (a script's transaction would fail instead):
-			// at half its budget, so that a document whose rows take
-			// long still ends before the budget's cancel request
-			budget = s.pageTimeout / 2
-		}
-		st, err = s.translateStage(ctx, p.QueryItemsParams, cur, nil, budget)
+		st, err = s.translateQuery(ctx, p.QueryItemsParams, cur)
 		if err == nil && p.on == nil {
 			err = s.ensureQueryIndexes(ctx, p.QueryItemsParams, st)
 		}
@@ -203,23 +194,16 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 		size += len(r.doc)
 		out = append(out, r)
 	}
-	// stopped: the page stopped at its budget before this document
-	// (sqlgen.BudgetSQLState), 0 when not
-	var stopped int64
 	if overBudget {
 		cancel() // the rest of the statement's rows are not needed
 	} else if err := rows.Err(); err != nil {
-		stopped = budgetStop(err)
-		switch {
-		case stopped > 0 && !st.Single:
-			more = true // the next page resumes at the document it stopped at
-		case stopped == 0 && !budgetSpent(ctx, pctx, rows, err):
+		if !budgetSpent(ctx, pctx, rows, err) {
 			return emulator.QueryPage{}, classifyQuery(err)
-		case st.Single || len(out) == 0:
-			return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
-		default:
-			more = true // partial: the next page resumes after the last result
 		}
+		if st.Single || len(out) == 0 {
+			return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
+		}
+		more = true // partial: the next page resumes after the last result
 	}
 	page := emulator.QueryPage{Docs: make([][]byte, 0, len(out))}
 	for _, r := range out {
@@ -232,32 +216,12 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 		// the gateway's fan-out ends a full page with a continuation
 		more = true
 	}
-	switch {
-	case stopped > 0:
-		// resume exactly where the work stopped, even with no result
-		c := sqlgen.BudgetCursor(stopped, st.Joins, st.Taken+int64(len(out)))
-		page.Continuation = encodeToken(&c, hash)
-	case more && len(out) > 0:
+	if more && len(out) > 0 {
 		c := out[len(out)-1].cursor
 		c.Taken = st.Taken + int64(len(out))
 		page.Continuation = encodeToken(&c, hash)
 	}
 	return page, nil
-}
-
-// budgetStop returns the seq of the document before which a page over
-// iterations stopped at its budget, when err is that stop
-// (sqlgen.BudgetSQLState), else 0.
-func budgetStop(err error) int64 {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != sqlgen.BudgetSQLState {
-		return 0
-	}
-	seq, err := strconv.ParseInt(pe.Message, 10, 64)
-	if err != nil || seq <= 0 {
-		return 0
-	}
-	return seq
 }
 
 // queryRow is one row of a translated statement: the result document (nil
@@ -395,12 +359,12 @@ func translationError(err error) error {
 
 // translateQuery translates one page of a query.
 func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor) (*sqlgen.Statement, error) {
-	return s.translateStage(ctx, p, cur, nil, 0)
+	return s.translateStage(ctx, p, cur, nil)
 }
 
 // translateStage translates one page of a query, or with udf one of the
 // statements of a query calling user-defined functions.
-func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor, udf *sqlgen.UDFStage, budget time.Duration) (*sqlgen.Statement, error) {
+func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor, udf *sqlgen.UDFStage) (*sqlgen.Statement, error) {
 	a := args{}
 	live := livePredicate(p.Expiry, "r.", &a)
 	collRID, _ := emulator.DecodeRID(p.Container.RID)
@@ -412,7 +376,7 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
 		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, PKPath: pkPath, PKJSON: pkJSON, EPKMin: epkMin, EPKMax: epkMax,
-		Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx, PageBudget: budget,
+		Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx,
 		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
 		NowTicks: nowTicks(p.Now), UDF: udf,
 		FullTextConfigs: ftConfigs, FullTextDefault: ftDefault, FullTextIndexed: fullTextIndexed(p.Container),

@@ -219,7 +219,7 @@ func (s *Store) runUDFWhole(ctx context.Context, p queryRun, hash uint64, cur *s
 			return emulator.QueryPage{}, err
 		}
 	}
-	ev, err := s.translateStage(ctx, p.QueryItemsParams, cur, &sqlgen.UDFStage{Whole: true, Batch: &all}, 0)
+	ev, err := s.translateStage(ctx, p.QueryItemsParams, cur, &sqlgen.UDFStage{Whole: true, Batch: &all})
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
@@ -339,5 +339,5 @@ func (s *Store) translateUDF(ctx context.Context, p queryRun, cur *sqlgen.Cursor
 	stage := &sqlgen.UDFStage{Batch: batch, Whole: whole}
 	q := p.QueryItemsParams
 	q.Page.MaxItems = udfBatchRows
-	return s.translateStage(ctx, q, cur, stage, 0)
+	return s.translateStage(ctx, q, cur, stage)
 }

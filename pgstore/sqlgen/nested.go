@@ -144,21 +144,8 @@ func (t *translator) nestedPage(sc *scope, cols, where []string, cur *Cursor, fe
 	// over the joined rows would hold each document's rows (or the whole
 	// page's) until all are computed, and a page stopped by its time
 	// budget (pgstore) would have nothing to return.
-	//
-	// With a page budget (Input.PageBudget), each document is checked as
-	// it leaves that subquery: OFFSET 0 keeps the subquery whole and the
-	// check, volatile, is never pushed into it, so it runs on the
-	// documents in seq order, each after every row of the one before it
-	// went to the client (see BudgetCursor).
-	docs := "(SELECT * FROM " + sc.from[0] + " WHERE " + strings.Join(outer, " AND ") + " ORDER BY r.seq) AS r"
-	check := ""
-	if t.in.PageBudget > 0 && (cur != nil || offset == 0) {
-		docs = "(SELECT * FROM " + sc.from[0] + " WHERE " + strings.Join(outer, " AND ") + " ORDER BY r.seq OFFSET 0) AS r"
-		check = " WHERE (clock_timestamp() - statement_timestamp() <= " + t.bind(t.in.PageBudget.Seconds()) +
-			"::float8 * interval '1 second' OR cosmos.page_budget_spent(r.seq))"
-	}
-	out := "SELECT " + strings.Join(sel, ", ") + " FROM " + docs + " CROSS JOIN LATERAL (" + sql + ") AS x0" + check +
-		" ORDER BY r.seq LIMIT " + t.bind(fetch)
+	out := "SELECT " + strings.Join(sel, ", ") + " FROM (SELECT * FROM " + sc.from[0] + " WHERE " + strings.Join(outer, " AND ") +
+		" ORDER BY r.seq) AS r CROSS JOIN LATERAL (" + sql + ") AS x0 ORDER BY r.seq LIMIT " + t.bind(fetch)
 	if cur == nil && offset > 0 {
 		out += " OFFSET " + t.bind(offset)
 	}
@@ -176,21 +163,4 @@ func (sc *scope) lastIteration(w string) int {
 		}
 	}
 	return -1
-}
-
-// BudgetSQLState is the SQLSTATE of the error that ends a page over
-// iterations at its budget (Input.PageBudget); its message is the seq of
-// the document the page stopped at.
-const BudgetSQLState = "Z9408"
-
-// BudgetCursor returns the cursor of the page that follows one stopped at
-// its budget before document seq (BudgetSQLState) after taking taken
-// results in all: that document, from its first row. Each document before
-// it gave the page all of its rows (the check runs on the documents in
-// seq order, each after the rows of the one before it), and none of its
-// own (the rows of a document follow its check), so the next page
-// resumes exactly where this one's work stopped, whether or not it holds
-// results. joins is the statement's Joins.
-func BudgetCursor(seq int64, joins int, taken int64) Cursor {
-	return Cursor{Seq: seq, Ords: make([]int64, joins), Taken: taken}
 }

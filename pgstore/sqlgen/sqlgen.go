@@ -7,7 +7,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
 )
@@ -84,13 +83,6 @@ type Input struct {
 	PageSize int
 	// Cursor resumes after the last row of the previous page (nil: start).
 	Cursor *Cursor
-	// PageBudget, when positive, is how long a page over iterations
-	// without ORDER BY (nestedPage) may run before it stops at the next
-	// document with the error cosmos.page_budget_spent raises (SQLSTATE
-	// BudgetSQLState, the document's seq as its message), so that it can
-	// end with a continuation at that document (see BudgetCursor). A first
-	// page with OFFSET never stops that way: what it skipped is not known.
-	PageBudget time.Duration
 	// CodePointCollation is true when the database's default collation
 	// orders text by code point ("C"), so jsonb string ranges agree with
 	// Cosmos string order and may be pushed to indexes.
