@@ -15,7 +15,7 @@ import (
 )
 
 // sharedServerRounds is how many write-then-read rounds
-// TestChangeFeedReadsAcknowledgedWritesOnSharedServer runs: 35 to 65 s on
+// TestChangeFeedReadsAcknowledgedWritesOnSharedServer runs: 25 to 65 s on
 // a shared 2-core machine, so go test -short runs sharedServerShortRounds.
 const sharedServerRounds, sharedServerShortRounds = 10_000, 1_000
 
