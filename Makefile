@@ -86,7 +86,7 @@ bin/cosmos-emulator-%:
 RELIABILITY_TESTS := TestKillPostmasterUnderLoad|TestKillEmulatorUnderLoad|TestIfMatchRace|TestConcurrentWriteRaces|TestLongProceduresLeaveThePoolToOthers|TestParallelRegexpProceduresNeverAnswerNoMatch|TestDeleteDatabaseWhileCreatingContainer
 reliability:
 	$(GO) test -count=1 -v -run '^($(RELIABILITY_TESTS))$$' ./compat_test/
-	$(GO) test -count=1 -v -run '^(TestConnLimiter|TestSlowClients|TestMetaTxRetriesConflicts)$$' ./server/ ./pgstore/
+	$(GO) test -count=1 -v -run '^(TestConnLimiter|TestSlowClients|TestMetaTxRetriesConflicts|TestChangeFeedReadsAcknowledgedWritesOnSharedServer)$$' ./server/ ./pgstore/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNormalizeContainer -fuzztime 30s -fuzzminimizetime 2s ./emulator/

@@ -248,6 +248,16 @@ func TestSelectiveJoinPastThePageBudgetMovesOn(t *testing.T) {
 	}
 }
 
+// TestJSSelectiveJoinFetchAllFinishes: through @azure/cosmos 4.10.1,
+// fetchAll() of a selective 4-way JOIN whose pages run out of their
+// budget (500 ms), most of them before any result, follows the
+// continuations to the end and returns every result once, in order
+// (compat_test/js/selective_join.mjs).
+func TestJSSelectiveJoinFetchAllFinishes(t *testing.T) {
+	checkJSScript(t, "fetchAll of a selective JOIN", "selective_join.mjs", "sjoin",
+		"RESULTS [[0,11,11,11],[100,11,11,11],[200,11,11,11]]\n", emulatortest.WithPageTimeout(500*time.Millisecond))
+}
+
 // TestQueryWithNoResultInThePageBudgetIs408RequestTimeout: a query that
 // cannot produce one result within the page budget (a self-JOIN over
 // 100,000 elements matching nothing) answers 408 with a message naming

@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
 )
 
 func lsnIndexExists(t *testing.T, s *Store, num int64) bool {
@@ -96,10 +98,15 @@ func TestReadChangesStopsAtItsBudget(t *testing.T) {
 // TestReadChangesWaitsForTransactionsInProgress: a transaction that took
 // its LSN but has not committed keeps the continuation before that LSN,
 // even when a later LSN is already visible; once it commits, the change
-// is read.
+// is read. The read waits for that transaction for at most the page budget
+// (short here: the transaction outlasts it).
 func TestReadChangesWaitsForTransactionsInProgress(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
+	s, err := Open(ctx, pgtest.NewDatabase(t), Options{PageTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
 	c := newContainer(t, s, nil)
 	write := func(q interface {
 		Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
@@ -140,6 +147,65 @@ VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{"id":"'||$1||'"}', 1, '"e"', n
 	page = read(page.LastLSN)
 	if len(page.Items) != 2 || page.Items[0].ID != "b" || page.Items[1].ID != "c" || !page.Exhausted {
 		t.Fatalf("after the commit: %+v, want b, c", page)
+	}
+}
+
+// TestReadChangesIncludesWritesCommittedWhileItWaits: a read that finds a
+// later write committed while a transaction of the same database holds an
+// earlier LSN waits for that transaction instead of ending its page there:
+// once it commits, the page has both writes, in LSN order. The test commits
+// only after the read is seen waiting (its session's last statement is
+// writersSQL in pg_stat_activity).
+func TestReadChangesIncludesWritesCommittedWhileItWaits(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	c := newContainer(t, s, nil)
+	insert := `INSERT INTO ` + itemsTable(c.Num) + ` (pk, id, seq, body, ts, etag, lsn, epk)
+VALUES ('["p"]', $1, nextval('cosmos.doc_seq'), '{}', 1, '"e"', ` + lsnEach + `, '')`
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	// the lower LSN, not committed yet
+	if _, err := tx.Exec(ctx, insert, "early"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, insert, "acked"); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		page emulator.ChangesPage
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		page, err := s.ReadChanges(ctx, emulator.ChangesParams{Container: c, Limit: 10})
+		done <- result{page, err}
+	}()
+	for waiting := false; !waiting; {
+		if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE datname = current_database() AND query = $1)`, writersSQL).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("the read ended while the early write was in progress: %+v, %v", r.page, r.err)
+		default:
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	var ids []string
+	for _, it := range r.page.Items {
+		ids = append(ids, it.ID)
+	}
+	if fmt.Sprint(ids) != "[early acked]" || !r.page.Exhausted {
+		t.Fatalf("page = %v (exhausted %v), want [early acked], exhausted", ids, r.page.Exhausted)
 	}
 }
 

@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -194,19 +196,50 @@ class ChangeFeedProcessorTest {
         CosmosAsyncContainer feed = db.getContainer("efeed");
         CosmosAsyncContainer leases = db.getContainer("eleases");
         Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
-        ChangeFeedProcessor h = processor("host-e", feed, leases, "e", seen, new ConcurrentHashMap<>());
+        // The processor's handler holds the first "y" change until the
+        // estimates are read, so its lease keeps the continuation after the
+        // "x" changes: the 7 "y" writes stay unprocessed however the polls
+        // and the writes interleave. (A stopped processor is no such
+        // guarantee: stop() does not wait for a poll in flight, whose
+        // changes it may still hand over and checkpoint.)
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean holding = new AtomicBoolean();
+        ChangeFeedProcessor h = new ChangeFeedProcessorBuilder()
+            .hostName("host-e")
+            .feedContainer(feed)
+            .leaseContainer(leases)
+            .options(options("e"))
+            .handleChanges(docs -> {
+                for (JsonNode d : docs) {
+                    if (d.get("id").asText().startsWith("y")) {
+                        holding.set(true);
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    seen.computeIfAbsent(d.get("id").asText(), k -> new AtomicInteger()).incrementAndGet();
+                }
+            })
+            .buildChangeFeedProcessor();
         h.start().block();
-        write(feed, "x", 5);
-        await("5 changes", () -> seen.size() == 5);
-        await("lag 0", () -> h.getEstimatedLag().block().values().stream().mapToInt(Integer::intValue).sum() == 0);
-        h.stop().block();
-        write(feed, "y", 7);
-        // A processor that is not started estimates from the leases the stopped one left.
-        ChangeFeedProcessor est = processor("host-e", feed, leases, "e", new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
-        Map<String, Integer> lag = est.getEstimatedLag().block();
-        assertEquals(7, lag.values().stream().mapToInt(Integer::intValue).sum(), lag.toString());
-        List<ChangeFeedProcessorState> state = est.getCurrentState().block();
-        assertEquals(1, state.size());
-        assertEquals(7, state.get(0).getEstimatedLag());
+        try {
+            write(feed, "x", 5);
+            await("5 changes", () -> seen.size() == 5);
+            await("lag 0", () -> h.getEstimatedLag().block().values().stream().mapToInt(Integer::intValue).sum() == 0);
+            write(feed, "y", 7);
+            await("the handler holds a y change", holding::get);
+            // A processor that is not started estimates from the leases.
+            ChangeFeedProcessor est = processor("host-e", feed, leases, "e", new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+            Map<String, Integer> lag = est.getEstimatedLag().block();
+            assertEquals(7, lag.values().stream().mapToInt(Integer::intValue).sum(), lag.toString());
+            List<ChangeFeedProcessorState> state = est.getCurrentState().block();
+            assertEquals(1, state.size());
+            assertEquals(7, state.get(0).getEstimatedLag());
+        } finally {
+            release.countDown();
+            h.stop().block();
+        }
     }
 }
