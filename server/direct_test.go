@@ -1,0 +1,342 @@
+package server_test
+
+import (
+	"bytes"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/wire"
+	"github.com/cosmos-emulator/cosmos-emulator/wire/rntbd"
+)
+
+var testKey, _ = base64.StdEncoding.DecodeString(wire.WellKnownKey)
+
+// gatewayDo sends a master-key signed request to the gateway, signed over
+// resType and link, and returns status and body.
+func gatewayDo(t *testing.T, e *emulatortest.Emulator, method, pathAndQuery, resType, link string, body []byte, headers ...string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, strings.TrimSuffix(e.Endpoint, "/")+pathAndQuery, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	date := time.Now().UTC().Format(http.TimeFormat)
+	req.Header.Set("x-ms-date", date)
+	req.Header.Set("x-ms-version", "2020-07-15")
+	req.Header.Set("authorization", wire.MasterAuthorization(testKey, method, resType, link, date))
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := emulatortest.HTTPClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
+}
+
+// directFixture is an emulator in direct mode with database "d" and
+// container "c" (partition key /pk, at least two ranges).
+type directFixture struct {
+	e              *emulatortest.Emulator
+	dbRID, collRID string
+}
+
+func newDirectFixture(t *testing.T) directFixture {
+	e := emulatortest.Start(t, emulatortest.WithDirectMode(), emulatortest.WithMinPartitionRanges(2))
+	st, b := gatewayDo(t, e, "POST", "/dbs", "dbs", "", []byte(`{"id":"d"}`))
+	if st != http.StatusCreated {
+		t.Fatalf("create database: %d %s", st, b)
+	}
+	var db struct {
+		RID string `json:"_rid"`
+	}
+	_ = json.Unmarshal(b, &db)
+	st, b = gatewayDo(t, e, "POST", "/dbs/d/colls", "colls", "dbs/d", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}`))
+	if st != http.StatusCreated {
+		t.Fatalf("create container: %d %s", st, b)
+	}
+	var coll struct {
+		RID string `json:"_rid"`
+	}
+	_ = json.Unmarshal(b, &coll)
+	return directFixture{e: e, dbRID: db.RID, collRID: coll.RID}
+}
+
+type addressFeed struct {
+	Addresses []struct {
+		IsPrimary   bool   `json:"isPrimary"`
+		Protocol    string `json:"protocol"`
+		PhysicalURI string `json:"physcialUri"`
+		RangeID     string `json:"partitionKeyRangeId"`
+		Index       string `json:"partitionIndex"`
+	} `json:"Addresss"`
+	Count int `json:"_count"`
+}
+
+// TestAddressDiscovery: GET /addresses (Java) and //addresses (.NET)
+// answer the service's feed {"Addresss":[...]} with one primary rntbd
+// replica per requested live range, at the direct-mode listener's port,
+// for a container's documents ($resolveFor=dbs/{dbRid}/colls/{collRid}/docs,
+// signed as docs over the container RID, as given or lower-cased, or over
+// the name-based link) and for the master partition ($resolveFor=dbs,
+// signed as dbs over the empty link); a range that is not live has no
+// entry; a wrong signature is 401.
+func TestAddressDiscovery(t *testing.T) {
+	f := newDirectFixture(t)
+	_, port, _ := net.SplitHostPort(f.e.RNTBDAddr())
+	resolve := url.QueryEscape("dbs/" + f.dbRID + "/colls/" + f.collRID + "/docs")
+	filter := "&$filter=protocol%20eq%20rntbd"
+	for _, tt := range []struct {
+		name, path, query, resType, link string
+		status                           int
+		ranges                           []string
+	}{
+		{"java, one range, RID lower-cased", "/addresses", "$resolveFor=" + resolve + filter + "&$partitionKeyRangeIds=0", "docs", strings.ToLower(f.collRID), 200, []string{"0"}},
+		{"dotnet path, two ranges, RID as is", "//addresses", "$resolveFor=" + resolve + filter + "&$partitionKeyRangeIds=0,1", "docs", f.collRID, 200, []string{"0", "1"}},
+		{"name-based signature", "/addresses", "$resolveFor=" + resolve + filter + "&$partitionKeyRangeIds=1", "docs", "dbs/d/colls/c", 200, []string{"1"}},
+		{"no range ids: every live range", "/addresses", "$resolveFor=" + resolve + filter, "docs", f.collRID, 200, []string{"0", "1"}},
+		{"a range that is not live", "/addresses", "$resolveFor=" + resolve + filter + "&$partitionKeyRangeIds=7", "docs", f.collRID, 200, nil},
+		{"master partition", "/addresses", "$resolveFor=dbs" + filter, "dbs", "", 200, []string{"M"}},
+		{"https filter: none", "/addresses", "$resolveFor=" + resolve + "&$filter=protocol%20eq%20https", "docs", f.collRID, 200, nil},
+		{"wrong signature", "/addresses", "$resolveFor=" + resolve + filter, "docs", "other", 401, nil},
+		{"unknown container", "/addresses", "$resolveFor=" + url.QueryEscape("dbs/d/colls/nope/docs") + filter, "docs", "dbs/d/colls/nope", 404, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, b := gatewayDo(t, f.e, "GET", tt.path+"?"+tt.query, tt.resType, tt.link, nil)
+			if st != tt.status {
+				t.Fatalf("status %d, want %d: %s", st, tt.status, b)
+			}
+			if st != 200 {
+				if !bytes.Contains(b, []byte(`"code"`)) {
+					t.Fatalf("error body %s", b)
+				}
+				return
+			}
+			var feed addressFeed
+			if err := json.Unmarshal(b, &feed); err != nil {
+				t.Fatalf("%v: %s", err, b)
+			}
+			if feed.Count != len(tt.ranges) || len(feed.Addresses) != len(tt.ranges) {
+				t.Fatalf("addresses %s, want ranges %v", b, tt.ranges)
+			}
+			for i, a := range feed.Addresses {
+				if a.RangeID != tt.ranges[i] || !a.IsPrimary || a.Protocol != "rntbd" || a.Index == "" {
+					t.Errorf("address %d: %+v", i, a)
+				}
+				u, err := url.Parse(a.PhysicalURI)
+				if err != nil || u.Scheme != "rntbd" || u.Port() != port || u.Hostname() != "127.0.0.1" || !strings.HasSuffix(u.Path, "/replicas/1p/") {
+					t.Errorf("address %d: physcialUri %q, want rntbd://127.0.0.1:%s/.../replicas/1p/", i, a.PhysicalURI, port)
+				}
+			}
+		})
+	}
+}
+
+// directConn is a negotiated RNTBD connection.
+type directConn struct {
+	t  *testing.T
+	c  net.Conn
+	id uint32
+}
+
+func dialDirect(t *testing.T, e *emulatortest.Emulator) *directConn {
+	t.Helper()
+	c, err := tls.Dial("tcp", e.RNTBDAddr(), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the emulator's self-signed certificate
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(2 * time.Minute)) // a hang fails, not blocks
+	frame, _ := rntbd.EncodeRequest(nil, &rntbd.Request{Tokens: rntbd.Tokens{rntbd.ULongToken(rntbd.CtxProtocolVersion, 1),
+		rntbd.SmallStringToken(rntbd.CtxClientVersion, "2020-07-15"), rntbd.SmallStringToken(rntbd.CtxUserAgent, "go-test")}})
+	if _, err := c.Write(frame); err != nil {
+		t.Fatal(err)
+	}
+	res, err := rntbd.ReadResponse(c, rntbd.Limits{})
+	if err != nil || res.Status != 200 {
+		t.Fatalf("context negotiation: %v %+v", err, res)
+	}
+	return &directConn{t: t, c: c}
+}
+
+// do sends a document operation on d/c signed as the SDK signs it, with
+// extra tokens, and returns the answer.
+func (d *directConn) do(op uint16, doc, pk string, payload []byte, extra ...rntbd.Token) *rntbd.Response {
+	d.t.Helper()
+	d.id++
+	verb, link := "GET", "dbs/d/colls/c/docs/"+doc
+	switch op {
+	case rntbd.OpCreate, rntbd.OpUpsert:
+		verb, link = "POST", "dbs/d/colls/c"
+	case rntbd.OpReplace:
+		verb = "PUT"
+	case rntbd.OpPatch:
+		verb = "PATCH"
+	case rntbd.OpDelete:
+		verb = "DELETE"
+	}
+	date := time.Now().UTC().Format(http.TimeFormat)
+	ts := rntbd.Tokens{
+		rntbd.ULongToken(rntbd.ReqTransportRequestID, d.id),
+		rntbd.StringToken(rntbd.ReqAuthorizationToken, wire.MasterAuthorization(testKey, verb, "docs", link, date)),
+		rntbd.SmallStringToken(rntbd.ReqDate, date),
+		rntbd.StringToken(rntbd.ReqDatabaseName, "d"), rntbd.StringToken(rntbd.ReqCollectionName, "c"),
+		rntbd.StringToken(rntbd.ReqPartitionKey, `["`+pk+`"]`),
+	}
+	if doc != "" {
+		ts = append(ts, rntbd.StringToken(rntbd.ReqDocumentName, doc))
+	}
+	frame, err := rntbd.EncodeRequest(nil, &rntbd.Request{ResourceType: rntbd.ResourceDocument, OperationType: op, Tokens: append(ts, extra...), Payload: payload})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	if _, err := d.c.Write(frame); err != nil {
+		d.t.Fatal(err)
+	}
+	res, err := rntbd.ReadResponse(d.c, rntbd.Limits{})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	if tok, _ := res.Tokens.Get(rntbd.RespTransportRequestID); uint32(tok.Num) != d.id {
+		d.t.Fatalf("transport request id %d, want %d", tok.Num, d.id)
+	}
+	return res
+}
+
+func tokenInt(res *rntbd.Response, id uint16) int64 {
+	t, _ := res.Tokens.Get(id)
+	return t.Int()
+}
+
+func tokenStr(res *rntbd.Response, id uint16) string {
+	t, _ := res.Tokens.Get(id)
+	return t.String()
+}
+
+// TestDirectDocumentOperations runs the document point operations over
+// RNTBD against the same service as the gateway: status, body, etag,
+// LSN/session token/charge tokens; If-Match (412) and If-None-Match (304)
+// from the Match token by operation; 404 and 409 with their sub-status
+// and an LSN no older than the last write (a session read's 404 is
+// accepted); a wrong signature 401; an operation not served 400; and the
+// gateway sees what direct mode wrote.
+func TestDirectDocumentOperations(t *testing.T) {
+	f := newDirectFixture(t)
+	d := dialDirect(t, f.e)
+
+	res := d.do(rntbd.OpCreate, "", "a", []byte(`{"id":"1","pk":"a","v":1}`))
+	if res.Status != 201 || !bytes.Contains(res.Payload, []byte(`"v":1`)) {
+		t.Fatalf("create: %d %s", res.Status, res.Payload)
+	}
+	etag1 := tokenStr(res, rntbd.RespETag)
+	lsn1 := tokenInt(res, rntbd.RespLSN)
+	rangeID := tokenStr(res, rntbd.RespPartitionKeyRangeID)
+	if etag1 == "" || lsn1 <= 0 || rangeID == "" || tokenStr(res, rntbd.RespSessionToken) != "-1#"+strconv.FormatInt(lsn1, 10) {
+		t.Fatalf("create tokens: etag %q lsn %d range %q session %q", etag1, lsn1, rangeID, tokenStr(res, rntbd.RespSessionToken))
+	}
+	if ch, _ := res.Tokens.Get(rntbd.RespRequestCharge); ch.Float() <= 0 || ch.Type != rntbd.TypeDouble {
+		t.Fatalf("request charge %+v", ch)
+	}
+	var item struct {
+		ETag string `json:"_etag"`
+		RID  string `json:"_rid"`
+	}
+	_ = json.Unmarshal(res.Payload, &item)
+	if item.ETag != etag1 || item.RID == "" {
+		t.Fatalf("item %s, etag token %q", res.Payload, etag1)
+	}
+
+	if res = d.do(rntbd.OpCreate, "", "a", []byte(`{"id":"1","pk":"a"}`)); res.Status != 409 || !bytes.Contains(res.Payload, []byte(`"Conflict"`)) {
+		t.Fatalf("second create: %d %s", res.Status, res.Payload)
+	}
+	if res = d.do(rntbd.OpRead, "1", "a", nil); res.Status != 200 || !bytes.Contains(res.Payload, []byte(`"v":1`)) || tokenInt(res, rntbd.RespLSN) < lsn1 {
+		t.Fatalf("read: %d %s lsn %d", res.Status, res.Payload, tokenInt(res, rntbd.RespLSN))
+	}
+	if res = d.do(rntbd.OpRead, "1", "a", nil, rntbd.StringToken(rntbd.ReqMatch, etag1)); res.Status != 304 || res.Payload != nil {
+		t.Fatalf("read with the current etag as If-None-Match: %d %s", res.Status, res.Payload)
+	}
+	if res = d.do(rntbd.OpUpsert, "", "a", []byte(`{"id":"1","pk":"a","v":2}`)); res.Status != 200 || !bytes.Contains(res.Payload, []byte(`"v":2`)) {
+		t.Fatalf("upsert of an existing item: %d %s", res.Status, res.Payload)
+	}
+	if res = d.do(rntbd.OpUpsert, "", "b", []byte(`{"id":"2","pk":"b"}`)); res.Status != 201 {
+		t.Fatalf("upsert of a new item: %d %s", res.Status, res.Payload)
+	}
+	if res = d.do(rntbd.OpReplace, "1", "a", []byte(`{"id":"1","pk":"a","v":3}`), rntbd.StringToken(rntbd.ReqMatch, etag1)); res.Status != 412 ||
+		tokenInt(res, rntbd.RespSubStatus) != 0 || !bytes.Contains(res.Payload, []byte(`"PreconditionFailed"`)) {
+		t.Fatalf("replace with a stale If-Match: %d %s", res.Status, res.Payload)
+	}
+	res = d.do(rntbd.OpReplace, "1", "a", []byte(`{"id":"1","pk":"a","v":3}`), rntbd.ByteToken(rntbd.ReqReturnPreference, 1))
+	if res.Status != 200 || res.Payload != nil || tokenStr(res, rntbd.RespETag) == "" {
+		t.Fatalf("replace, return=minimal: %d %s", res.Status, res.Payload)
+	}
+	if res = d.do(rntbd.OpPatch, "1", "a", []byte(`{"operations":[{"op":"set","path":"/v","value":4}]}`)); res.Status != 200 || !bytes.Contains(res.Payload, []byte(`"v":4`)) {
+		t.Fatalf("patch: %d %s", res.Status, res.Payload)
+	}
+	res = d.do(rntbd.OpDelete, "1", "a", nil)
+	lastWrite := tokenInt(res, rntbd.RespLSN)
+	if res.Status != 204 || res.Payload != nil || lastWrite <= lsn1 {
+		t.Fatalf("delete: %d %s lsn %d", res.Status, res.Payload, lastWrite)
+	}
+	res = d.do(rntbd.OpRead, "1", "a", nil)
+	if res.Status != 404 || !bytes.Contains(res.Payload, []byte(`"NotFound"`)) || tokenInt(res, rntbd.RespSubStatus) != 0 {
+		t.Fatalf("read after delete: %d %s", res.Status, res.Payload)
+	}
+	if lsn := tokenInt(res, rntbd.RespLSN); lsn < lastWrite || tokenStr(res, rntbd.RespSessionToken) != "-1#"+strconv.FormatInt(lsn, 10) || tokenStr(res, rntbd.RespPartitionKeyRangeID) != rangeID {
+		t.Fatalf("404 tokens: lsn %d (last write %d) session %q range %q", lsn, lastWrite, tokenStr(res, rntbd.RespSessionToken), tokenStr(res, rntbd.RespPartitionKeyRangeID))
+	}
+	if res = d.do(rntbd.OpDelete, "1", "a", nil); res.Status != 404 {
+		t.Fatalf("second delete: %d %s", res.Status, res.Payload)
+	}
+	if res = d.do(rntbd.OpQuery, "", "a", []byte(`{"query":"SELECT * FROM c"}`)); res.Status != 400 || !bytes.Contains(res.Payload, []byte("gateway mode")) {
+		t.Fatalf("query: %d %s", res.Status, res.Payload)
+	}
+	// the gateway sees what direct mode wrote
+	if st, b := gatewayDo(t, f.e, "GET", "/dbs/d/colls/c/docs/2", "docs", "dbs/d/colls/c/docs/2", nil, "x-ms-documentdb-partitionkey", `["b"]`); st != 200 || !bytes.Contains(b, []byte(`"id":"2"`)) {
+		t.Fatalf("gateway read: %d %s", st, b)
+	}
+}
+
+// TestDirectRefusesWrongSignature: a direct request signed with another
+// key, or for another item, is 401, like the gateway's.
+func TestDirectRefusesWrongSignature(t *testing.T) {
+	f := newDirectFixture(t)
+	d := dialDirect(t, f.e)
+	date := time.Now().UTC().Format(http.TimeFormat)
+	for _, tt := range []struct{ name, auth string }{
+		{"another item", wire.MasterAuthorization(testKey, "GET", "docs", "dbs/d/colls/c/docs/other", date)},
+		{"another key", wire.MasterAuthorization([]byte("not the key"), "GET", "docs", "dbs/d/colls/c/docs/x", date)},
+		{"none", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d.id++
+			ts := rntbd.Tokens{rntbd.ULongToken(rntbd.ReqTransportRequestID, d.id), rntbd.SmallStringToken(rntbd.ReqDate, date),
+				rntbd.StringToken(rntbd.ReqDatabaseName, "d"), rntbd.StringToken(rntbd.ReqCollectionName, "c"),
+				rntbd.StringToken(rntbd.ReqDocumentName, "x"), rntbd.StringToken(rntbd.ReqPartitionKey, `["a"]`)}
+			if tt.auth != "" {
+				ts = append(ts, rntbd.StringToken(rntbd.ReqAuthorizationToken, tt.auth))
+			}
+			frame, _ := rntbd.EncodeRequest(nil, &rntbd.Request{ResourceType: rntbd.ResourceDocument, OperationType: rntbd.OpRead, Tokens: ts})
+			if _, err := d.c.Write(frame); err != nil {
+				t.Fatal(err)
+			}
+			res, err := rntbd.ReadResponse(d.c, rntbd.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != 401 || !bytes.Contains(res.Payload, []byte(`"Unauthorized"`)) {
+				t.Fatalf("%d %s", res.Status, res.Payload)
+			}
+		})
+	}
+}

@@ -1,0 +1,308 @@
+package wire
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/wire/rntbd"
+)
+
+// Direct mode: the requests of RNTBD connections (package wire/rntbd) are
+// served here by the same service calls, the same authentication and the
+// same error kinds as the REST handlers: one implementation of each
+// operation, two transports.
+//
+// Served: the point operations on documents (create, upsert, read,
+// replace, patch, delete) and the read of a database (the Java SDK reads a
+// database through the master partition's addresses, e.g. in
+// createDatabaseIfNotExists). Every other request is answered 400 naming
+// the operation and gateway mode.
+
+// NewDirectHandler returns the handler of direct-mode requests, configured
+// as NewHandler (Service, Key, Logger, Now, Unavailable; the REST-only
+// fields are ignored).
+func NewDirectHandler(cfg Config) (rntbd.Handler, error) {
+	h, err := newHandler(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return rntbd.HandlerFunc(h.serveDirect), nil
+}
+
+// directOp is what a direct-mode request asks.
+type directOp struct {
+	verb     string // the HTTP verb the operation is signed with
+	resource uint16
+	op       uint16
+	db, coll string
+	doc      string
+}
+
+// directVerb is the verb an operation is signed with (the SDK signs a
+// direct request as the gateway request it stands for).
+func directVerb(op uint16) string {
+	switch op {
+	case rntbd.OpCreate, rntbd.OpUpsert, rntbd.OpQuery, rntbd.OpSQLQuery, rntbd.OpBatch, rntbd.OpExecuteJavaScript:
+		return http.MethodPost
+	case rntbd.OpReplace:
+		return http.MethodPut
+	case rntbd.OpPatch:
+		return http.MethodPatch
+	case rntbd.OpDelete:
+		return http.MethodDelete
+	case rntbd.OpHead, rntbd.OpHeadFeed:
+		return http.MethodHead
+	}
+	return http.MethodGet
+}
+
+// tokenString returns a string token's value ("" when absent).
+func tokenString(req *rntbd.Request, id uint16) string {
+	t, _ := req.Tokens.Get(id)
+	return t.String()
+}
+
+// serveDirect answers one direct-mode request.
+func (h *handler) serveDirect(ctx context.Context, req *rntbd.Request) *rntbd.Response {
+	d := directOp{verb: directVerb(req.OperationType), resource: req.ResourceType, op: req.OperationType,
+		db: tokenString(req, rntbd.ReqDatabaseName), coll: tokenString(req, rntbd.ReqCollectionName), doc: tokenString(req, rntbd.ReqDocumentName)}
+	res, c, pk, err := h.direct(ctx, req, d)
+	if err == nil {
+		return res
+	}
+	return h.directError(ctx, req, d, c, pk, err)
+}
+
+// direct authenticates and runs the request; on failure it returns the
+// container and partition key it had resolved (zero values otherwise) for
+// the error's tokens.
+func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
+	var none emulator.Container
+	switch {
+	case d.resource == rntbd.ResourceDocument && d.db != "" && d.coll != "":
+		switch d.op {
+		case rntbd.OpCreate, rntbd.OpUpsert:
+		case rntbd.OpRead, rntbd.OpReplace, rntbd.OpPatch, rntbd.OpDelete:
+			if d.doc == "" {
+				return nil, none, nil, emulator.BadRequest("The document name is missing from the direct-mode request.")
+			}
+		default:
+			return nil, none, nil, unsupportedDirect(req)
+		}
+	case d.resource == rntbd.ResourceDatabase && d.op == rntbd.OpRead && d.db != "":
+	default:
+		return nil, none, nil, unsupportedDirect(req)
+	}
+	if err := h.authenticate(directAuthRequest(ctx, req, d)); err != nil {
+		return nil, none, nil, err
+	}
+	if d.resource == rntbd.ResourceDatabase {
+		db, err := h.svc.GetDatabase(ctx, d.db)
+		if err != nil {
+			return nil, none, nil, err
+		}
+		lsn, err := h.svc.CurrentLSN(ctx)
+		if err != nil {
+			return nil, none, nil, err
+		}
+		res := &rntbd.Response{Status: http.StatusOK, Payload: db.JSON()}
+		if m := tokenString(req, rntbd.ReqMatch); m != "" && m == db.ETag {
+			res = &rntbd.Response{Status: http.StatusNotModified}
+		}
+		res.Tokens = append(lsnTokens(MasterPartitionKeyRangeID, lsn, 0),
+			rntbd.StringToken(rntbd.RespETag, db.ETag), rntbd.DoubleToken(rntbd.RespRequestCharge, 1))
+		return res, none, nil, nil
+	}
+	pk, err := ParsePartitionKeyHeader(tokenString(req, rntbd.ReqPartitionKey))
+	if err != nil {
+		return nil, none, nil, err
+	}
+	if len(req.Payload) > emulator.MaxItemSize {
+		return nil, none, pk, emulator.ErrTooLarge
+	}
+	ir := emulator.ItemRequest{Database: d.db, Container: d.coll, ID: d.doc, PartitionKey: pk, Body: req.Payload,
+		PreTrigger: tokenString(req, rntbd.ReqPreTriggerInclude), PostTrigger: tokenString(req, rntbd.ReqPostTriggerInclude)}
+	// Match is If-None-Match on reads, If-Match on writes
+	// (RntbdRequestHeaders.addMatchHeader)
+	if d.op == rntbd.OpRead {
+		ir.IfNoneMatch = tokenString(req, rntbd.ReqMatch)
+	} else {
+		ir.IfMatch = tokenString(req, rntbd.ReqMatch)
+	}
+	var res emulator.ItemResult
+	status := http.StatusOK
+	switch d.op {
+	case rntbd.OpCreate:
+		res, err = h.svc.CreateItem(ctx, ir)
+		status = http.StatusCreated
+	case rntbd.OpUpsert:
+		res, err = h.svc.UpsertItem(ctx, ir)
+		if res.Created {
+			status = http.StatusCreated
+		}
+	case rntbd.OpRead:
+		res, err = h.svc.ReadItem(ctx, ir)
+	case rntbd.OpReplace:
+		res, err = h.svc.ReplaceItem(ctx, ir)
+	case rntbd.OpPatch:
+		res, err = h.svc.PatchItem(ctx, ir)
+	case rntbd.OpDelete:
+		res, err = h.svc.DeleteItem(ctx, ir)
+		status = http.StatusNoContent
+	}
+	if err != nil {
+		return nil, res.Container, pk, err
+	}
+	return directItemResponse(req, d, status, res), res.Container, pk, nil
+}
+
+// directItemResponse is the answer of a successful document operation:
+// the document (unless the operation deletes it, the read is not modified
+// or a write asked for a minimal answer), its etag, the LSNs and session
+// token of its range, and the charge.
+func directItemResponse(req *rntbd.Request, d directOp, status int, res emulator.ItemResult) *rntbd.Response {
+	write := d.op != rntbd.OpRead
+	body := res.Body // a post-trigger's response body
+	if body == nil && d.op != rntbd.OpDelete {
+		body = res.Item.JSON(res.Container)
+	}
+	lsn := max(res.Item.LSN, res.Item.CurrentLSN)
+	out := &rntbd.Response{Status: int32(status)}
+	charge := chargeRU(write, len(body))
+	switch {
+	case d.op == rntbd.OpDelete:
+		charge = chargeRU(true, 0)
+	case d.op == rntbd.OpRead && res.NotModified:
+		status, out.Status = http.StatusNotModified, http.StatusNotModified
+	case write && minimalReturn(req):
+		out.Payload = []byte{}
+	default:
+		out.Payload = body
+	}
+	out.Tokens = append(lsnTokens(res.Container.RangeIDForPK(res.Item.PK), lsn, res.Item.LSN),
+		rntbd.DoubleToken(rntbd.RespRequestCharge, charge),
+		rntbd.StringToken(rntbd.RespOwnerFullName, "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID),
+		rntbd.StringToken(rntbd.RespOwnerID, res.Container.RID))
+	if res.Item.ETag != "" && d.op != rntbd.OpDelete {
+		out.Tokens = append(out.Tokens, rntbd.StringToken(rntbd.RespETag, res.Item.ETag))
+	}
+	if len(out.Payload) == 0 {
+		out.Payload = nil
+	}
+	return out
+}
+
+// minimalReturn reports Prefer: return=minimal (the ReturnPreference token).
+func minimalReturn(req *rntbd.Request) bool {
+	t, ok := req.Tokens.Get(rntbd.ReqReturnPreference)
+	return ok && t.Num != 0
+}
+
+// lsnTokens are the tokens every direct-mode answer carries so that the
+// SDK's store reader accepts it (StoreReader.createStoreResult): the LSN
+// family at lsn (quorum acknowledged and committed: one replica), one
+// replica in the set and the write quorum, and the range's session token
+// "-1#lsn", which the SDK prefixes with the range id (rangeId:-1#lsn, the
+// form the gateway sends). itemLSN, when positive, is the item's own LSN.
+func lsnTokens(rangeID string, lsn, itemLSN int64) rntbd.Tokens {
+	if lsn <= 0 {
+		lsn = 1
+	}
+	if itemLSN <= 0 {
+		itemLSN = lsn
+	}
+	ts := rntbd.Tokens{
+		rntbd.LongLongToken(rntbd.RespLSN, lsn),
+		rntbd.LongLongToken(rntbd.RespLocalLSN, lsn),
+		rntbd.LongLongToken(rntbd.RespGlobalCommittedLSN, lsn),
+		rntbd.LongLongToken(rntbd.RespQuorumAckedLSN, lsn),
+		rntbd.LongLongToken(rntbd.RespQuorumAckedLocalLSN, lsn),
+		rntbd.LongLongToken(rntbd.RespItemLSN, itemLSN),
+		rntbd.LongLongToken(rntbd.RespItemLocalLSN, itemLSN),
+		rntbd.ULongToken(rntbd.RespCurrentReplicaSetSize, 1),
+		rntbd.ULongToken(rntbd.RespCurrentWriteQuorum, 1),
+		rntbd.ULongToken(rntbd.RespNumberOfReadRegions, 0),
+	}
+	if rangeID != "" {
+		ts = append(ts, rntbd.StringToken(rntbd.RespPartitionKeyRangeID, rangeID),
+			rntbd.StringToken(rntbd.RespSessionToken, "-1#"+strconv.FormatInt(lsn, 10)))
+	}
+	return ts
+}
+
+// directError answers a failed request as the SDK decodes errors
+// (RntbdRequestManager.messageReceived): the status and SubStatus token of
+// the error's kind (StatusOf, the one mapping), the error body, and the
+// LSN tokens at the store's current LSN, so that a session read's 404 is
+// accepted as recent enough rather than retried.
+func (h *handler) directError(ctx context.Context, req *rntbd.Request, d directOp, c emulator.Container, pk emulator.PartitionKey, err error) *rntbd.Response {
+	e := h.cosmosError(err)
+	status := StatusOf(e.Kind)
+	if ctx.Err() != nil {
+		h.log.Debug("direct request abandoned: the connection closed", "err", err)
+	} else if status >= 500 {
+		h.log.Error("direct request failed", "resourceType", req.ResourceType, "operationType", req.OperationType, "status", status, "err", err)
+	} else {
+		h.log.Debug("direct request refused", "resourceType", req.ResourceType, "operationType", req.OperationType, "status", status, "err", err)
+	}
+	lsn, lerr := h.svc.CurrentLSN(ctx)
+	if lerr != nil {
+		lsn = 0
+	}
+	rangeID := ""
+	switch {
+	case d.resource == rntbd.ResourceDatabase:
+		rangeID = MasterPartitionKeyRangeID
+	case c.RID != "":
+		if rangeID = servedRange(c, emulator.PartitionKeyRange{}, pk); rangeID == "" {
+			if rs := c.LiveRanges(); len(rs) == 1 {
+				rangeID = rs[0].ID
+			}
+		}
+	}
+	res := &rntbd.Response{Status: int32(status), Payload: errorBody(e.Kind.String(), e.Message, e.AdditionalErrorInfo)}
+	res.Tokens = append(lsnTokens(rangeID, lsn, 0),
+		rntbd.ULongToken(rntbd.RespSubStatus, uint32(e.SubStatus)),
+		rntbd.DoubleToken(rntbd.RespRequestCharge, 1))
+	if status == http.StatusServiceUnavailable {
+		res.Tokens = append(res.Tokens, rntbd.ULongToken(rntbd.RespRetryAfterMs, RetryAfterUnavailable))
+	}
+	return res
+}
+
+// unsupportedDirect is the 400 of a request direct mode does not serve.
+func unsupportedDirect(req *rntbd.Request) error {
+	return emulator.BadRequest("This emulator does not serve resource type %d, operation type %d in direct mode yet; connect in gateway mode for it.", req.ResourceType, req.OperationType)
+}
+
+// directAuthRequest is the request whose Authorization the REST
+// middleware's authenticate checks for a direct-mode request: the verb,
+// the name-based path and the Authorization and x-ms-date values the
+// direct request carries. Only authenticate reads it; nothing is served
+// over it.
+func directAuthRequest(ctx context.Context, req *rntbd.Request, d directOp) *http.Request {
+	segs := []string{"dbs", d.db}
+	if d.resource == rntbd.ResourceDocument {
+		segs = append(segs, "colls", d.coll, "docs")
+		if d.doc != "" {
+			segs = append(segs, d.doc)
+		}
+	}
+	esc := make([]string, len(segs))
+	for i, s := range segs {
+		esc[i] = url.PathEscape(s)
+	}
+	r := (&http.Request{Method: d.verb, Header: http.Header{},
+		URL: &url.URL{Path: "/" + strings.Join(segs, "/"), RawPath: "/" + strings.Join(esc, "/")}}).WithContext(ctx)
+	if v := tokenString(req, rntbd.ReqAuthorizationToken); v != "" {
+		r.Header.Set("Authorization", v)
+	}
+	if v := tokenString(req, rntbd.ReqDate); v != "" {
+		r.Header.Set("X-Ms-Date", v)
+	}
+	return r
+}
