@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/server"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
 	"github.com/cosmos-emulator/cosmos-emulator/wire/rntbd"
 )
@@ -338,5 +339,24 @@ func TestDirectRefusesWrongSignature(t *testing.T) {
 				t.Fatalf("%d %s", res.Status, res.Payload)
 			}
 		})
+	}
+}
+
+// TestDirectModeDefaultPortTaken: when the optional (default) direct-mode
+// port is held by another program, the emulator starts without direct
+// mode, and address requests say so with a 400 naming the flag.
+func TestDirectModeDefaultPortTaken(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	e := emulatortest.Start(t, func(c *server.Config) { c.RNTBDAddr, c.RNTBDOptional = held.Addr().String(), true })
+	if e.RNTBDAddr() != "" {
+		t.Fatalf("direct mode listens on %s, a port another program holds", e.RNTBDAddr())
+	}
+	st, b := gatewayDo(t, e, "GET", "/addresses?$resolveFor=dbs&$filter=protocol%20eq%20rntbd", "dbs", "", nil)
+	if st != http.StatusBadRequest || !bytes.Contains(b, []byte("--rntbd-port")) {
+		t.Fatalf("addresses without direct mode: %d %s", st, b)
 	}
 }
