@@ -48,7 +48,8 @@ func (s *Server) serveDirect(cert tls.Certificate) error {
 	if s.directLn == nil {
 		return nil
 	}
-	h, err := wire.NewDirectHandler(wire.Config{Service: s.svc, Key: s.cfg.Key, Logger: s.log, Unavailable: pgstore.IsUnavailable})
+	h, err := wire.NewDirectHandler(wire.Config{Service: s.svc, Key: s.cfg.Key, Logger: s.log, Unavailable: pgstore.IsUnavailable,
+		Consistency: s.cfg.Consistency, LogRequests: s.cfg.LogRequests})
 	if err != nil {
 		return err
 	}

@@ -299,6 +299,14 @@ func TestDirectDocumentOperations(t *testing.T) {
 	if res = d.do(rntbd.OpDelete, "1", "a", nil); res.Status != 404 {
 		t.Fatalf("second delete: %d %s", res.Status, res.Payload)
 	}
+	// a consistency level stronger than the account's (Session) is 400, as
+	// through the gateway
+	if res = d.do(rntbd.OpRead, "2", "b", nil, rntbd.ByteToken(rntbd.ReqConsistencyLevel, 0)); res.Status != 400 || !bytes.Contains(res.Payload, []byte("ConsistencyLevel Strong")) {
+		t.Fatalf("read asking Strong: %d %s", res.Status, res.Payload)
+	}
+	if res = d.do(rntbd.OpRead, "2", "b", nil, rntbd.ByteToken(rntbd.ReqConsistencyLevel, 3)); res.Status != 200 {
+		t.Fatalf("read asking Eventual: %d %s", res.Status, res.Payload)
+	}
 	if res = d.do(rntbd.OpQuery, "", "a", []byte(`{"query":"SELECT * FROM c"}`)); res.Status != 400 || !bytes.Contains(res.Payload, []byte("gateway mode")) {
 		t.Fatalf("query: %d %s", res.Status, res.Payload)
 	}

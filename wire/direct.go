@@ -2,10 +2,12 @@ package wire
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 	"github.com/cosmos-emulator/cosmos-emulator/wire/rntbd"
@@ -23,8 +25,8 @@ import (
 // the operation and gateway mode.
 
 // NewDirectHandler returns the handler of direct-mode requests, configured
-// as NewHandler (Service, Key, Logger, Now, Unavailable; the REST-only
-// fields are ignored).
+// as NewHandler (Service, Key, Logger, Now, Unavailable, Consistency,
+// LogRequests; the REST-only fields are ignored).
 func NewDirectHandler(cfg Config) (rntbd.Handler, error) {
 	h, err := newHandler(cfg)
 	if err != nil {
@@ -60,21 +62,36 @@ func directVerb(op uint16) string {
 	return http.MethodGet
 }
 
+// rntbdConsistencyLevels are the levels by the value of the ConsistencyLevel
+// token (RntbdConstants.RntbdConsistencyLevel).
+var rntbdConsistencyLevels = [...]string{"Strong", "BoundedStaleness", "Session", "Eventual", "ConsistentPrefix"}
+
 // tokenString returns a string token's value ("" when absent).
 func tokenString(req *rntbd.Request, id uint16) string {
 	t, _ := req.Tokens.Get(id)
 	return t.String()
 }
 
-// serveDirect answers one direct-mode request.
+// serveDirect answers one direct-mode request and logs it (at info level
+// with Config.LogRequests, else debug, as the REST requests are).
 func (h *handler) serveDirect(ctx context.Context, req *rntbd.Request) *rntbd.Response {
+	start := time.Now()
 	d := directOp{verb: directVerb(req.OperationType), resource: req.ResourceType, op: req.OperationType,
 		db: tokenString(req, rntbd.ReqDatabaseName), coll: tokenString(req, rntbd.ReqCollectionName), doc: tokenString(req, rntbd.ReqDocumentName)}
 	res, c, pk, err := h.direct(ctx, req, d)
-	if err == nil {
-		return res
+	if err != nil {
+		res = h.directError(ctx, req, d, c, pk, err)
 	}
-	return h.directError(ctx, req, d, c, pk, err)
+	level := slog.LevelDebug
+	if h.logRequests {
+		level = slog.LevelInfo
+	}
+	if h.log.Enabled(ctx, level) {
+		charge, _ := res.Tokens.Get(rntbd.RespRequestCharge)
+		h.log.Log(ctx, level, "direct request", "resourceType", req.ResourceType, "operationType", req.OperationType,
+			"database", d.db, "container", d.coll, "status", res.Status, "duration", time.Since(start), "request_charge", charge.Float())
+	}
+	return res
 }
 
 // direct authenticates and runs the request; on failure it returns the
@@ -97,8 +114,15 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 	default:
 		return nil, none, nil, unsupportedDirect(req)
 	}
-	if err := h.authenticate(directAuthRequest(ctx, req, d)); err != nil {
+	ar := directAuthRequest(ctx, req, d)
+	if err := h.authenticate(ar); err != nil {
 		return nil, none, nil, err
+	}
+	if t, ok := req.Tokens.Get(rntbd.ReqConsistencyLevel); ok && t.Num < uint64(len(rntbdConsistencyLevels)) {
+		ar.Header.Set("X-Ms-Consistency-Level", rntbdConsistencyLevels[t.Num])
+		if err := h.checkConsistencyLevel(ar); err != nil {
+			return nil, none, nil, err
+		}
 	}
 	if d.resource == rntbd.ResourceDatabase {
 		db, err := h.svc.GetDatabase(ctx, d.db)
