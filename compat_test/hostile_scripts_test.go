@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -376,8 +377,8 @@ func TestLongProceduresLeaveThePoolToOthers(t *testing.T) {
 	loaded := read()
 	readDone := time.Now()
 	wg.Wait()
-	t.Logf("point read %v unloaded, %v with eight procedures computing; the first procedure answered %v after they started",
-		unloaded, loaded, time.Duration(firstDone.Load()-started.UnixNano()))
+	t.Logf("point read %v unloaded, %v with eight procedures computing (GOMAXPROCS %d); the first procedure answered %v after they started",
+		unloaded, loaded, runtime.GOMAXPROCS(0), time.Duration(firstDone.Load()-started.UnixNano()))
 	if first := firstDone.Load(); first != 0 && readDone.UnixNano() > first {
 		t.Errorf("the point read waited for a procedure to end (it answered after %v): scripts took every connection", loaded)
 	}

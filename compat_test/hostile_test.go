@@ -128,6 +128,9 @@ func hostileRequests() []hostileRequest {
 		hostileRequest{name: "item with surrogate pair", method: http.MethodPost, path: docs, body: []byte(`{"id":"pair","pk":"w","s":"\ud83d\ude00"}`), hdr: pkW, want: 201},
 		hostileRequest{name: "patch value with lone surrogate", method: http.MethodPatch, path: docPath("h", "c", "victim"), body: []byte(`{"operations":[{"op":"set","path":"/x","value":"\ud800"}]}`), hdr: []string{pkHeader, `["p"]`}, want: 400},
 		hostileRequest{name: "query parameter with lone surrogate", method: http.MethodPost, path: docs, body: []byte(`{"query":"SELECT * FROM c WHERE c.s = @s","parameters":[{"name":"@s","value":"\udc00"}]}`), hdr: queryHeaders, want: 400},
+		// the escape in the query's own text (a JSON-escaped backslash):
+		// a lexical error, never a result holding U+FFFD
+		hostileRequest{name: "query literal with lone surrogate escape", method: http.MethodPost, path: docs, body: []byte(`{"query":"SELECT VALUE '\\ud800'"}`), hdr: queryHeaders, want: 400},
 		hostileRequest{name: "item with number beyond double", method: http.MethodPost, path: docs, body: []byte(`{"id":"big","pk":"w","n":1e400}`), hdr: pkW, want: 400},
 		hostileRequest{name: "item with 80000 members", method: http.MethodPost, path: docs, body: wide.Bytes(), hdr: pkW, want: 201},
 		hostileRequest{name: "item not an object", method: http.MethodPost, path: docs, body: []byte(`[1,2]`), hdr: pkW, want: 400},

@@ -24,7 +24,7 @@ func scanDatabase(row pgx.Row) (emulator.Database, error) {
 // CreateDatabase implements emulator.Store.
 func (s *Store) CreateDatabase(ctx context.Context, p emulator.CreateDatabaseParams) (emulator.Database, error) {
 	var d emulator.Database
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		var num int64
 		if err := tx.QueryRow(ctx, `SELECT nextval('cosmos.resource_num_seq')`).Scan(&num); err != nil {
 			return err
@@ -81,7 +81,7 @@ func (s *Store) ListDatabases(ctx context.Context) ([]emulator.Database, error) 
 // items table (renamed at once, dropped in the background: see
 // tablepool.go) and deletes the rows (containers and offers cascade).
 func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		d, err := scanDatabase(tx.QueryRow(ctx, lookupDatabase+` FOR UPDATE`, ref))
 		if err != nil {
 			return err
@@ -128,7 +128,7 @@ var _ emulator.Resetter = (*Store)(nil)
 func (s *Store) ResetAll(ctx context.Context) (int, error) {
 	var removed int
 	var nums []int64
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `LOCK TABLE cosmos.databases, cosmos.containers IN EXCLUSIVE MODE`); err != nil {
 			return err
 		}
@@ -277,7 +277,7 @@ CREATE INDEX IF NOT EXISTS ` + name + `_exp_expiry ON ` + t + ` (exp) WHERE ttl 
 // CreateContainer implements emulator.Store.
 func (s *Store) CreateContainer(ctx context.Context, p emulator.CreateContainerParams) (emulator.Container, error) {
 	var c emulator.Container
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		d, err := scanDatabase(tx.QueryRow(ctx, lookupDatabase+` FOR SHARE`, p.DatabaseRef))
 		if err != nil {
 			return err
@@ -388,7 +388,7 @@ func (s *Store) ListContainers(ctx context.Context, dbRef string) (emulator.Data
 func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContainerParams) (emulator.Container, error) {
 	var c emulator.Container
 	newIndexes := false // the composite or full-text indexes changed: analyze once committed
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		cur, err := scanContainer(tx.QueryRow(ctx, lookupContainer+` FOR UPDATE OF c`, p.DatabaseRef, p.CollRef))
 		if err != nil {
 			return err
@@ -439,7 +439,7 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 // first and later ones get 404) and dropped in the background, with the
 // change log (see tablepool.go).
 func (s *Store) DeleteContainer(ctx context.Context, dbRef, collRef string) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		cur, err := scanContainer(tx.QueryRow(ctx, lookupContainer+` FOR UPDATE OF c`, dbRef, collRef))
 		if err != nil {
 			return err

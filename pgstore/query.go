@@ -259,6 +259,10 @@ func scanQueryRow(rows pgx.Rows, st *sqlgen.Statement, p queryRun) (queryRow, er
 	default:
 		outs = make([]*string, len(st.Names))
 	}
+	var nul bool
+	if st.NULFlag {
+		dest = append(dest, &nul)
+	}
 	for i := range outs {
 		dest = append(dest, &outs[i])
 	}
@@ -284,6 +288,9 @@ func scanQueryRow(rows pgx.Rows, st *sqlgen.Statement, p queryRun) (queryRow, er
 	case sqlgen.ModeValue:
 		if outs[0] != nil {
 			r.doc = []byte(*outs[0])
+			if nul {
+				r.doc = sqlgen.RestoreNUL(r.doc)
+			}
 		}
 	case sqlgen.ModeUDFArgs:
 		r.args = outs
@@ -303,6 +310,9 @@ func scanQueryRow(rows pgx.Rows, st *sqlgen.Statement, p queryRun) (queryRow, er
 			n++
 		}
 		r.doc = append(doc, '}')
+		if nul {
+			r.doc = sqlgen.RestoreNUL(r.doc)
+		}
 	}
 	return r, nil
 }

@@ -19,7 +19,7 @@ var _ emulator.RangeStore = (*Store)(nil)
 // new ranges.
 func (s *Store) SplitRanges(ctx context.Context, p emulator.SplitRangesParams) (emulator.Container, error) {
 	var c emulator.Container
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		cur, err := scanContainer(tx.QueryRow(ctx, lookupContainer+` FOR UPDATE OF c`, p.DatabaseRef, p.CollRef))
 		if err != nil {
 			return err

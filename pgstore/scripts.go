@@ -28,7 +28,7 @@ WHERE coll_num = $1 AND kind = $2 AND (id = $3 OR rid = $3) ORDER BY (id = $3) D
 // CreateScript implements emulator.ScriptStore.
 func (s *Store) CreateScript(ctx context.Context, p emulator.WriteScriptParams) (emulator.Script, error) {
 	var sc emulator.Script
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		var seq int64
 		if err := tx.QueryRow(ctx, `SELECT nextval('cosmos.script_seq')`).Scan(&seq); err != nil {
 			return err
@@ -68,7 +68,7 @@ func (s *Store) ListScripts(ctx context.Context, c emulator.Container, kind emul
 // ReplaceScript implements emulator.ScriptStore.
 func (s *Store) ReplaceScript(ctx context.Context, p emulator.WriteScriptParams) (emulator.Script, error) {
 	var sc emulator.Script
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		cur, err := scanScript(tx.QueryRow(ctx, lookupScript+` FOR UPDATE`, p.Container.Num, string(p.Kind), p.Ref))
 		if err != nil {
 			return err
@@ -92,7 +92,7 @@ func (s *Store) ReplaceScript(ctx context.Context, p emulator.WriteScriptParams)
 
 // DeleteScript implements emulator.ScriptStore.
 func (s *Store) DeleteScript(ctx context.Context, c emulator.Container, kind emulator.ScriptKind, ref, ifMatch string) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		cur, err := scanScript(tx.QueryRow(ctx, lookupScript+` FOR UPDATE`, c.Num, string(kind), ref))
 		if err != nil {
 			return err
@@ -122,6 +122,10 @@ type scriptTx struct {
 func (t scriptTx) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (emulator.QueryPage, error) {
 	return t.s.runQuery(ctx, queryRun{QueryItemsParams: p, on: t.tx})
 }
+
+// ScriptSlots is the most scripts InScriptTx runs at once (half the
+// connection pool, at least one).
+func (s *Store) ScriptSlots() int { return cap(s.scriptSlots) }
 
 // InScriptTx implements emulator.ScriptTxStore: one READ COMMITTED
 // transaction whose writes share one LSN, as a transactional batch's do

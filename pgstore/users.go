@@ -56,7 +56,7 @@ ON CONFLICT (db_num, id) `+onConflict+` RETURNING num, rid, xmax = 0`,
 // CreateUser implements emulator.UserStore.
 func (s *Store) CreateUser(ctx context.Context, p emulator.UserParams) (emulator.User, error) {
 	var u emulator.User
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		d, err := scanDatabase(tx.QueryRow(ctx, lookupDatabase+` FOR SHARE`, p.DatabaseRef))
 		if err != nil {
 			return err
@@ -71,7 +71,7 @@ func (s *Store) CreateUser(ctx context.Context, p emulator.UserParams) (emulator
 func (s *Store) UpsertUser(ctx context.Context, p emulator.UserParams) (emulator.User, bool, error) {
 	var u emulator.User
 	var created bool
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		d, err := scanDatabase(tx.QueryRow(ctx, lookupDatabase+` FOR SHARE`, p.DatabaseRef))
 		if err != nil {
 			return err
@@ -106,7 +106,7 @@ func (s *Store) ListUsers(ctx context.Context, dbRef string) (emulator.Database,
 // is taken).
 func (s *Store) ReplaceUser(ctx context.Context, p emulator.UserParams) (emulator.User, error) {
 	var u emulator.User
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		cur, err := scanUser(tx.QueryRow(ctx, lookupUser+` FOR UPDATE OF u`, p.DatabaseRef, p.Ref))
 		if err != nil {
 			return err
@@ -205,7 +205,7 @@ func permissionOf(u emulator.User, num int64, rid string, p emulator.PermissionP
 // CreatePermission implements emulator.UserStore.
 func (s *Store) CreatePermission(ctx context.Context, p emulator.PermissionParams) (emulator.Permission, error) {
 	var pm emulator.Permission
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		u, err := scanUser(tx.QueryRow(ctx, lookupUser+` FOR SHARE OF u`, p.DatabaseRef, p.UserRef))
 		if err != nil {
 			return err
@@ -221,7 +221,7 @@ func (s *Store) CreatePermission(ctx context.Context, p emulator.PermissionParam
 func (s *Store) UpsertPermission(ctx context.Context, p emulator.PermissionParams) (emulator.Permission, bool, error) {
 	var pm emulator.Permission
 	var created bool
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		u, err := scanUser(tx.QueryRow(ctx, lookupUser+` FOR UPDATE OF u`, p.DatabaseRef, p.UserRef))
 		if err != nil {
 			return err
@@ -269,7 +269,7 @@ func (s *Store) ListPermissions(ctx context.Context, dbRef, userRef string) (emu
 // ReplacePermission implements emulator.UserStore.
 func (s *Store) ReplacePermission(ctx context.Context, p emulator.PermissionParams) (emulator.Permission, error) {
 	var pm emulator.Permission
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		cur, err := scanPermission(tx.QueryRow(ctx, lookupPermission+` FOR UPDATE OF p`, p.DatabaseRef, p.UserRef, p.Ref))
 		if err != nil {
 			return err

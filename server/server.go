@@ -370,6 +370,8 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if s.store, err = pgstore.Open(ctx, connString, pgstore.Options{Logger: s.log, PageTimeout: cfg.PageTimeout}); err != nil {
 		return nil, err
 	}
+	procs := ensureSchedulerHeadroom(s.store.ScriptSlots())
+	s.log.Debug("scheduler headroom for scripts", "gomaxprocs", procs, "script_slots", s.store.ScriptSlots())
 	s.svc = emulator.New(s.store, cfg.Clock)
 	s.svc.ConfigureScripts(jsengine.Config{Timeout: cfg.ScriptTimeout, MaxMemory: cfg.ScriptMaxMemory})
 	s.svc.SetMinPartitionRanges(cfg.MinPartitionRanges)

@@ -266,8 +266,11 @@ func lexString(src string, i int) token {
 			}
 			j += 6
 			if utf16.IsSurrogate(r) {
-				// Combine a high surrogate with a following \uDC00-\uDFFF;
-				// a lone surrogate becomes U+FFFD.
+				// Combine a high surrogate with a following \uDC00-\uDFFF.
+				// A lone surrogate is a lexical error: no UTF-8 text (what
+				// documents and results are) can hold it, and answering
+				// U+FFFD instead would be a wrong result that looks right
+				// (a body holding one is refused with 400 the same way).
 				if r < 0xDC00 && j+1 < len(src) && src[j] == '\\' && src[j+1] == 'u' {
 					if r2, ok := hex4(src, j+2); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
 						r = utf16.DecodeRune(r, r2)
@@ -275,7 +278,7 @@ func lexString(src string, i int) token {
 					}
 				}
 				if utf16.IsSurrogate(r) {
-					r = utf8.RuneError
+					return invalid(src, i, j)
 				}
 			}
 			b.WriteRune(r)

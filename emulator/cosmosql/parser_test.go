@@ -77,8 +77,6 @@ var parseTests = []struct {
 	{`SELECT VALUE '\\ \/ \b \f \n \r \t'`, `SELECT VALUE "\\ / \b \f \n \r \t"`},
 	{`SELECT VALUE '\u0041\u00e9\u20AC'`, `SELECT VALUE "Aé€"`},
 	{`SELECT VALUE '\uD83D\uDE00'`, `SELECT VALUE "😀"`},
-	{`SELECT VALUE '\uD83D'`, `SELECT VALUE "` + "\uFFFD" + `"`},
-	{`SELECT VALUE '\uDE00x'`, `SELECT VALUE "` + "\uFFFD" + `x"`},
 	{`SELECT VALUE '\u0001'`, `SELECT VALUE "\u0001"`},
 	{`SELECT VALUE "héllo wörld 日本"`, `SELECT VALUE "héllo wörld 日本"`},
 	{`SELECT VALUE [true, false, null, undefined]`, `SELECT VALUE [true false null undefined]`},
@@ -298,6 +296,12 @@ var errorTests = []struct {
 	{"SELECT \"a\nb\"", CodeInvalidToken, 7, 10, "invalid token"},
 	{"SELECT \"a\\", CodeInvalidToken, 7, 10, "invalid token"},
 	{`SELECT 1e999`, CodeInvalidToken, 7, 12, "invalid token '1e999'"},
+	// A lone UTF-16 surrogate escape in a literal: no UTF-8 result can
+	// hold it (the emulator's choice, as for a body holding one: no
+	// recording of the service's answer exists; it never answers U+FFFD).
+	{`SELECT VALUE '\uD83D'`, CodeInvalidToken, 13, 20, `invalid token ''\uD83D'`},
+	{`SELECT VALUE '\uDE00x'`, CodeInvalidToken, 13, 20, `invalid token ''\uDE00'`},
+	{`SELECT VALUE "a\ud800\u0041"`, CodeInvalidToken, 13, 21, `invalid token '"a\ud800'`},
 	{`SELECT 0x` + strings.Repeat("F", 300), CodeInvalidToken, 7, 309, "invalid token"},
 	{`SELECT "` + strings.Repeat("x", 200), CodeInvalidToken, 7, 208, `invalid token '"` + strings.Repeat("x", 99) + `...'.`},
 	{`SELECT "` + strings.Repeat("é", 100) + `" "x"`, CodeSyntax, 210, 213, `near '"x"'`},

@@ -167,6 +167,10 @@ type Statement struct {
 	UDFArgs   []int
 	UDFGuards []bool
 	UDFCols   int
+	// NULFlag is true when a boolean column precedes the output columns
+	// (ModeValue, ModeObject), after the sort keys: true for a row whose U+FFFD characters in
+	// the output are its document's U+0000 (see nulFlagColumn).
+	NULFlag bool
 	// Total is the TOP/LIMIT bound of the whole query (-1: none) and
 	// Offset its OFFSET, for callers that page UDF queries themselves.
 	Total, Offset int64
@@ -476,6 +480,11 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 	default:
 		if out, where, err = t.projectRows(q, st, where); err != nil {
 			return nil, err
+		}
+		if t.depth == 0 && t.udfIndex == nil {
+			// (the rows of a subquery or a UDF batch are no stored rows)
+			out = append([]string{nulFlagColumn}, out...)
+			st.NULFlag = true
 		}
 	}
 
