@@ -171,14 +171,29 @@ func dialDirect(t *testing.T, e *emulatortest.Emulator) *directConn {
 	return &directConn{t: t, c: c}
 }
 
+// doPK is do for a feed operation (no document) with partition key pk
+// ("": none).
+func (d *directConn) doPK(op uint16, pk string, payload []byte, extra ...rntbd.Token) *rntbd.Response {
+	d.t.Helper()
+	return d.send(op, "", pk, payload, extra...)
+}
+
 // do sends a document operation on d/c signed as the SDK signs it, with
 // extra tokens, and returns the answer.
 func (d *directConn) do(op uint16, doc, pk string, payload []byte, extra ...rntbd.Token) *rntbd.Response {
 	d.t.Helper()
+	if pk == "" {
+		d.t.Fatal("do needs a partition key")
+	}
+	return d.send(op, doc, pk, payload, extra...)
+}
+
+func (d *directConn) send(op uint16, doc, pk string, payload []byte, extra ...rntbd.Token) *rntbd.Response {
+	d.t.Helper()
 	d.id++
 	verb, link := "GET", "dbs/d/colls/c/docs/"+doc
 	switch op {
-	case rntbd.OpCreate, rntbd.OpUpsert:
+	case rntbd.OpCreate, rntbd.OpUpsert, rntbd.OpQuery, rntbd.OpBatch:
 		verb, link = "POST", "dbs/d/colls/c"
 	case rntbd.OpReplace:
 		verb = "PUT"
@@ -193,7 +208,9 @@ func (d *directConn) do(op uint16, doc, pk string, payload []byte, extra ...rntb
 		rntbd.StringToken(rntbd.ReqAuthorizationToken, wire.MasterAuthorization(testKey, verb, "docs", link, date)),
 		rntbd.SmallStringToken(rntbd.ReqDate, date),
 		rntbd.StringToken(rntbd.ReqDatabaseName, "d"), rntbd.StringToken(rntbd.ReqCollectionName, "c"),
-		rntbd.StringToken(rntbd.ReqPartitionKey, `["`+pk+`"]`),
+	}
+	if pk != "" {
+		ts = append(ts, rntbd.StringToken(rntbd.ReqPartitionKey, `["`+pk+`"]`))
 	}
 	if doc != "" {
 		ts = append(ts, rntbd.StringToken(rntbd.ReqDocumentName, doc))
@@ -307,8 +324,8 @@ func TestDirectDocumentOperations(t *testing.T) {
 	if res = d.do(rntbd.OpRead, "2", "b", nil, rntbd.ByteToken(rntbd.ReqConsistencyLevel, 3)); res.Status != 200 {
 		t.Fatalf("read asking Eventual: %d %s", res.Status, res.Payload)
 	}
-	if res = d.do(rntbd.OpQuery, "", "a", []byte(`{"query":"SELECT * FROM c"}`)); res.Status != 400 || !bytes.Contains(res.Payload, []byte("gateway mode")) {
-		t.Fatalf("query: %d %s", res.Status, res.Payload)
+	if res = d.do(rntbd.OpBatch, "", "a", []byte(`[]`)); res.Status != 400 || !bytes.Contains(res.Payload, []byte("gateway mode")) {
+		t.Fatalf("batch: %d %s", res.Status, res.Payload)
 	}
 	// the gateway sees what direct mode wrote
 	if st, b := gatewayDo(t, f.e, "GET", "/dbs/d/colls/c/docs/2", "docs", "dbs/d/colls/c/docs/2", nil, "x-ms-documentdb-partitionkey", `["b"]`); st != 200 || !bytes.Contains(b, []byte(`"id":"2"`)) {
@@ -366,5 +383,80 @@ func TestDirectModeDefaultPortTaken(t *testing.T) {
 	st, b := gatewayDo(t, e, "GET", "/addresses?$resolveFor=dbs&$filter=protocol%20eq%20rntbd", "dbs", "", nil)
 	if st != http.StatusBadRequest || !bytes.Contains(b, []byte("--rntbd-port")) {
 		t.Fatalf("addresses without direct mode: %d %s", st, b)
+	}
+}
+
+// TestDirectQueryPages: query pages over RNTBD, of one logical partition
+// and of one partition key range (as the Java SDK sends each range's part
+// of a cross-partition query), paged by PageSize with the
+// ContinuationToken token, ItemCount, query metrics when asked, and an
+// LSN no older than the last write; a sub-range (StartEpk) is refused.
+func TestDirectQueryPages(t *testing.T) {
+	f := newDirectFixture(t)
+	d := dialDirect(t, f.e)
+	var lastWrite int64
+	for i := 0; i < 5; i++ {
+		res := d.do(rntbd.OpCreate, "", "a", []byte(`{"id":"`+strconv.Itoa(i)+`","pk":"a","n":`+strconv.Itoa(i)+`}`))
+		if res.Status != 201 {
+			t.Fatalf("create: %d %s", res.Status, res.Payload)
+		}
+		lastWrite = tokenInt(res, rntbd.RespLSN)
+	}
+	rangeID := tokenStr(d.do(rntbd.OpRead, "0", "a", nil), rntbd.RespPartitionKeyRangeID)
+	query := []byte(`{"query":"SELECT c.id FROM c WHERE c.n >= @min","parameters":[{"name":"@min","value":1}]}`)
+	for _, tt := range []struct {
+		name  string
+		extra []rntbd.Token
+		pk    string
+	}{
+		{"logical partition", nil, "a"},
+		{"partition key range", []rntbd.Token{rntbd.StringToken(rntbd.ReqPartitionKeyRange, rangeID)}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var ids []string
+			cont := ""
+			for pages := 0; ; pages++ {
+				if pages > 5 {
+					t.Fatal("more than 5 pages of 1 item for 4 items")
+				}
+				extra := append([]rntbd.Token{rntbd.ULongToken(rntbd.ReqPageSize, 1), rntbd.ByteToken(rntbd.ReqPopulateQueryMetrics, 1)}, tt.extra...)
+				if cont != "" {
+					extra = append(extra, rntbd.StringToken(rntbd.ReqContinuationToken, cont))
+				}
+				res := d.doPK(rntbd.OpQuery, tt.pk, query, extra...)
+				if res.Status != 200 {
+					t.Fatalf("query page: %d %s", res.Status, res.Payload)
+				}
+				var feed struct {
+					Documents []struct{ ID string }
+					Count     int `json:"_count"`
+				}
+				if err := json.Unmarshal(res.Payload, &feed); err != nil {
+					t.Fatalf("%v: %s", err, res.Payload)
+				}
+				if tokenInt(res, rntbd.RespItemCount) != int64(len(feed.Documents)) || feed.Count != len(feed.Documents) {
+					t.Fatalf("item count %d, %d documents: %s", tokenInt(res, rntbd.RespItemCount), len(feed.Documents), res.Payload)
+				}
+				if lsn := tokenInt(res, rntbd.RespLSN); lsn < lastWrite || tokenStr(res, rntbd.RespPartitionKeyRangeID) != rangeID {
+					t.Fatalf("page lsn %d (last write %d), range %q (want %q)", lsn, lastWrite, tokenStr(res, rntbd.RespPartitionKeyRangeID), rangeID)
+				}
+				if !strings.Contains(tokenStr(res, rntbd.RespQueryMetrics), "retrievedDocumentCount=") {
+					t.Fatalf("query metrics %q", tokenStr(res, rntbd.RespQueryMetrics))
+				}
+				for _, doc := range feed.Documents {
+					ids = append(ids, doc.ID)
+				}
+				if cont = tokenStr(res, rntbd.RespContinuationToken); cont == "" {
+					break
+				}
+			}
+			if strings.Join(ids, ",") != "1,2,3,4" {
+				t.Fatalf("ids %v, want 1,2,3,4", ids)
+			}
+		})
+	}
+	res := d.doPK(rntbd.OpQuery, "", query, rntbd.StringToken(rntbd.ReqPartitionKeyRange, rangeID), rntbd.Token{ID: rntbd.ReqStartEpk, Type: rntbd.TypeBytes, Bytes: []byte("00")})
+	if res.Status != 400 || !bytes.Contains(res.Payload, []byte("gateway mode")) {
+		t.Fatalf("query over an EPK sub-range: %d %s", res.Status, res.Payload)
 	}
 }

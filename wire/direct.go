@@ -19,7 +19,8 @@ import (
 // operation, two transports.
 //
 // Served: the point operations on documents (create, upsert, read,
-// replace, patch, delete) and the read of a database (the Java SDK reads a
+// replace, patch, delete), document query pages of one range or logical
+// partition, and the read of a database (the Java SDK reads a
 // database through the master partition's addresses, e.g. in
 // createDatabaseIfNotExists). Every other request is answered 400 naming
 // the operation and gateway mode.
@@ -102,7 +103,7 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 	switch {
 	case d.resource == rntbd.ResourceDocument && d.db != "" && d.coll != "":
 		switch d.op {
-		case rntbd.OpCreate, rntbd.OpUpsert:
+		case rntbd.OpCreate, rntbd.OpUpsert, rntbd.OpQuery, rntbd.OpSQLQuery:
 		case rntbd.OpRead, rntbd.OpReplace, rntbd.OpPatch, rntbd.OpDelete:
 			if d.doc == "" {
 				return nil, none, nil, emulator.BadRequest("The document name is missing from the direct-mode request.")
@@ -118,7 +119,10 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 	if err := h.authenticate(ar); err != nil {
 		return nil, none, nil, err
 	}
-	if t, ok := req.Tokens.Get(rntbd.ReqConsistencyLevel); ok && t.Num < uint64(len(rntbdConsistencyLevels)) {
+	// Documents only: the SDK itself asks Strong for the master
+	// partition's resources (a database read of createDatabaseIfNotExists
+	// from a Session client arrives so), which the service serves.
+	if t, ok := req.Tokens.Get(rntbd.ReqConsistencyLevel); ok && d.resource == rntbd.ResourceDocument && t.Num < uint64(len(rntbdConsistencyLevels)) {
 		ar.Header.Set("X-Ms-Consistency-Level", rntbdConsistencyLevels[t.Num])
 		if err := h.checkConsistencyLevel(ar); err != nil {
 			return nil, none, nil, err
@@ -144,6 +148,9 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 	pk, err := ParsePartitionKeyHeader(tokenString(req, rntbd.ReqPartitionKey))
 	if err != nil {
 		return nil, none, nil, err
+	}
+	if d.op == rntbd.OpQuery || d.op == rntbd.OpSQLQuery {
+		return h.directQuery(ctx, req, d, pk)
 	}
 	if len(req.Payload) > emulator.MaxItemSize {
 		return nil, none, pk, emulator.ErrTooLarge
@@ -182,6 +189,64 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 		return nil, res.Container, pk, err
 	}
 	return directItemResponse(req, d, status, res), res.Container, pk, nil
+}
+
+// directQuery serves a query page of one partition key range (or one
+// logical partition), as the SDK sends it in direct mode after fetching
+// the query plan from the gateway: the feed envelope, ItemCount,
+// ContinuationToken, the query metrics when PopulateQueryMetrics asks,
+// and the LSN tokens at the store's current LSN (a session query's
+// answer must be as recent as the client's session token).
+func (h *handler) directQuery(ctx context.Context, req *rntbd.Request, d directOp, pk emulator.PartitionKey) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
+	start := time.Now()
+	var none emulator.Container
+	if _, ok := req.Tokens.Get(rntbd.ReqStartEpk); ok {
+		return nil, none, pk, emulator.BadRequest("Queries over a sub-range of a partition key range (StartEpk/EndEpk) are not served in direct mode yet; connect in gateway mode for them.")
+	}
+	if len(req.Payload) > emulator.MaxItemSize {
+		return nil, none, pk, emulator.ErrTooLarge
+	}
+	q, err := parseQueryBody(req.Payload, d.op == rntbd.OpSQLQuery)
+	if err != nil {
+		return nil, none, pk, err
+	}
+	page := emulator.PageRequest{Continuation: tokenString(req, rntbd.ReqContinuationToken)}
+	if t, ok := req.Tokens.Get(rntbd.ReqPageSize); ok {
+		// a ULong: -1 (dynamic page size) arrives as 0xFFFFFFFF
+		if page.MaxItems, err = emulator.ParsePageSize(strconv.Itoa(int(int32(uint32(t.Num))))); err != nil {
+			return nil, none, pk, err
+		}
+	}
+	rangeID := strings.TrimSpace(tokenString(req, rntbd.ReqPartitionKeyRange))
+	// A direct request goes to one range's replica, which has no
+	// cross-partition check: the SDK names the range.
+	res, err := h.svc.QueryItems(ctx, emulator.QueryRequest{Database: d.db, Container: d.coll, Query: q, PartitionKey: pk,
+		RangeID: rangeID, EnableCrossPartition: rangeID != "", Page: page})
+	if err != nil {
+		return nil, res.Container, pk, err
+	}
+	lsn, err := h.svc.CurrentLSN(ctx)
+	if err != nil {
+		return nil, res.Container, pk, err
+	}
+	body := feedBody(res.Container.RID, "Documents", res.Docs)
+	served := servedRange(res.Container, res.Range, pk)
+	if served == "" {
+		if rs := res.Container.LiveRanges(); len(rs) == 1 {
+			served = rs[0].ID
+		}
+	}
+	out := &rntbd.Response{Status: http.StatusOK, Payload: body}
+	out.Tokens = append(lsnTokens(served, lsn, 0),
+		rntbd.ULongToken(rntbd.RespItemCount, uint32(len(res.Docs))),
+		rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, len(body))))
+	if res.Continuation != "" {
+		out.Tokens = append(out.Tokens, rntbd.StringToken(rntbd.RespContinuationToken, res.Continuation))
+	}
+	if t, ok := req.Tokens.Get(rntbd.ReqPopulateQueryMetrics); ok && t.Num != 0 {
+		out.Tokens = append(out.Tokens, rntbd.StringToken(rntbd.RespQueryMetrics, queryMetrics(time.Since(start), res.Docs)))
+	}
+	return out, res.Container, pk, nil
 }
 
 // directItemResponse is the answer of a successful document operation:
@@ -327,6 +392,10 @@ func directAuthRequest(ctx context.Context, req *rntbd.Request, d directOp) *htt
 	}
 	if v := tokenString(req, rntbd.ReqDate); v != "" {
 		r.Header.Set("X-Ms-Date", v)
+	}
+	if d.op == rntbd.OpQuery || d.op == rntbd.OpSQLQuery {
+		// a query reads: a read-only resource token may run it
+		r.Header.Set("X-Ms-Documentdb-Isquery", "true")
 	}
 	return r
 }

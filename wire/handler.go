@@ -575,12 +575,18 @@ func decodeQuery(r *http.Request) (emulator.Query, error) {
 	if err != nil {
 		return emulator.Query{}, err
 	}
+	return parseQueryBody(body, strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/sql"))
+}
+
+// parseQueryBody decodes a query body: {"query","parameters"} JSON, or
+// with sqlText the bare query text. Either must be valid UTF-8.
+func parseQueryBody(body []byte, sqlText bool) (emulator.Query, error) {
 	var q emulator.Query
 	if !utf8.Valid(body) {
 		// encoding/json would replace the bytes with U+FFFD silently
 		return q, emulator.InvalidBody(emulator.ErrJSONInvalidUTF8)
 	}
-	if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/sql") {
+	if sqlText {
 		q.Text = string(body)
 		return q, nil
 	}
@@ -670,6 +676,18 @@ func writeResource(w http.ResponseWriter, status int, body []byte, etag string) 
 
 // writeFeed sends a feed envelope {"_rid":..,"<name>":[..],"_count":n}.
 func writeFeed(w http.ResponseWriter, ownerRID, name string, docs [][]byte, continuation string) {
+	buf := feedBody(ownerRID, name, docs)
+	hd := w.Header()
+	hd.Set("X-Ms-Item-Count", strconv.Itoa(len(docs)))
+	if continuation != "" {
+		hd.Set("X-Ms-Continuation", continuation)
+	}
+	hd.Set("X-Ms-Request-Charge", charge(false, len(buf)))
+	writeBody(w, http.StatusOK, buf)
+}
+
+// feedBody is a feed envelope {"_rid":..,"<name>":[..],"_count":n}.
+func feedBody(ownerRID, name string, docs [][]byte) []byte {
 	n := 0
 	for _, d := range docs {
 		n += len(d) + 1
@@ -683,14 +701,7 @@ func writeFeed(w http.ResponseWriter, ownerRID, name string, docs [][]byte, cont
 	buf = emulator.AppendJSONArray(buf, docs)
 	buf = append(buf, `,"_count":`...)
 	buf = strconv.AppendInt(buf, int64(len(docs)), 10)
-	buf = append(buf, '}')
-	hd := w.Header()
-	hd.Set("X-Ms-Item-Count", strconv.Itoa(len(docs)))
-	if continuation != "" {
-		hd.Set("X-Ms-Continuation", continuation)
-	}
-	hd.Set("X-Ms-Request-Charge", charge(false, len(buf)))
-	writeBody(w, http.StatusOK, buf)
+	return append(buf, '}')
 }
 
 // checkConsistencyLevel refuses (400) a request on the account's resources

@@ -6,7 +6,13 @@ import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosDiagnostics;
 import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.CosmosContainerProperties;
 import com.azure.cosmos.models.CosmosItemRequestOptions;
+import com.azure.cosmos.models.CosmosQueryRequestOptions;
+import com.azure.cosmos.models.FeedResponse;
+import com.azure.cosmos.models.SqlParameter;
+import com.azure.cosmos.models.SqlQuerySpec;
+import com.azure.cosmos.models.ThroughputProperties;
 import com.azure.cosmos.models.CosmosItemResponse;
 import com.azure.cosmos.models.CosmosPatchOperations;
 import com.azure.cosmos.models.PartitionKey;
@@ -16,6 +22,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -35,6 +44,13 @@ class DirectModeTest {
         setup = Env.client();
         setup.createDatabase(dbId);
         setup.getDatabase(dbId).createContainer("c", "/pk");
+        // 5 partition key ranges (30,000 RU/s), 20 items over 10 logical partitions
+        setup.getDatabase(dbId).createContainer(new CosmosContainerProperties("q", "/pk"),
+            ThroughputProperties.createManualThroughput(30000));
+        CosmosContainer q = setup.getDatabase(dbId).getContainer("q");
+        for (int i = 0; i < 20; i++) {
+            q.createItem(doc("i" + i, "p" + (i % 10), i));
+        }
     }
 
     @AfterAll
@@ -132,6 +148,49 @@ class DirectModeTest {
             assertTransport(mode, gone.getDiagnostics());
             CosmosException deleteAgain = assertThrows(CosmosException.class, () -> c.deleteItem(id, pk, new CosmosItemRequestOptions()));
             assertEquals(404, deleteAgain.getStatusCode());
+        }
+    }
+
+    /**
+     * Queries with the SDK's pipeline over a container of 5 ranges: the plan
+     * comes from the gateway, each range's pages from the transport of the
+     * mode (rntbd in direct mode): one logical partition, ORDER BY across
+     * ranges in pages of 3, and an aggregate.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"direct", "gateway"})
+    void queries(String mode) {
+        try (CosmosClient client = client(mode)) {
+            CosmosContainer q = client.getDatabase(dbId).getContainer("q");
+
+            List<Integer> single = new ArrayList<>();
+            for (FeedResponse<JsonNode> page : q.queryItems(
+                    new SqlQuerySpec("SELECT * FROM c WHERE c.pk = @pk", new SqlParameter("@pk", "p3")),
+                    new CosmosQueryRequestOptions().setPartitionKey(new PartitionKey("p3")), JsonNode.class).iterableByPage()) {
+                page.getResults().forEach(n -> single.add(n.get("v").asInt()));
+                assertTransport(mode, page.getCosmosDiagnostics());
+            }
+            single.sort(null);
+            assertEquals(List.of(3, 13), single);
+
+            List<Integer> ordered = new ArrayList<>();
+            int pages = 0;
+            for (FeedResponse<JsonNode> page : q.queryItems("SELECT c.v FROM c WHERE c.v >= 5 ORDER BY c.v DESC",
+                    new CosmosQueryRequestOptions(), JsonNode.class).iterableByPage(3)) {
+                page.getResults().forEach(n -> ordered.add(n.get("v").asInt()));
+                assertTransport(mode, page.getCosmosDiagnostics());
+                pages++;
+            }
+            List<Integer> want = new ArrayList<>();
+            for (int v = 19; v >= 5; v--) {
+                want.add(v);
+            }
+            assertEquals(want, ordered);
+            assertTrue(pages >= 5, "15 results in pages of 3 came in " + pages + " pages");
+
+            long count = q.queryItems("SELECT VALUE COUNT(1) FROM c", new CosmosQueryRequestOptions(), Long.class)
+                .stream().findFirst().orElseThrow();
+            assertEquals(20, count);
         }
     }
 }
