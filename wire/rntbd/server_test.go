@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // syncBuffer is a log destination safe for concurrent writes.
@@ -34,12 +36,18 @@ func (s *syncBuffer) String() string {
 // business) and returns its address and log.
 func startServer(t *testing.T, h Handler) (string, *syncBuffer) {
 	t.Helper()
+	return startServerWith(t, h, Options{Limits: Limits{MaxHeader: 4096, MaxPayload: 4096}})
+}
+
+func startServerWith(t *testing.T, h Handler, opts Options) (string, *syncBuffer) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	s := NewServer(h, Options{Logger: slog.New(slog.NewTextHandler(logs, nil)), Limits: Limits{MaxHeader: 4096, MaxPayload: 4096}})
+	opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s := NewServer(h, opts)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
@@ -204,5 +212,48 @@ func TestHandlerPanicAnswers500(t *testing.T) {
 	send(t, c, 8, nil)
 	if res, err = ReadResponse(c, Limits{}); err != nil || res.Status != 204 || transportID(t, res) != 8 {
 		t.Fatalf("next answer: %v %+v", err, res)
+	}
+}
+
+// TestIdleConnectionClosed: a connection on which no frame arrives for the
+// idle timeout is closed by the server (the client reconnects and
+// negotiates again, as the SDK does), and the close is logged.
+func TestIdleConnectionClosed(t *testing.T) {
+	addr, logs := startServerWith(t, HandlerFunc(func(ctx context.Context, req *Request) *Response { return &Response{Status: 200} }),
+		Options{IdleTimeout: 20 * time.Millisecond})
+	c := dialContext(t, addr)
+	send(t, c, 1, nil)
+	if res, err := ReadResponse(c, Limits{}); err != nil || transportID(t, res) != 1 {
+		t.Fatalf("answer: %v %+v", err, res)
+	}
+	// nothing more is sent: the server closes the connection
+	if _, err := ReadResponse(c, Limits{}); !errors.Is(err, io.EOF) && !strings.Contains(fmt.Sprint(err), "reset") {
+		t.Fatalf("reading an idle connection: %v, want the server's close", err)
+	}
+	if !strings.Contains(logs.String(), "connection closed") {
+		t.Fatalf("no log line for the idle close:\n%s", logs.String())
+	}
+}
+
+// TestMaxConnsRefusesOverLimit: past MaxConns, a new connection is closed
+// at once with a log line; the ones within the limit are served.
+func TestMaxConnsRefusesOverLimit(t *testing.T) {
+	addr, logs := startServerWith(t, HandlerFunc(func(ctx context.Context, req *Request) *Response { return &Response{Status: 200} }),
+		Options{MaxConns: 1})
+	c := dialContext(t, addr)
+	over, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer over.Close()
+	if _, err := io.ReadAll(over); err != nil && !strings.Contains(err.Error(), "reset") {
+		t.Fatalf("the connection over the limit: %v", err)
+	}
+	if !strings.Contains(logs.String(), "too many connections") {
+		t.Fatalf("no log line:\n%s", logs.String())
+	}
+	send(t, c, 3, nil)
+	if res, err := ReadResponse(c, Limits{}); err != nil || transportID(t, res) != 3 {
+		t.Fatalf("the connection within the limit: %v %+v", err, res)
 	}
 }
