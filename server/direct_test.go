@@ -324,8 +324,24 @@ func TestDirectDocumentOperations(t *testing.T) {
 	if res = d.do(rntbd.OpRead, "2", "b", nil, rntbd.ByteToken(rntbd.ReqConsistencyLevel, 3)); res.Status != 200 {
 		t.Fatalf("read asking Eventual: %d %s", res.Status, res.Payload)
 	}
-	if res = d.do(rntbd.OpBatch, "", "a", []byte(`[]`)); res.Status != 400 || !bytes.Contains(res.Payload, []byte("gateway mode")) {
+	// a transactional batch: 200 with one result per operation; one that
+	// fails is 207, its failing operation 409, the others 424, and nothing
+	// of it stays
+	res = d.do(rntbd.OpBatch, "", "b", []byte(`[{"operationType":"Create","resourceBody":{"id":"3","pk":"b"}},{"operationType":"Read","id":"2"}]`),
+		rntbd.ByteToken(rntbd.ReqIsBatchAtomic, 1))
+	if res.Status != 200 || !bytes.Contains(res.Payload, []byte(`"statusCode":201`)) || tokenInt(res, rntbd.RespLSN) <= lastWrite {
 		t.Fatalf("batch: %d %s", res.Status, res.Payload)
+	}
+	res = d.do(rntbd.OpBatch, "", "b", []byte(`[{"operationType":"Create","resourceBody":{"id":"4","pk":"b"}},{"operationType":"Create","resourceBody":{"id":"3","pk":"b"}}]`),
+		rntbd.ByteToken(rntbd.ReqIsBatchAtomic, 1))
+	if res.Status != 207 || !bytes.Contains(res.Payload, []byte(`"statusCode":424`)) || !bytes.Contains(res.Payload, []byte(`"statusCode":409`)) {
+		t.Fatalf("failing batch: %d %s", res.Status, res.Payload)
+	}
+	if res = d.do(rntbd.OpRead, "4", "b", nil); res.Status != 404 {
+		t.Fatalf("an item of the failed batch: %d %s", res.Status, res.Payload)
+	}
+	if res = d.do(rntbd.OpExecuteJavaScript, "", "b", nil); res.Status != 400 || !bytes.Contains(res.Payload, []byte("gateway mode")) {
+		t.Fatalf("script execution: %d %s", res.Status, res.Payload)
 	}
 	// the gateway sees what direct mode wrote
 	if st, b := gatewayDo(t, f.e, "GET", "/dbs/d/colls/c/docs/2", "docs", "dbs/d/colls/c/docs/2", nil, "x-ms-documentdb-partitionkey", `["b"]`); st != 200 || !bytes.Contains(b, []byte(`"id":"2"`)) {

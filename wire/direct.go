@@ -20,7 +20,8 @@ import (
 //
 // Served: the point operations on documents (create, upsert, read,
 // replace, patch, delete), document query pages of one range or logical
-// partition, and the read of a database (the Java SDK reads a
+// partition, transactional batches and bulk requests, and the read of a
+// database (the Java SDK reads a
 // database through the master partition's addresses, e.g. in
 // createDatabaseIfNotExists). Every other request is answered 400 naming
 // the operation and gateway mode.
@@ -103,7 +104,7 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 	switch {
 	case d.resource == rntbd.ResourceDocument && d.db != "" && d.coll != "":
 		switch d.op {
-		case rntbd.OpCreate, rntbd.OpUpsert, rntbd.OpQuery, rntbd.OpSQLQuery:
+		case rntbd.OpCreate, rntbd.OpUpsert, rntbd.OpQuery, rntbd.OpSQLQuery, rntbd.OpBatch:
 		case rntbd.OpRead, rntbd.OpReplace, rntbd.OpPatch, rntbd.OpDelete:
 			if d.doc == "" {
 				return nil, none, nil, emulator.BadRequest("The document name is missing from the direct-mode request.")
@@ -149,8 +150,11 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 	if err != nil {
 		return nil, none, nil, err
 	}
-	if d.op == rntbd.OpQuery || d.op == rntbd.OpSQLQuery {
+	switch d.op {
+	case rntbd.OpQuery, rntbd.OpSQLQuery:
 		return h.directQuery(ctx, req, d, pk)
+	case rntbd.OpBatch:
+		return h.directBatch(ctx, req, d, pk)
 	}
 	if len(req.Payload) > emulator.MaxItemSize {
 		return nil, none, pk, emulator.ErrTooLarge
@@ -246,6 +250,44 @@ func (h *handler) directQuery(ctx context.Context, req *rntbd.Request, d directO
 	if t, ok := req.Tokens.Get(rntbd.ReqPopulateQueryMetrics); ok && t.Num != 0 {
 		out.Tokens = append(out.Tokens, rntbd.StringToken(rntbd.RespQueryMetrics, queryMetrics(time.Since(start), res.Docs)))
 	}
+	return out, res.Container, pk, nil
+}
+
+// directBatch serves a transactional batch (IsBatchAtomic absent or 1) or
+// a bulk request (IsBatchAtomic 0, ShouldBatchContinueOnError): the same
+// execution and results as through the gateway, 200 when every operation
+// succeeded, else 207.
+func (h *handler) directBatch(ctx context.Context, req *rntbd.Request, d directOp, pk emulator.PartitionKey) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
+	var none emulator.Container
+	if len(req.Payload) > emulator.MaxItemSize {
+		return nil, none, pk, emulator.ErrTooLarge
+	}
+	atomic := true
+	if t, ok := req.Tokens.Get(rntbd.ReqIsBatchAtomic); ok {
+		atomic = t.Num != 0
+	}
+	cont, _ := req.Tokens.Get(rntbd.ReqShouldBatchContinueOnError)
+	res, err := h.svc.ExecuteBatch(ctx, emulator.BatchRequest{Database: d.db, Container: d.coll, PartitionKey: pk,
+		ParsePartitionKey: ParsePartitionKeyHeader, Body: req.Payload, Atomic: atomic, ContinueOnError: cont.Num != 0})
+	if err != nil {
+		return nil, res.Container, pk, err
+	}
+	body, lsn, total := renderBatch(res, minimalReturn(req), len(req.Payload))
+	named, _ := res.Container.RangeByID(tokenString(req, rntbd.ReqPartitionKeyRange))
+	served := servedRange(res.Container, named, pk)
+	if served == "" {
+		if rs := res.Container.LiveRanges(); len(rs) == 1 {
+			served = rs[0].ID
+		}
+	}
+	if cur, err := h.svc.CurrentLSN(ctx); err == nil && cur > lsn {
+		lsn = cur
+	}
+	out := &rntbd.Response{Status: http.StatusOK, Payload: body}
+	if res.Failed {
+		out.Status = http.StatusMultiStatus
+	}
+	out.Tokens = append(lsnTokens(served, lsn, 0), rntbd.DoubleToken(rntbd.RespRequestCharge, float64(int(total*100+0.5))/100))
 	return out, res.Container, pk, nil
 }
 

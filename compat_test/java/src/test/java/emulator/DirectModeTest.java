@@ -6,7 +6,12 @@ import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosDiagnostics;
 import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.CosmosBatch;
+import com.azure.cosmos.models.CosmosBatchResponse;
+import com.azure.cosmos.models.CosmosBulkOperationResponse;
+import com.azure.cosmos.models.CosmosBulkOperations;
 import com.azure.cosmos.models.CosmosContainerProperties;
+import com.azure.cosmos.models.CosmosItemOperation;
 import com.azure.cosmos.models.CosmosItemRequestOptions;
 import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.azure.cosmos.models.FeedResponse;
@@ -25,6 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -191,6 +198,58 @@ class DirectModeTest {
             long count = q.queryItems("SELECT VALUE COUNT(1) FROM c", new CosmosQueryRequestOptions(), Long.class)
                 .stream().findFirst().orElseThrow();
             assertEquals(20, count);
+        }
+    }
+
+    /**
+     * A transactional batch (committed, and one rolled back by a 409) and
+     * bulk operations over 5 ranges, in both modes.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"direct", "gateway"})
+    void batchAndBulk(String mode) {
+        try (CosmosClient client = client(mode)) {
+            String coll = "bulk-" + mode;
+            client.getDatabase(dbId).createContainer(new CosmosContainerProperties(coll, "/pk"),
+                ThroughputProperties.createManualThroughput(30000));
+            CosmosContainer c = client.getDatabase(dbId).getContainer(coll);
+            PartitionKey pk = new PartitionKey("batch");
+
+            CosmosBatch ok = CosmosBatch.createCosmosBatch(pk);
+            ok.createItemOperation(doc("b1", "batch", 1));
+            ok.upsertItemOperation(doc("b2", "batch", 2));
+            ok.readItemOperation("b1");
+            CosmosBatchResponse r = c.executeCosmosBatch(ok);
+            assertTrue(r.isSuccessStatusCode(), "batch status " + r.getStatusCode());
+            assertEquals(3, r.size());
+            assertEquals(201, r.getResults().get(0).getStatusCode());
+            assertEquals(1, r.getResults().get(2).getItem(JsonNode.class).get("v").asInt());
+            assertTransport(mode, r.getDiagnostics());
+
+            CosmosBatch bad = CosmosBatch.createCosmosBatch(pk);
+            bad.createItemOperation(doc("b3", "batch", 3));
+            bad.createItemOperation(doc("b1", "batch", 9));
+            CosmosBatchResponse br = c.executeCosmosBatch(bad);
+            assertFalse(br.isSuccessStatusCode());
+            assertEquals(409, br.getStatusCode());
+            assertEquals(424, br.getResults().get(0).getStatusCode());
+            assertEquals(409, br.getResults().get(1).getStatusCode());
+            assertEquals(404, assertThrows(CosmosException.class, () -> c.readItem("b3", pk, JsonNode.class)).getStatusCode());
+
+            List<CosmosItemOperation> ops = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                ops.add(CosmosBulkOperations.getCreateItemOperation(doc("k" + i, "p" + (i % 13), i), new PartitionKey("p" + (i % 13))));
+            }
+            ops.add(CosmosBulkOperations.getCreateItemOperation(doc("b1", "batch", 9), pk)); // 409, the rest go on
+            Map<Integer, Integer> statuses = new TreeMap<>();
+            for (CosmosBulkOperationResponse<Object> res : c.executeBulkOperations(ops)) {
+                assertNull(res.getException(), () -> String.valueOf(res.getException()));
+                statuses.merge(res.getResponse().getStatusCode(), 1, Integer::sum);
+                assertTransport(mode, res.getResponse().getCosmosDiagnostics());
+            }
+            assertEquals(Map.of(201, 40, 409, 1), statuses);
+            assertEquals(42, c.queryItems("SELECT VALUE COUNT(1) FROM c", new CosmosQueryRequestOptions(), Long.class)
+                .stream().findFirst().orElseThrow());
         }
     }
 }
