@@ -20,8 +20,8 @@ import (
 //
 // Served: the point operations on documents (create, upsert, read,
 // replace, patch, delete), document query pages of one range or logical
-// partition, transactional batches and bulk requests, and the read of a
-// database (the Java SDK reads a
+// partition, transactional batches and bulk requests, stored procedure
+// execution, and the read of a database (the Java SDK reads a
 // database through the master partition's addresses, e.g. in
 // createDatabaseIfNotExists). Every other request is answered 400 naming
 // the operation and gateway mode.
@@ -44,6 +44,7 @@ type directOp struct {
 	op       uint16
 	db, coll string
 	doc      string
+	sproc    string
 }
 
 // directVerb is the verb an operation is signed with (the SDK signs a
@@ -79,7 +80,8 @@ func tokenString(req *rntbd.Request, id uint16) string {
 func (h *handler) serveDirect(ctx context.Context, req *rntbd.Request) *rntbd.Response {
 	start := time.Now()
 	d := directOp{verb: directVerb(req.OperationType), resource: req.ResourceType, op: req.OperationType,
-		db: tokenString(req, rntbd.ReqDatabaseName), coll: tokenString(req, rntbd.ReqCollectionName), doc: tokenString(req, rntbd.ReqDocumentName)}
+		db: tokenString(req, rntbd.ReqDatabaseName), coll: tokenString(req, rntbd.ReqCollectionName), doc: tokenString(req, rntbd.ReqDocumentName),
+		sproc: tokenString(req, rntbd.ReqStoredProcedureName)}
 	res, c, pk, err := h.direct(ctx, req, d)
 	if err != nil {
 		res = h.directError(ctx, req, d, c, pk, err)
@@ -113,6 +115,7 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 			return nil, none, nil, unsupportedDirect(req)
 		}
 	case d.resource == rntbd.ResourceDatabase && d.op == rntbd.OpRead && d.db != "":
+	case d.resource == rntbd.ResourceStoredProcedure && d.op == rntbd.OpExecuteJavaScript && d.db != "" && d.coll != "" && d.sproc != "":
 	default:
 		return nil, none, nil, unsupportedDirect(req)
 	}
@@ -151,6 +154,8 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 		return nil, none, nil, err
 	}
 	switch d.op {
+	case rntbd.OpExecuteJavaScript:
+		return h.directSproc(ctx, req, d, pk)
 	case rntbd.OpQuery, rntbd.OpSQLQuery:
 		return h.directQuery(ctx, req, d, pk)
 	case rntbd.OpBatch:
@@ -291,6 +296,41 @@ func (h *handler) directBatch(ctx context.Context, req *rntbd.Request, d directO
 	return out, res.Container, pk, nil
 }
 
+// directSproc executes a stored procedure in the logical partition pk:
+// the parameters are the payload, the answer the script's response body,
+// with the script's log (LogResults) when EnableLogging asks, as through
+// the gateway.
+func (h *handler) directSproc(ctx context.Context, req *rntbd.Request, d directOp, pk emulator.PartitionKey) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
+	var none emulator.Container
+	if tokenString(req, rntbd.ReqPreTriggerInclude) != "" || tokenString(req, rntbd.ReqPostTriggerInclude) != "" {
+		return nil, none, pk, emulator.BadRequest("One of the specified inputs is invalid: triggers cannot be included in a stored procedure execution.")
+	}
+	if len(req.Payload) > emulator.MaxItemSize {
+		return nil, none, pk, emulator.ErrTooLarge
+	}
+	body := req.Payload
+	if len(body) == 0 {
+		body = nil
+	}
+	lt, _ := req.Tokens.Get(rntbd.ReqEnableLogging)
+	res, err := h.svc.ExecuteSproc(ctx, emulator.SprocRequest{Database: d.db, Container: d.coll, ID: d.sproc,
+		PartitionKey: pk, Body: body, Logging: lt.Num != 0})
+	if err != nil {
+		return nil, res.Container, pk, err
+	}
+	lsn := res.LSN
+	if cur, err := h.svc.CurrentLSN(ctx); err == nil && cur > lsn {
+		lsn = cur
+	}
+	out := &rntbd.Response{Status: http.StatusOK, Payload: res.Body}
+	out.Tokens = append(lsnTokens(servedRange(res.Container, emulator.PartitionKeyRange{}, pk), lsn, 0),
+		rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(res.LSN != 0, len(res.Body))))
+	if lt.Num != 0 {
+		out.Tokens = append(out.Tokens, rntbd.StringToken(rntbd.RespLogResults, encodeURIComponent(res.Log)))
+	}
+	return out, res.Container, pk, nil
+}
+
 // directItemResponse is the answer of a successful document operation:
 // the document (unless the operation deletes it, the read is not modified
 // or a write asked for a minimal answer), its etag, the LSNs and session
@@ -417,6 +457,9 @@ func unsupportedDirect(req *rntbd.Request) error {
 // over it.
 func directAuthRequest(ctx context.Context, req *rntbd.Request, d directOp) *http.Request {
 	segs := []string{"dbs", d.db}
+	if d.resource == rntbd.ResourceStoredProcedure {
+		segs = append(segs, "colls", d.coll, "sprocs", d.sproc)
+	}
 	if d.resource == rntbd.ResourceDocument {
 		segs = append(segs, "colls", d.coll, "docs")
 		if d.doc != "" {

@@ -2,10 +2,11 @@ package rntbd
 
 // Resource types of a request (RntbdConstants.RntbdResourceType).
 const (
-	ResourceConnection uint16 = 0x0000
-	ResourceDatabase   uint16 = 0x0001
-	ResourceCollection uint16 = 0x0002
-	ResourceDocument   uint16 = 0x0003
+	ResourceConnection      uint16 = 0x0000
+	ResourceDatabase        uint16 = 0x0001
+	ResourceCollection      uint16 = 0x0002
+	ResourceDocument        uint16 = 0x0003
+	ResourceStoredProcedure uint16 = 0x0007
 )
 
 // Operation types of a request (RntbdConstants.RntbdOperationType).
@@ -45,6 +46,8 @@ const (
 	ReqDatabaseName               uint16 = 0x0015
 	ReqCollectionName             uint16 = 0x0016
 	ReqDocumentName               uint16 = 0x0017
+	ReqStoredProcedureName        uint16 = 0x001B
+	ReqEnableLogging              uint16 = 0x003E
 	ReqPartitionKey               uint16 = 0x002B
 	ReqPartitionKeyRange          uint16 = 0x002C
 	ReqCollectionRid              uint16 = 0x0035
@@ -90,6 +93,7 @@ const (
 	RespCurrentWriteQuorum    uint16 = 0x001E
 	RespCurrentReplicaSetSize uint16 = 0x001F
 	RespPartitionKeyRangeID   uint16 = 0x0021
+	RespLogResults            uint16 = 0x0025
 	RespQueryMetrics          uint16 = 0x0028
 	RespGlobalCommittedLSN    uint16 = 0x0029
 	RespNumberOfReadRegions   uint16 = 0x0030
@@ -122,6 +126,7 @@ var ResponseTokenTypes = map[uint16]TokenType{
 	RespCurrentWriteQuorum:    TypeULong,
 	RespCurrentReplicaSetSize: TypeULong,
 	RespPartitionKeyRangeID:   TypeString,
+	RespLogResults:            TypeString,
 	RespQueryMetrics:          TypeString,
 	RespGlobalCommittedLSN:    TypeLongLong,
 	RespNumberOfReadRegions:   TypeULong,

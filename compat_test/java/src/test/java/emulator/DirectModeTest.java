@@ -15,6 +15,9 @@ import com.azure.cosmos.models.CosmosItemOperation;
 import com.azure.cosmos.models.CosmosItemRequestOptions;
 import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.azure.cosmos.models.FeedResponse;
+import com.azure.cosmos.models.CosmosStoredProcedureProperties;
+import com.azure.cosmos.models.CosmosStoredProcedureRequestOptions;
+import com.azure.cosmos.models.CosmosStoredProcedureResponse;
 import com.azure.cosmos.models.SqlParameter;
 import com.azure.cosmos.models.SqlQuerySpec;
 import com.azure.cosmos.models.ThroughputProperties;
@@ -58,6 +61,11 @@ class DirectModeTest {
         for (int i = 0; i < 20; i++) {
             q.createItem(doc("i" + i, "p" + (i % 10), i));
         }
+        setup.getDatabase(dbId).getContainer("c").getScripts().createStoredProcedure(new CosmosStoredProcedureProperties("mk",
+            "function (id, n) { console.log('making ' + id); var ctx = getContext(); var coll = ctx.getCollection();"
+                + " var ok = coll.createDocument(coll.getSelfLink(), {id: id, pk: 'sp', n: n}, function (err, doc) {"
+                + " if (err) throw err; ctx.getResponse().setBody({created: doc.id, twice: n * 2}); });"
+                + " if (!ok) throw new Error('not accepted'); }"));
     }
 
     @AfterAll
@@ -250,6 +258,28 @@ class DirectModeTest {
             assertEquals(Map.of(201, 40, 409, 1), statuses);
             assertEquals(42, c.queryItems("SELECT VALUE COUNT(1) FROM c", new CosmosQueryRequestOptions(), Long.class)
                 .stream().findFirst().orElseThrow());
+        }
+    }
+
+    /** A stored procedure executed in a logical partition, with its log, and one that throws (400). */
+    @ParameterizedTest
+    @ValueSource(strings = {"direct", "gateway"})
+    void storedProcedure(String mode) throws Exception {
+        try (CosmosClient client = client(mode)) {
+            CosmosContainer c = client.getDatabase(dbId).getContainer("c");
+            PartitionKey pk = new PartitionKey("sp");
+            CosmosStoredProcedureResponse r = c.getScripts().getStoredProcedure("mk").execute(List.of("sp-" + mode, 21),
+                new CosmosStoredProcedureRequestOptions().setPartitionKey(pk).setScriptLoggingEnabled(true));
+            JsonNode res = Env.JSON.readTree(r.getResponseAsString());
+            assertEquals("sp-" + mode, res.get("created").asText());
+            assertEquals(42, res.get("twice").asInt());
+            assertEquals("making sp-" + mode, r.getScriptLog());
+            assertTransport(mode, r.getDiagnostics());
+            assertEquals(21, c.readItem("sp-" + mode, pk, JsonNode.class).getItem().get("n").asInt());
+            CosmosException e = assertThrows(CosmosException.class, () -> c.getScripts().getStoredProcedure("mk")
+                .execute(List.of("sp-" + mode, 1), new CosmosStoredProcedureRequestOptions().setPartitionKey(pk)));
+            assertEquals(400, e.getStatusCode());
+            assertTransport(mode, e.getDiagnostics());
         }
     }
 }
