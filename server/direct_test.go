@@ -192,6 +192,9 @@ func (d *directConn) send(op uint16, doc, pk string, payload []byte, extra ...rn
 	d.t.Helper()
 	d.id++
 	verb, link := "GET", "dbs/d/colls/c/docs/"+doc
+	if doc == "" {
+		link = "dbs/d/colls/c" // a feed
+	}
 	switch op {
 	case rntbd.OpCreate, rntbd.OpUpsert, rntbd.OpQuery, rntbd.OpBatch:
 		verb, link = "POST", "dbs/d/colls/c"
@@ -471,9 +474,87 @@ func TestDirectQueryPages(t *testing.T) {
 			}
 		})
 	}
-	res := d.doPK(rntbd.OpQuery, "", query, rntbd.StringToken(rntbd.ReqPartitionKeyRange, rangeID), rntbd.Token{ID: rntbd.ReqStartEpk, Type: rntbd.TypeBytes, Bytes: []byte("00")})
+	// an EPK sub-range (StartEpk/EndEpk, the hex EPKs as bytes): the
+	// whole hash space holds all four; an empty range is refused, as
+	// through the gateway
+	epkQuery := func(start, end string) *rntbd.Response {
+		return d.doPK(rntbd.OpQuery, "", query, rntbd.ByteToken(rntbd.ReqReadFeedKeyType, 3),
+			rntbd.Token{ID: rntbd.ReqStartEpk, Type: rntbd.TypeBytes, Bytes: []byte(start)},
+			rntbd.Token{ID: rntbd.ReqEndEpk, Type: rntbd.TypeBytes, Bytes: []byte(end)})
+	}
+	if res := epkQuery("00", "FF"); res.Status != 200 || tokenInt(res, rntbd.RespItemCount) != 4 {
+		t.Fatalf("query over the whole EPK space: %d %s", res.Status, res.Payload)
+	}
+	if res := epkQuery("00", "00"); res.Status != 400 || !bytes.Contains(res.Payload, []byte("is empty")) {
+		t.Fatalf("query over an empty EPK range: %d %s", res.Status, res.Payload)
+	}
+	if res := epkQuery("zz", "FF"); res.Status != 400 {
+		t.Fatalf("query over a malformed EPK: %d %s", res.Status, res.Payload)
+	}
+}
+
+// TestDirectReadFeedAndChangeFeed: a read feed page by page, and the
+// latest-version change feed (A_IM Incremental Feed): from the beginning
+// every item with an etag continuation; with that etag as Match
+// (If-None-Match) 304 and the same etag until a write, then the written
+// item; the all-versions feed refused with a 400 naming gateway mode.
+func TestDirectReadFeedAndChangeFeed(t *testing.T) {
+	f := newDirectFixture(t)
+	d := dialDirect(t, f.e)
+	for i := 0; i < 3; i++ {
+		if res := d.do(rntbd.OpCreate, "", "a", []byte(`{"id":"`+strconv.Itoa(i)+`","pk":"a"}`)); res.Status != 201 {
+			t.Fatalf("create: %d %s", res.Status, res.Payload)
+		}
+	}
+	var ids []string
+	cont := ""
+	for pages := 0; ; pages++ {
+		if pages > 4 {
+			t.Fatal("more than 4 pages of 1 item for 3 items")
+		}
+		extra := []rntbd.Token{rntbd.ULongToken(rntbd.ReqPageSize, 1)}
+		if cont != "" {
+			extra = append(extra, rntbd.StringToken(rntbd.ReqContinuationToken, cont))
+		}
+		res := d.doPK(rntbd.OpReadFeed, "a", nil, extra...)
+		if res.Status != 200 {
+			t.Fatalf("read feed: %d %s", res.Status, res.Payload)
+		}
+		var feed struct{ Documents []struct{ ID string } }
+		_ = json.Unmarshal(res.Payload, &feed)
+		for _, doc := range feed.Documents {
+			ids = append(ids, doc.ID)
+		}
+		if cont = tokenStr(res, rntbd.RespContinuationToken); cont == "" {
+			break
+		}
+	}
+	if strings.Join(ids, ",") != "0,1,2" {
+		t.Fatalf("read feed ids %v", ids)
+	}
+
+	aim := rntbd.StringToken(rntbd.ReqAIM, "Incremental Feed")
+	res := d.doPK(rntbd.OpReadFeed, "a", nil, aim)
+	etag := tokenStr(res, rntbd.RespETag)
+	if res.Status != 200 || tokenInt(res, rntbd.RespItemCount) != 3 || etag == "" {
+		t.Fatalf("change feed from the beginning: %d %s etag %q", res.Status, res.Payload, etag)
+	}
+	for i := 0; i < 2; i++ {
+		res = d.doPK(rntbd.OpReadFeed, "a", nil, aim, rntbd.StringToken(rntbd.ReqMatch, etag))
+		if res.Status != 304 || res.Payload != nil || tokenStr(res, rntbd.RespETag) != etag {
+			t.Fatalf("change feed with nothing new: %d %s etag %q (want %q)", res.Status, res.Payload, tokenStr(res, rntbd.RespETag), etag)
+		}
+	}
+	if res = d.do(rntbd.OpUpsert, "", "a", []byte(`{"id":"1","pk":"a","v":2}`)); res.Status != 200 {
+		t.Fatalf("upsert: %d %s", res.Status, res.Payload)
+	}
+	res = d.doPK(rntbd.OpReadFeed, "a", nil, aim, rntbd.StringToken(rntbd.ReqMatch, etag))
+	if res.Status != 200 || tokenInt(res, rntbd.RespItemCount) != 1 || !bytes.Contains(res.Payload, []byte(`"v":2`)) || tokenStr(res, rntbd.RespETag) == etag {
+		t.Fatalf("change feed after a write: %d %s", res.Status, res.Payload)
+	}
+	res = d.doPK(rntbd.OpReadFeed, "a", nil, rntbd.StringToken(rntbd.ReqAIM, "Full-Fidelity Feed"))
 	if res.Status != 400 || !bytes.Contains(res.Payload, []byte("gateway mode")) {
-		t.Fatalf("query over an EPK sub-range: %d %s", res.Status, res.Payload)
+		t.Fatalf("all-versions feed: %d %s", res.Status, res.Payload)
 	}
 }
 

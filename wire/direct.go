@@ -20,8 +20,9 @@ import (
 //
 // Served: the point operations on documents (create, upsert, read,
 // replace, patch, delete), document query pages of one range or logical
-// partition, transactional batches and bulk requests, stored procedure
-// execution, and the read of a database (the Java SDK reads a
+// partition or effective partition key range, read feed and the
+// latest-version change feed, transactional batches and bulk requests,
+// stored procedure execution, and the read of a database (the Java SDK reads a
 // database through the master partition's addresses, e.g. in
 // createDatabaseIfNotExists). Every other request is answered 400 naming
 // the operation and gateway mode.
@@ -106,7 +107,7 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 	switch {
 	case d.resource == rntbd.ResourceDocument && d.db != "" && d.coll != "":
 		switch d.op {
-		case rntbd.OpCreate, rntbd.OpUpsert, rntbd.OpQuery, rntbd.OpSQLQuery, rntbd.OpBatch:
+		case rntbd.OpCreate, rntbd.OpUpsert, rntbd.OpQuery, rntbd.OpSQLQuery, rntbd.OpBatch, rntbd.OpReadFeed:
 		case rntbd.OpRead, rntbd.OpReplace, rntbd.OpPatch, rntbd.OpDelete:
 			if d.doc == "" {
 				return nil, none, nil, emulator.BadRequest("The document name is missing from the direct-mode request.")
@@ -160,6 +161,8 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 		return h.directQuery(ctx, req, d, pk)
 	case rntbd.OpBatch:
 		return h.directBatch(ctx, req, d, pk)
+	case rntbd.OpReadFeed:
+		return h.directReadFeed(ctx, req, d, pk)
 	}
 	if len(req.Payload) > emulator.MaxItemSize {
 		return nil, none, pk, emulator.ErrTooLarge
@@ -207,10 +210,11 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 // and the LSN tokens at the store's current LSN (a session query's
 // answer must be as recent as the client's session token).
 func (h *handler) directQuery(ctx context.Context, req *rntbd.Request, d directOp, pk emulator.PartitionKey) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
-	start := time.Now()
+	began := time.Now()
 	var none emulator.Container
-	if _, ok := req.Tokens.Get(rntbd.ReqStartEpk); ok {
-		return nil, none, pk, emulator.BadRequest("Queries over a sub-range of a partition key range (StartEpk/EndEpk) are not served in direct mode yet; connect in gateway mode for them.")
+	epk, start, end, err := directEPKRange(req)
+	if err != nil {
+		return nil, none, pk, err
 	}
 	if len(req.Payload) > emulator.MaxItemSize {
 		return nil, none, pk, emulator.ErrTooLarge
@@ -219,18 +223,15 @@ func (h *handler) directQuery(ctx context.Context, req *rntbd.Request, d directO
 	if err != nil {
 		return nil, none, pk, err
 	}
-	page := emulator.PageRequest{Continuation: tokenString(req, rntbd.ReqContinuationToken)}
-	if t, ok := req.Tokens.Get(rntbd.ReqPageSize); ok {
-		// a ULong: -1 (dynamic page size) arrives as 0xFFFFFFFF
-		if page.MaxItems, err = emulator.ParsePageSize(strconv.Itoa(int(int32(uint32(t.Num))))); err != nil {
-			return nil, none, pk, err
-		}
+	page, err := directPage(req)
+	if err != nil {
+		return nil, none, pk, err
 	}
 	rangeID := strings.TrimSpace(tokenString(req, rntbd.ReqPartitionKeyRange))
 	// A direct request goes to one range's replica, which has no
 	// cross-partition check: the SDK names the range.
 	res, err := h.svc.QueryItems(ctx, emulator.QueryRequest{Database: d.db, Container: d.coll, Query: q, PartitionKey: pk,
-		RangeID: rangeID, EnableCrossPartition: rangeID != "", Page: page})
+		RangeID: rangeID, EnableCrossPartition: rangeID != "" || epk, Page: page, EPKRange: epk, StartEPK: start, EndEPK: end})
 	if err != nil {
 		return nil, res.Container, pk, err
 	}
@@ -239,23 +240,165 @@ func (h *handler) directQuery(ctx context.Context, req *rntbd.Request, d directO
 		return nil, res.Container, pk, err
 	}
 	body := feedBody(res.Container.RID, "Documents", res.Docs)
-	served := servedRange(res.Container, res.Range, pk)
-	if served == "" {
-		if rs := res.Container.LiveRanges(); len(rs) == 1 {
-			served = rs[0].ID
-		}
-	}
 	out := &rntbd.Response{Status: http.StatusOK, Payload: body}
-	out.Tokens = append(lsnTokens(served, lsn, 0),
+	out.Tokens = append(lsnTokens(directServedRange(res.Container, res.Range, pk), lsn, 0),
 		rntbd.ULongToken(rntbd.RespItemCount, uint32(len(res.Docs))),
 		rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, len(body))))
 	if res.Continuation != "" {
 		out.Tokens = append(out.Tokens, rntbd.StringToken(rntbd.RespContinuationToken, res.Continuation))
 	}
 	if t, ok := req.Tokens.Get(rntbd.ReqPopulateQueryMetrics); ok && t.Num != 0 {
-		out.Tokens = append(out.Tokens, rntbd.StringToken(rntbd.RespQueryMetrics, queryMetrics(time.Since(start), res.Docs)))
+		out.Tokens = append(out.Tokens, rntbd.StringToken(rntbd.RespQueryMetrics, queryMetrics(time.Since(began), res.Docs)))
 	}
 	return out, res.Container, pk, nil
+}
+
+// directPage decodes PageSize and ContinuationToken.
+func directPage(req *rntbd.Request) (emulator.PageRequest, error) {
+	page := emulator.PageRequest{Continuation: tokenString(req, rntbd.ReqContinuationToken)}
+	if t, ok := req.Tokens.Get(rntbd.ReqPageSize); ok {
+		// a ULong: -1 (dynamic page size) arrives as 0xFFFFFFFF
+		n, err := emulator.ParsePageSize(strconv.Itoa(int(int32(uint32(t.Num)))))
+		if err != nil {
+			return page, err
+		}
+		page.MaxItems = n
+	}
+	return page, nil
+}
+
+// readFeedKeyEPKRange is the ReadFeedKeyType of an effective partition key
+// range (RntbdConstants.RntbdReadFeedKeyType.EffectivePartitionKeyRange).
+const readFeedKeyEPKRange = 3
+
+// directEPKRange decodes the effective partition key range of a query,
+// read feed or change feed read (ReadFeedKeyType, StartEpk, EndEpk: the
+// UTF-8 of the hex EPKs, RntbdRequestHeaders.addStartAndEndKeys) as
+// epkRangeHeaders does the headers: ok is false when the request has none.
+func directEPKRange(req *rntbd.Request) (ok bool, start, end string, err error) {
+	kt, hasKT := req.Tokens.Get(rntbd.ReqReadFeedKeyType)
+	st, hasStart := req.Tokens.Get(rntbd.ReqStartEpk)
+	en, hasEnd := req.Tokens.Get(rntbd.ReqEndEpk)
+	start, end = st.String(), en.String()
+	switch {
+	case !hasStart && !hasEnd && (!hasKT || kt.Num == readFeedKeyEPKRange):
+		return false, "", "", nil
+	case !hasKT || kt.Num == readFeedKeyEPKRange:
+		if start, err = epkHeader("StartEpk", start); err != nil {
+			return false, "", "", err
+		}
+		if end, err = epkHeader("EndEpk", end); err != nil {
+			return false, "", "", err
+		}
+		return true, start, end, nil
+	default:
+		return false, "", "", emulator.BadRequest("The ReadFeedKeyType %d is not supported: use EffectivePartitionKeyRange.", kt.Num)
+	}
+}
+
+// directReadFeed serves a document read feed: the items of a range, a
+// logical partition or an EPK sub-range in creation order, paged; with
+// A_IM "Incremental Feed", the latest-version change feed (Match is the
+// If-None-Match continuation, IfModifiedSince the start time), 304 with
+// the etag when nothing is new. The all-versions feed is not served in
+// direct mode yet.
+func (h *handler) directReadFeed(ctx context.Context, req *rntbd.Request, d directOp, pk emulator.PartitionKey) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
+	var none emulator.Container
+	epk, start, end, err := directEPKRange(req)
+	if err != nil {
+		return nil, none, pk, err
+	}
+	page, err := directPage(req)
+	if err != nil {
+		return nil, none, pk, err
+	}
+	rangeID := strings.TrimSpace(tokenString(req, rntbd.ReqPartitionKeyRange))
+	aim := strings.TrimSpace(tokenString(req, rntbd.ReqAIM))
+	switch {
+	case aim == "":
+		res, err := h.svc.ReadFeed(ctx, emulator.FeedRequest{Database: d.db, Container: d.coll, PartitionKey: pk, RangeID: rangeID,
+			EPKRange: epk, StartEPK: start, EndEPK: end, Page: page})
+		if err != nil {
+			return nil, res.Container, pk, err
+		}
+		docs := make([][]byte, len(res.Items))
+		var lsn int64
+		for i, it := range res.Items {
+			docs[i] = it.JSON(res.Container)
+			lsn = max(lsn, it.LSN)
+		}
+		if cur, err := h.svc.CurrentLSN(ctx); err == nil {
+			lsn = max(lsn, cur)
+		}
+		body := feedBody(res.Container.RID, "Documents", docs)
+		out := &rntbd.Response{Status: http.StatusOK, Payload: body}
+		out.Tokens = append(lsnTokens(directServedRange(res.Container, res.Range, pk), lsn, 0),
+			rntbd.ULongToken(rntbd.RespItemCount, uint32(len(docs))),
+			rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, len(body))))
+		if res.Continuation != "" {
+			out.Tokens = append(out.Tokens, rntbd.StringToken(rntbd.RespContinuationToken, res.Continuation))
+		}
+		return out, res.Container, pk, nil
+	case strings.EqualFold(aim, "Incremental Feed"):
+	case strings.EqualFold(aim, allVersionsFeedAIM):
+		return nil, none, pk, emulator.BadRequest("The all versions and deletes change feed is not served in direct mode yet; connect in gateway mode for it.")
+	default:
+		return nil, none, pk, emulator.BadRequest("The A-IM header value '%s' is invalid: use 'Incremental Feed' or '%s'.", aim, allVersionsFeedAIM)
+	}
+	cr := emulator.ChangeFeedRequest{Database: d.db, Container: d.coll, PartitionKey: pk, RangeID: rangeID,
+		EPKRange: epk, StartEPK: start, EndEPK: end, MaxItems: page.MaxItems,
+		// Match is If-None-Match on a read feed (RntbdRequestHeaders.addMatchHeader)
+		IfNoneMatch: strings.TrimSpace(tokenString(req, rntbd.ReqMatch))}
+	if v := tokenString(req, rntbd.ReqIfModifiedSince); v != "" && cr.IfNoneMatch == "" {
+		t, err := parseHTTPDate(v)
+		if err != nil {
+			return nil, none, pk, err
+		}
+		if cr.SinceTS = t.Unix(); cr.SinceTS < 1 {
+			cr.SinceTS = 1
+		}
+	}
+	res, err := h.svc.ReadChangeFeed(ctx, cr)
+	if err != nil {
+		return nil, res.Container, pk, err
+	}
+	entries := strings.TrimSpace(tokenString(req, rntbd.ReqChangeFeedWireFormatVersion)) == changeFeedWireFormatEntries
+	lsn := res.LatestLSN
+	docs := make([][]byte, len(res.Items))
+	for i, it := range res.Items {
+		if entries {
+			docs[i] = it.AppendChangeFeedEntryJSON(nil, res.Container)
+		} else {
+			docs[i] = it.AppendChangeFeedJSON(nil, res.Container)
+		}
+		lsn = max(lsn, it.LSN)
+	}
+	if cur, err := h.svc.CurrentLSN(ctx); err == nil {
+		lsn = max(lsn, cur)
+	}
+	tokens := append(lsnTokens(directServedRange(res.Container, res.Range, pk), lsn, 0), rntbd.StringToken(rntbd.RespETag, res.ETag))
+	if len(docs) == 0 {
+		// 304: a success to the SDK (RntbdRequestManager), the etag the
+		// continuation
+		return &rntbd.Response{Status: http.StatusNotModified, Tokens: append(tokens, rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, 0)))}, res.Container, pk, nil
+	}
+	body := feedBody(res.Container.RID, "Documents", docs)
+	out := &rntbd.Response{Status: http.StatusOK, Payload: body}
+	out.Tokens = append(tokens, rntbd.ULongToken(rntbd.RespItemCount, uint32(len(docs))),
+		rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, len(body))))
+	return out, res.Container, pk, nil
+}
+
+// directServedRange is servedRange, or the only range of a container
+// that has one.
+func directServedRange(c emulator.Container, named emulator.PartitionKeyRange, pk emulator.PartitionKey) string {
+	if id := servedRange(c, named, pk); id != "" {
+		return id
+	}
+	if rs := c.LiveRanges(); len(rs) == 1 {
+		return rs[0].ID
+	}
+	return ""
 }
 
 // directBatch serves a transactional batch (IsBatchAtomic absent or 1) or
@@ -279,12 +422,7 @@ func (h *handler) directBatch(ctx context.Context, req *rntbd.Request, d directO
 	}
 	body, lsn, total := renderBatch(res, minimalReturn(req), len(req.Payload))
 	named, _ := res.Container.RangeByID(tokenString(req, rntbd.ReqPartitionKeyRange))
-	served := servedRange(res.Container, named, pk)
-	if served == "" {
-		if rs := res.Container.LiveRanges(); len(rs) == 1 {
-			served = rs[0].ID
-		}
-	}
+	served := directServedRange(res.Container, named, pk)
 	if cur, err := h.svc.CurrentLSN(ctx); err == nil && cur > lsn {
 		lsn = cur
 	}

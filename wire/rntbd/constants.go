@@ -30,34 +30,38 @@ const (
 // Request token ids (RntbdConstants.RntbdRequestHeader); the server reads
 // each by its wire type.
 const (
-	ReqResourceID                 uint16 = 0x0000
-	ReqAuthorizationToken         uint16 = 0x0001
-	ReqPayloadPresent             uint16 = 0x0002
-	ReqDate                       uint16 = 0x0003
-	ReqPageSize                   uint16 = 0x0004
-	ReqSessionToken               uint16 = 0x0005
-	ReqContinuationToken          uint16 = 0x0006
-	ReqIndexingDirective          uint16 = 0x0007
-	ReqMatch                      uint16 = 0x0008
-	ReqPreTriggerInclude          uint16 = 0x0009
-	ReqPostTriggerInclude         uint16 = 0x000A
-	ReqConsistencyLevel           uint16 = 0x0010
-	ReqReplicaPath                uint16 = 0x0013
-	ReqDatabaseName               uint16 = 0x0015
-	ReqCollectionName             uint16 = 0x0016
-	ReqDocumentName               uint16 = 0x0017
-	ReqStoredProcedureName        uint16 = 0x001B
-	ReqEnableLogging              uint16 = 0x003E
-	ReqPartitionKey               uint16 = 0x002B
-	ReqPartitionKeyRange          uint16 = 0x002C
-	ReqCollectionRid              uint16 = 0x0035
-	ReqPopulateQueryMetrics       uint16 = 0x0042
-	ReqStartEpk                   uint16 = 0x0062
-	ReqEndEpk                     uint16 = 0x0063
-	ReqTransportRequestID         uint16 = 0x004D
-	ReqIsBatchAtomic              uint16 = 0x0073
-	ReqShouldBatchContinueOnError uint16 = 0x0074
-	ReqReturnPreference           uint16 = 0x0082
+	ReqResourceID                  uint16 = 0x0000
+	ReqAuthorizationToken          uint16 = 0x0001
+	ReqPayloadPresent              uint16 = 0x0002
+	ReqDate                        uint16 = 0x0003
+	ReqPageSize                    uint16 = 0x0004
+	ReqSessionToken                uint16 = 0x0005
+	ReqContinuationToken           uint16 = 0x0006
+	ReqIndexingDirective           uint16 = 0x0007
+	ReqMatch                       uint16 = 0x0008
+	ReqPreTriggerInclude           uint16 = 0x0009
+	ReqPostTriggerInclude          uint16 = 0x000A
+	ReqConsistencyLevel            uint16 = 0x0010
+	ReqReplicaPath                 uint16 = 0x0013
+	ReqDatabaseName                uint16 = 0x0015
+	ReqCollectionName              uint16 = 0x0016
+	ReqDocumentName                uint16 = 0x0017
+	ReqStoredProcedureName         uint16 = 0x001B
+	ReqEnableLogging               uint16 = 0x003E
+	ReqPartitionKey                uint16 = 0x002B
+	ReqPartitionKeyRange           uint16 = 0x002C
+	ReqCollectionRid               uint16 = 0x0035
+	ReqPopulateQueryMetrics        uint16 = 0x0042
+	ReqStartEpk                    uint16 = 0x0062
+	ReqEndEpk                      uint16 = 0x0063
+	ReqReadFeedKeyType             uint16 = 0x0064
+	ReqAIM                         uint16 = 0x003F
+	ReqIfModifiedSince             uint16 = 0x0047
+	ReqChangeFeedWireFormatVersion uint16 = 0x00B2
+	ReqTransportRequestID          uint16 = 0x004D
+	ReqIsBatchAtomic               uint16 = 0x0073
+	ReqShouldBatchContinueOnError  uint16 = 0x0074
+	ReqReturnPreference            uint16 = 0x0082
 )
 
 // Context request token ids (RntbdConstants.RntbdContextRequestHeader).

@@ -7,6 +7,8 @@ import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosDiagnostics;
 import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.CosmosBatch;
+import com.azure.cosmos.models.CosmosChangeFeedRequestOptions;
+import com.azure.cosmos.models.FeedRange;
 import com.azure.cosmos.models.CosmosBatchResponse;
 import com.azure.cosmos.models.CosmosBulkOperationResponse;
 import com.azure.cosmos.models.CosmosBulkOperations;
@@ -32,6 +34,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -280,6 +283,55 @@ class DirectModeTest {
                 .execute(List.of("sp-" + mode, 1), new CosmosStoredProcedureRequestOptions().setPartitionKey(pk)));
             assertEquals(400, e.getStatusCode());
             assertTransport(mode, e.getDiagnostics());
+        }
+    }
+
+    /** Drains a change feed; returns the ids seen and the last continuation. */
+    record Drained(List<String> ids, String continuation) {}
+
+    static Drained drain(String mode, CosmosContainer c, CosmosChangeFeedRequestOptions o) {
+        List<String> ids = new ArrayList<>();
+        String cont = null;
+        for (FeedResponse<JsonNode> page : c.queryChangeFeed(o, JsonNode.class).iterableByPage()) {
+            page.getResults().forEach(j -> ids.add(j.get("id").asText()));
+            if (!page.getResults().isEmpty()) {
+                assertTransport(mode, page.getCosmosDiagnostics());
+            }
+            cont = page.getContinuationToken();
+        }
+        return new Drained(ids, cont);
+    }
+
+    /**
+     * The change feed pull model (latest version) over 5 ranges: from now,
+     * from the beginning, per feed range, from a continuation after an
+     * update, and per logical partition.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"direct", "gateway"})
+    void changeFeed(String mode) {
+        try (CosmosClient client = client(mode)) {
+            String coll = "cf-" + mode;
+            client.getDatabase(dbId).createContainer(new CosmosContainerProperties(coll, "/pk"),
+                ThroughputProperties.createManualThroughput(30000));
+            CosmosContainer c = client.getDatabase(dbId).getContainer(coll);
+            Drained now = drain(mode, c, CosmosChangeFeedRequestOptions.createForProcessingFromNow(FeedRange.forFullRange()));
+            assertEquals(List.of(), now.ids());
+            for (int i = 0; i < 20; i++) {
+                c.createItem(doc("d" + i, "p" + i, i));
+            }
+            Drained all = drain(mode, c, CosmosChangeFeedRequestOptions.createForProcessingFromBeginning(FeedRange.forFullRange()));
+            assertEquals(20, new HashSet<>(all.ids()).size());
+            assertEquals(20, new HashSet<>(drain(mode, c, CosmosChangeFeedRequestOptions.createForProcessingFromContinuation(now.continuation())).ids()).size());
+            int total = 0;
+            for (FeedRange r : c.getFeedRanges()) {
+                total += drain(mode, c, CosmosChangeFeedRequestOptions.createForProcessingFromBeginning(r)).ids().size();
+            }
+            assertEquals(20, total);
+            c.upsertItem(doc("d3", "p3", 99));
+            assertEquals(List.of("d3"), drain(mode, c, CosmosChangeFeedRequestOptions.createForProcessingFromContinuation(all.continuation())).ids());
+            assertEquals(List.of("d3"), drain(mode, c, CosmosChangeFeedRequestOptions.createForProcessingFromBeginning(
+                FeedRange.forLogicalPartition(new PartitionKey("p3")))).ids());
         }
     }
 }
