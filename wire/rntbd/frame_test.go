@@ -143,6 +143,9 @@ func TestTokenRoundTrip(t *testing.T) {
 			}
 		})
 	}
+	if tk, _ := (Tokens{StringToken(9, "first"), StringToken(9, "last")}).Get(9); tk.String() != "last" {
+		t.Errorf("a token given twice reads %q, want the last", tk.String())
+	}
 	if v := (Token{Type: TypeLong, Num: 0xffffffff}).Int(); v != -1 {
 		t.Errorf("Long 0xffffffff reads %d, want -1", v)
 	}

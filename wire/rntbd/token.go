@@ -104,11 +104,14 @@ func prefixSize(t TokenType) int {
 // Tokens is a token list in wire order.
 type Tokens []Token
 
-// Get returns the token with id, and whether there is one.
+// Get returns the token with id, and whether there is one. When a list
+// holds id more than once the last one counts, as in the Java SDK's
+// decoder (RntbdTokenStream.decode decodes each occurrence into the same
+// token).
 func (ts Tokens) Get(id uint16) (Token, bool) {
-	for _, t := range ts {
-		if t.ID == id {
-			return t, true
+	for i := len(ts) - 1; i >= 0; i-- {
+		if ts[i].ID == id {
+			return ts[i], true
 		}
 	}
 	return Token{}, false
