@@ -49,7 +49,7 @@ func (s *Server) serveDirect(cert tls.Certificate) error {
 		return nil
 	}
 	h, err := wire.NewDirectHandler(wire.Config{Service: s.svc, Key: s.cfg.Key, Logger: s.log, Unavailable: pgstore.IsUnavailable,
-		Consistency: s.cfg.Consistency, LogRequests: s.cfg.LogRequests})
+		Consistency: s.cfg.Consistency, LogRequests: s.cfg.LogRequests, Faults: s.faults})
 	if err != nil {
 		return err
 	}

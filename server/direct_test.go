@@ -637,3 +637,46 @@ func TestDirectResourceToken(t *testing.T) {
 		t.Fatalf("write with a read token: %d %s", res.Status, res.Payload)
 	}
 }
+
+// TestDirectFaults: the fault rules (the REST fault set) apply to direct
+// requests after authentication: a 429 with its SubStatus and
+// RetryAfterMilliseconds for the matching operation only, counted; a
+// dropped connection.
+func TestDirectFaults(t *testing.T) {
+	f := newDirectFixture(t)
+	d := dialDirect(t, f.e)
+	if res := d.do(rntbd.OpCreate, "", "a", []byte(`{"id":"1","pk":"a"}`)); res.Status != 201 {
+		t.Fatalf("create: %d %s", res.Status, res.Payload)
+	}
+	f.e.InjectFault(t, "throttle", emulatortest.FaultRule{
+		Match:    emulatortest.FaultMatch{Operation: "Read", ResourceType: "docs", Container: "c"},
+		Response: emulatortest.FaultResponse{Status: 429, SubStatus: 3200, RetryAfterMs: 7}, Count: 1})
+	if res := d.doPK(rntbd.OpQuery, "a", []byte(`{"query":"SELECT * FROM c"}`)); res.Status != 200 {
+		t.Fatalf("a query, which the rule does not match: %d %s", res.Status, res.Payload)
+	}
+	res := d.do(rntbd.OpRead, "1", "a", nil)
+	if res.Status != 429 || tokenInt(res, rntbd.RespSubStatus) != 3200 || tokenInt(res, rntbd.RespRetryAfterMs) != 7 || !bytes.Contains(res.Payload, []byte(`"TooManyRequests"`)) {
+		t.Fatalf("injected 429: %d %s", res.Status, res.Payload)
+	}
+	if res = d.do(rntbd.OpRead, "1", "a", nil); res.Status != 200 {
+		t.Fatalf("after the rule's one injection: %d %s", res.Status, res.Payload)
+	}
+	if n := f.e.FaultHits("throttle"); n != 1 {
+		t.Fatalf("hits %d, want 1", n)
+	}
+	f.e.InjectFault(t, "drop", emulatortest.FaultRule{Match: emulatortest.FaultMatch{Operation: "Delete"},
+		Response: emulatortest.FaultResponse{CloseConnection: true}})
+	d.id++
+	date := time.Now().UTC().Format(http.TimeFormat)
+	frame, _ := rntbd.EncodeRequest(nil, &rntbd.Request{ResourceType: rntbd.ResourceDocument, OperationType: rntbd.OpDelete, Tokens: rntbd.Tokens{
+		rntbd.ULongToken(rntbd.ReqTransportRequestID, d.id), rntbd.SmallStringToken(rntbd.ReqDate, date),
+		rntbd.StringToken(rntbd.ReqAuthorizationToken, wire.MasterAuthorization(testKey, "DELETE", "docs", "dbs/d/colls/c/docs/1", date)),
+		rntbd.StringToken(rntbd.ReqDatabaseName, "d"), rntbd.StringToken(rntbd.ReqCollectionName, "c"),
+		rntbd.StringToken(rntbd.ReqDocumentName, "1"), rntbd.StringToken(rntbd.ReqPartitionKey, `["a"]`)}})
+	if _, err := d.c.Write(frame); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := rntbd.ReadResponse(d.c, rntbd.Limits{}); err == nil {
+		t.Fatalf("a dropped connection answered %d %s", res.Status, res.Payload)
+	}
+}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -29,7 +30,8 @@ import (
 
 // NewDirectHandler returns the handler of direct-mode requests, configured
 // as NewHandler (Service, Key, Logger, Now, Unavailable, Consistency,
-// LogRequests; the REST-only fields are ignored).
+// LogRequests, Faults: give it the REST handler's fault set so that the
+// rules apply to both; the REST-only fields are ignored).
 func NewDirectHandler(cfg Config) (rntbd.Handler, error) {
 	h, err := newHandler(cfg)
 	if err != nil {
@@ -132,6 +134,9 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 		if err := h.checkConsistencyLevel(ar); err != nil {
 			return nil, none, nil, err
 		}
+	}
+	if res, faulted := h.directFault(ctx, req, d); faulted {
+		return res, none, nil, nil
 	}
 	if d.resource == rntbd.ResourceDatabase {
 		db, err := h.svc.GetDatabase(ctx, d.db)
@@ -251,6 +256,103 @@ func (h *handler) directQuery(ctx context.Context, req *rntbd.Request, d directO
 		out.Tokens = append(out.Tokens, rntbd.StringToken(rntbd.RespQueryMetrics, queryMetrics(time.Since(began), res.Docs)))
 	}
 	return out, res.Container, pk, nil
+}
+
+// directFaultOperation is the fault rules' operation name of a direct
+// request (FaultOperations, as classify names the REST requests).
+func directFaultOperation(req *rntbd.Request, d directOp) (op, resourceType string) {
+	switch d.resource {
+	case rntbd.ResourceDatabase:
+		return "Read", "dbs"
+	case rntbd.ResourceStoredProcedure:
+		return "ExecuteStoredProcedure", "sprocs"
+	}
+	switch d.op {
+	case rntbd.OpCreate:
+		op = "Create"
+	case rntbd.OpUpsert:
+		op = "Upsert"
+	case rntbd.OpRead:
+		op = "Read"
+	case rntbd.OpReplace:
+		op = "Replace"
+	case rntbd.OpDelete:
+		op = "Delete"
+	case rntbd.OpPatch:
+		op = "Patch"
+	case rntbd.OpQuery, rntbd.OpSQLQuery:
+		op = "Query"
+	case rntbd.OpBatch:
+		op = "Batch"
+	case rntbd.OpReadFeed:
+		op = "ReadFeed"
+		if tokenString(req, rntbd.ReqAIM) != "" {
+			op = "ChangeFeed"
+		}
+	}
+	return op, "docs"
+}
+
+// directFault applies the fault rules (Config.Faults, the set the REST
+// endpoints /_emulator/faults change) to an authenticated direct request,
+// as faultHook does to REST requests: a delay (ended by the connection
+// closing), a dropped connection (rntbd.CloseConnection), or an error in
+// the service's shape with SubStatus and, on a 429, RetryAfterMilliseconds.
+// faulted is false when no rule fires or the rule only delays.
+func (h *handler) directFault(ctx context.Context, req *rntbd.Request, d directOp) (res *rntbd.Response, faulted bool) {
+	if h.faults.active.Load() == nil {
+		return nil, false
+	}
+	q := &faultRequest{db: d.db, coll: d.coll, id: d.doc, pkHeader: tokenString(req, rntbd.ReqPartitionKey)}
+	q.op, q.rt = directFaultOperation(req, d)
+	switch d.resource {
+	case rntbd.ResourceDatabase:
+		q.id = d.db
+	case rntbd.ResourceStoredProcedure:
+		q.id = d.sproc
+	}
+	q.rangeID = tokenString(req, rntbd.ReqPartitionKeyRange)
+	if i := strings.LastIndexByte(q.rangeID, ','); i >= 0 {
+		q.rangeID = q.rangeID[i+1:]
+	}
+	f := h.faults.pickFor(q)
+	if f == nil {
+		return nil, false
+	}
+	p := f.rule.Response
+	if p.DelayMs > 0 {
+		t := time.NewTimer(time.Duration(p.DelayMs) * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return rntbd.CloseConnection, true // the connection is gone
+		}
+	}
+	switch {
+	case p.CloseConnection:
+		return rntbd.CloseConnection, true
+	case p.Status == 0:
+		return nil, false
+	}
+	retry := p.RetryAfterMs
+	if retry == 0 && p.Status == http.StatusTooManyRequests {
+		retry = DefaultFaultRetryAfterMs
+	}
+	code, msg := injectedError(p.Status, p.SubStatus)
+	res = &rntbd.Response{Status: int32(p.Status), Payload: errorBody(code, msg+"\r\nActivityId: "+activityID(req.ActivityID), "")}
+	res.Tokens = append(lsnTokens("", 0, 0), rntbd.ULongToken(rntbd.RespSubStatus, uint32(p.SubStatus)),
+		rntbd.DoubleToken(rntbd.RespRequestCharge, 0))
+	if retry > 0 {
+		res.Tokens = append(res.Tokens, rntbd.ULongToken(rntbd.RespRetryAfterMs, uint32(retry)))
+	}
+	return res, true
+}
+
+// activityID formats the 16 bytes of a request's activity id (.NET GUID
+// byte order: the first three groups little-endian) as a GUID string.
+func activityID(b [16]byte) string {
+	return fmt.Sprintf("%02x%02x%02x%02x-%02x%02x-%02x%02x-%x-%x", b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6], b[8:10], b[10:])
 }
 
 // directPage decodes PageSize and ContinuationToken.

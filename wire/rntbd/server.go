@@ -17,6 +17,11 @@ type Handler interface {
 	ServeRNTBD(ctx context.Context, req *Request) *Response
 }
 
+// CloseConnection is the response a Handler returns to close the
+// request's connection without answering (the client sees the connection
+// drop, as from a crashed server: a fault to inject).
+var CloseConnection = &Response{Status: -1}
+
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc func(ctx context.Context, req *Request) *Response
 
@@ -224,6 +229,11 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			frame := s.answer(ctx, log, req)
+			if frame == nil {
+				log.Debug("rntbd: connection closed by the handler (an injected fault)")
+				cancel()
+				return
+			}
 			if err := w.write(frame); err != nil {
 				s.logClose(log, "writing a response", err)
 				cancel()
@@ -234,7 +244,8 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 
 // answer runs the handler for req and encodes its response, echoing the
 // activity id and transport request id; a handler that panics or returns
-// a response that cannot be encoded is answered 500.
+// a response that cannot be encoded is answered 500. It returns nil when
+// the handler returned CloseConnection.
 func (s *Server) answer(ctx context.Context, log *slog.Logger, req *Request) (frame []byte) {
 	var res *Response
 	func() {
@@ -246,6 +257,9 @@ func (s *Server) answer(ctx context.Context, log *slog.Logger, req *Request) (fr
 		}()
 		res = s.h.ServeRNTBD(ctx, req)
 	}()
+	if res == CloseConnection {
+		return nil
+	}
 	frame, err := s.encode(req, res)
 	if err != nil {
 		log.Error("rntbd: response cannot be encoded", "err", err)

@@ -257,3 +257,24 @@ func TestMaxConnsRefusesOverLimit(t *testing.T) {
 		t.Fatalf("the connection within the limit: %v %+v", err, res)
 	}
 }
+
+// TestHandlerClosesConnection: a handler answering CloseConnection drops
+// the connection without an answer; the server goes on serving others.
+func TestHandlerClosesConnection(t *testing.T) {
+	addr, _ := startServer(t, HandlerFunc(func(ctx context.Context, req *Request) *Response {
+		if req.Payload != nil {
+			return CloseConnection
+		}
+		return &Response{Status: 200}
+	}))
+	c := dialContext(t, addr)
+	send(t, c, 1, []byte("{}"))
+	if _, err := ReadResponse(c, Limits{}); !errors.Is(err, io.EOF) && !strings.Contains(fmt.Sprint(err), "reset") {
+		t.Fatalf("reading after CloseConnection: %v, want the connection closed", err)
+	}
+	c2 := dialContext(t, addr)
+	send(t, c2, 2, nil)
+	if res, err := ReadResponse(c2, Limits{}); err != nil || transportID(t, res) != 2 {
+		t.Fatalf("another connection: %v %+v", err, res)
+	}
+}

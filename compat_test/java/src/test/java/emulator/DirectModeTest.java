@@ -334,4 +334,26 @@ class DirectModeTest {
                 FeedRange.forLogicalPartition(new PartitionKey("p3")))).ids());
         }
     }
+
+    /** Two 429s injected with the fault endpoints: the SDK retries after them and the read succeeds. */
+    @ParameterizedTest
+    @ValueSource(strings = {"direct", "gateway"})
+    void injectedThrottling(String mode) {
+        try (CosmosClient client = client(mode)) {
+            CosmosContainer c = client.getDatabase(dbId).getContainer("c");
+            String id = "throttled-" + mode;
+            c.createItem(doc(id, "t", 1));
+            String rule = "direct-test-429-" + mode;
+            Env.fault(rule, Map.of("match", Map.of("operation", "Read", "resourceType", "docs", "container", "c", "id", id),
+                "response", Map.of("status", 429, "substatus", 3200, "retryAfterMs", 10), "count", 2));
+            try {
+                CosmosItemResponse<JsonNode> read = c.readItem(id, new PartitionKey("t"), JsonNode.class);
+                assertEquals(200, read.getStatusCode());
+                assertTransport(mode, read.getDiagnostics());
+                assertEquals(2, Env.faultHits(rule));
+            } finally {
+                Env.deleteFault(rule);
+            }
+        }
+    }
 }
