@@ -17,7 +17,10 @@ import com.azure.cosmos.models.CosmosItemOperation;
 import com.azure.cosmos.models.CosmosItemRequestOptions;
 import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.azure.cosmos.models.FeedResponse;
+import com.azure.cosmos.models.CosmosPermissionProperties;
 import com.azure.cosmos.models.CosmosStoredProcedureProperties;
+import com.azure.cosmos.models.CosmosUserProperties;
+import com.azure.cosmos.models.PermissionMode;
 import com.azure.cosmos.models.CosmosStoredProcedureRequestOptions;
 import com.azure.cosmos.models.CosmosStoredProcedureResponse;
 import com.azure.cosmos.models.SqlParameter;
@@ -354,6 +357,36 @@ class DirectModeTest {
             } finally {
                 Env.deleteFault(rule);
             }
+        }
+    }
+
+    /** A client holding only a read resource token on the container: reads and queries, 403 on a write. */
+    @ParameterizedTest
+    @ValueSource(strings = {"direct", "gateway"})
+    void resourceToken(String mode) {
+        String user = "reader-" + mode;
+        setup.getDatabase(dbId).createUser(new CosmosUserProperties().setId(user));
+        String token;
+        try (var async = Env.asyncClient()) {
+            token = async.getDatabase(dbId).getUser(user).createPermission(new CosmosPermissionProperties().setId("read-c")
+                .setContainerName("c").setPermissionMode(PermissionMode.READ), null).block().getProperties().getToken();
+        }
+        String id = "secret-" + mode;
+        setup.getDatabase(dbId).getContainer("c").createItem(doc(id, "r", 5));
+        CosmosClientBuilder b = new CosmosClientBuilder().endpoint(Env.endpoint()).resourceToken(token)
+            .consistencyLevel(ConsistencyLevel.SESSION);
+        if (mode.equals("gateway")) {
+            b.gatewayMode();
+        }
+        try (CosmosClient limited = b.buildClient()) {
+            CosmosContainer lc = limited.getDatabase(dbId).getContainer("c");
+            CosmosItemResponse<JsonNode> read = lc.readItem(id, new PartitionKey("r"), JsonNode.class);
+            assertEquals(5, read.getItem().get("v").asInt());
+            assertTransport(mode, read.getDiagnostics());
+            assertEquals(1, lc.queryItems("SELECT * FROM c WHERE c.id = '" + id + "'",
+                new CosmosQueryRequestOptions().setPartitionKey(new PartitionKey("r")), JsonNode.class).stream().count());
+            CosmosException e = assertThrows(CosmosException.class, () -> lc.createItem(doc("x-" + mode, "r", 1)));
+            assertEquals(403, e.getStatusCode());
         }
     }
 }
