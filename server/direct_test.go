@@ -680,3 +680,38 @@ func TestDirectFaults(t *testing.T) {
 		t.Fatalf("a dropped connection answered %d %s", res.Status, res.Payload)
 	}
 }
+
+// TestDirectGoneAfterSplit: after a split, a query or feed addressed to
+// the parent range is 410 with SubStatus 1002 (PartitionKeyRangeGone: the
+// SDK refreshes its ranges and addresses), and the parent's addresses are
+// no longer handed out; the children serve.
+func TestDirectGoneAfterSplit(t *testing.T) {
+	e := emulatortest.Start(t, emulatortest.WithDirectMode())
+	if st, b := gatewayDo(t, e, "POST", "/dbs", "dbs", "", []byte(`{"id":"d"}`)); st != http.StatusCreated {
+		t.Fatalf("create database: %d %s", st, b)
+	}
+	st, b := gatewayDo(t, e, "POST", "/dbs/d/colls", "colls", "dbs/d", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}`))
+	if st != http.StatusCreated {
+		t.Fatalf("create container: %d %s", st, b)
+	}
+	d := dialDirect(t, e)
+	children := e.SplitRange(t, "d", "c", "0", "")
+	query := []byte(`{"query":"SELECT * FROM c"}`)
+	for _, tt := range []struct {
+		name string
+		op   uint16
+	}{{"query", rntbd.OpQuery}, {"change feed", rntbd.OpReadFeed}} {
+		res := d.doPK(tt.op, "", query, rntbd.StringToken(rntbd.ReqPartitionKeyRange, "0"), rntbd.StringToken(rntbd.ReqAIM, "Incremental Feed"))
+		if res.Status != 410 || tokenInt(res, rntbd.RespSubStatus) != 1002 {
+			t.Fatalf("%s of the parent range: %d sub %d %s", tt.name, res.Status, tokenInt(res, rntbd.RespSubStatus), res.Payload)
+		}
+		if res = d.doPK(tt.op, "", query, rntbd.StringToken(rntbd.ReqPartitionKeyRange, children[0].ID), rntbd.StringToken(rntbd.ReqAIM, "Incremental Feed")); res.Status != 200 && res.Status != 304 {
+			t.Fatalf("%s of a child range: %d %s", tt.name, res.Status, res.Payload)
+		}
+	}
+	st, b = gatewayDo(t, e, "GET", "/addresses?$resolveFor="+url.QueryEscape("dbs/d/colls/c/docs")+"&$partitionKeyRangeIds=0,"+children[1].ID, "docs", "dbs/d/colls/c", nil)
+	var feed addressFeed
+	if err := json.Unmarshal(b, &feed); st != 200 || err != nil || len(feed.Addresses) != 1 || feed.Addresses[0].RangeID != children[1].ID {
+		t.Fatalf("addresses of the parent and a child: %d %s", st, b)
+	}
+}

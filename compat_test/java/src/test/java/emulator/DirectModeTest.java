@@ -38,6 +38,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.stream.IntStream;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -387,6 +389,57 @@ class DirectModeTest {
                 new CosmosQueryRequestOptions().setPartitionKey(new PartitionKey("r")), JsonNode.class).stream().count());
             CosmosException e = assertThrows(CosmosException.class, () -> lc.createItem(doc("x-" + mode, "r", 1)));
             assertEquals(403, e.getStatusCode());
+        }
+    }
+
+    /**
+     * A split between the pages of an ORDER BY query and of a change feed:
+     * both resume from their continuations on the children (the client's
+     * caches still name the parent range: in direct mode its request to it
+     * is answered 410/1002 and the SDK refreshes its ranges and addresses),
+     * and point operations of the same session go on.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"direct", "gateway"})
+    void splitDuringQueryAndChangeFeed(String mode) {
+        try (CosmosClient client = client(mode)) {
+            String coll = "split-" + mode;
+            client.getDatabase(dbId).createContainer(coll, "/pk");
+            CosmosContainer c = client.getDatabase(dbId).getContainer(coll);
+            for (int i = 0; i < 30; i++) {
+                c.createItem(doc("s" + i, "p" + i, i));
+            }
+            assertEquals(1, c.getFeedRanges().size());
+            String q = "SELECT c.v FROM c ORDER BY c.v";
+            Iterator<FeedResponse<JsonNode>> qit = c.queryItems(q, new CosmosQueryRequestOptions(), JsonNode.class)
+                .iterableByPage(5).iterator();
+            FeedResponse<JsonNode> first = qit.next();
+            assertTransport(mode, first.getCosmosDiagnostics());
+            List<Integer> seen = new ArrayList<>();
+            first.getResults().forEach(j -> seen.add(j.get("v").asInt()));
+            Iterator<FeedResponse<JsonNode>> cfit = c.queryChangeFeed(
+                CosmosChangeFeedRequestOptions.createForProcessingFromBeginning(FeedRange.forFullRange()).setMaxItemCount(5),
+                JsonNode.class).iterableByPage().iterator();
+            FeedResponse<JsonNode> cfFirst = cfit.next();
+            List<String> cfSeen = new ArrayList<>();
+            cfFirst.getResults().forEach(j -> cfSeen.add(j.get("id").asText()));
+
+            assertNotNull(Env.split(dbId, coll, "0"));
+            // counted through another client: this one's caches still name the parent range
+            assertEquals(2, setup.getDatabase(dbId).getContainer(coll).getFeedRanges().size());
+
+            c.queryItems(q, new CosmosQueryRequestOptions(), JsonNode.class).iterableByPage(first.getContinuationToken(), 5)
+                .forEach(p -> p.getResults().forEach(j -> seen.add(j.get("v").asInt())));
+            assertEquals(IntStream.range(0, 30).boxed().toList(), seen);
+            c.queryChangeFeed(CosmosChangeFeedRequestOptions.createForProcessingFromContinuation(cfFirst.getContinuationToken()),
+                JsonNode.class).iterableByPage().forEach(p -> p.getResults().forEach(j -> cfSeen.add(j.get("id").asText())));
+            assertEquals(30, new HashSet<>(cfSeen).size(), cfSeen.toString());
+            assertEquals(30, c.queryItems("SELECT VALUE COUNT(1) FROM c", new CosmosQueryRequestOptions(), Integer.class)
+                .stream().findFirst().orElseThrow());
+            c.upsertItem(doc("s7", "p7", 70));
+            CosmosItemResponse<JsonNode> read = c.readItem("s7", new PartitionKey("p7"), JsonNode.class);
+            assertEquals(70, read.getItem().get("v").asInt());
+            assertTransport(mode, read.getDiagnostics());
         }
     }
 }
