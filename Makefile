@@ -6,7 +6,7 @@ GO       ?= go
 BIN      := bin/cosmos-emulator
 GOFLAGS_TEST ?= -race -count=1 -timeout 30m
 
-.PHONY: build run test lint bench sdk-tests js-smoke node-helper-test fuzz clean docker-test image
+.PHONY: build run test lint bench sdk-tests js-smoke node-helper-test fuzz clean docker-test image reliability
 
 # The release version (semantic) --version, /_emulator/health and the
 # image's labels report. It is server.Version's default (a test keeps them
@@ -79,6 +79,14 @@ bin/cosmos-emulator-%:
 	tmp=$$(mktemp -d) && git archive $* | tar -x -C $$tmp && \
 	(cd $$tmp && $(GO) build -trimpath -ldflags "-X github.com/cosmos-emulator/cosmos-emulator/server.Revision=$$(git -C $(CURDIR) rev-parse $*)" -o $(CURDIR)/$@ ./cmd/cosmos-emulator); \
 	rc=$$?; rm -rf $$tmp; exit $$rc
+
+# The reliability suite alone (make test runs it too): the processes killed
+# under write load, write races, and one emulator shared by hostile clients.
+# docs/reliability.md says what each test does and what it measured.
+RELIABILITY_TESTS := TestKillPostmasterUnderLoad|TestKillEmulatorUnderLoad|TestIfMatchRace|TestConcurrentWriteRaces|TestLongProceduresLeaveThePoolToOthers|TestParallelRegexpProceduresNeverAnswerNoMatch|TestDeleteDatabaseWhileCreatingContainer
+reliability:
+	$(GO) test -count=1 -v -run '^($(RELIABILITY_TESTS))$$' ./compat_test/
+	$(GO) test -count=1 -v -run '^(TestConnLimiter|TestSlowClients|TestMetaTxRetriesConflicts)$$' ./server/ ./pgstore/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNormalizeContainer -fuzztime 30s -fuzzminimizetime 2s ./emulator/

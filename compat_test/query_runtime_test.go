@@ -59,6 +59,7 @@ func queryRuntimeCases() []queryRuntimeCase {
 			docs: `[["NaN", "NaN", 3.141592653589793]]`},
 		{name: "RegexMatch with an invalid pattern", query: `SELECT VALUE RegexMatch(c.s, "(")` + a, status: 400,
 			msg: "the pattern given to RegexMatch is not valid"},
+		{name: "LIKE with a row pattern of 10,000 % (one .*)", query: `SELECT VALUE c.id FROM c WHERE c.s LIKE REPLICATE('%', 10000) || c.s` + " AND c.id = \"a\"", docs: `["a"]`},
 	}
 }
 

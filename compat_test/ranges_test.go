@@ -1,7 +1,9 @@
 package compat_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -262,16 +264,55 @@ func TestPartitionKeyRangeSplit(t *testing.T) {
 		query := mustJSON(t, map[string]any{"query": "SELECT * FROM c"})
 		queryHdr := []string{"Content-Type", "application/query+json", "x-ms-documentdb-isquery", "True", "x-ms-documentdb-query-enablecrosspartition", "True"}
 		for _, id := range []string{"0", "99", collRID + ",0", "AAAAAA==,1"} {
-			for name, resp := range map[string]rawResp{
+			reqs := map[string]rawResp{
 				"query":       raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", id)...),
 				"read feed":   raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "x-ms-documentdb-partitionkeyrangeid", id),
 				"change feed": raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "A-IM", "Incremental Feed", "x-ms-documentdb-partitionkeyrangeid", id),
 				"all versions": raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "A-IM", "Full-Fidelity Feed", "If-None-Match", "*",
 					"x-ms-documentdb-partitionkeyrangeid", id),
-			} {
+			}
+			if id == "99" || id == "AAAAAA==,1" { // unknown, not split: @azure/cosmos too
+				reqs["query from @azure/cosmos"] = raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", id, "User-Agent", jsAgent)...)
+			}
+			for name, resp := range reqs {
 				if resp.Status != http.StatusGone || resp.Header.Get("x-ms-substatus") != "1002" {
 					t.Errorf("%s on range %q: %d substatus %q %s", name, id, resp.Status, resp.Header.Get("x-ms-substatus"), resp.Body)
 				}
+			}
+		}
+		// a query of @azure/cosmos naming the split range reads its former
+		// interval (here the whole container), the parent's continuation
+		// included: its pipelined queries cannot recover from the 410
+		// (ResolveRangeScopeAcrossSplits)
+		for _, id := range []string{"0", collRID + ",0"} {
+			resp := raw.do(http.MethodPost, docsPath("splitdb", "c"), pageQuery, append(pageHdr, "x-ms-documentdb-partitionkeyrangeid", id,
+				"x-ms-continuation", parentQueryToken, "User-Agent", jsAgent)...)
+			wantStatus(t, resp, http.StatusOK)
+			if got := string(resp.Body); !strings.Contains(got, `"id":"redmond"`) || strings.Contains(got, `"id":"aa"`) {
+				t.Errorf("query continuation on split range %q: %s, want the second item (redmond) only", id, got)
+			}
+			if got := resp.Header.Get("x-ms-documentdb-partitionkeyrangeid"); got != "0" {
+				t.Errorf("query on split range %q: range id header %q", id, got)
+			}
+		}
+		// a client repeating a request naming the split range gets the
+		// same answer every time: @azure/cosmos's query its page, the
+		// change feed 410/1002 (no state is kept per client, so nothing
+		// accumulates)
+		firstQ := raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", "0", "User-Agent", jsAgent)...)
+		firstCF := raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "A-IM", "Incremental Feed", "x-ms-documentdb-partitionkeyrangeid", "0")
+		wantStatus(t, firstQ, http.StatusOK)
+		if n := fmt.Sprint(object(t, firstQ.Body)["_count"]); n != "2" {
+			t.Fatalf("query on split range 0: %s items, want 2: %s", n, firstQ.Body)
+		}
+		wantStatus(t, firstCF, http.StatusGone)
+		for i := 0; i < 200; i++ {
+			q := raw.do(http.MethodPost, docsPath("splitdb", "c"), query, append(queryHdr, "x-ms-documentdb-partitionkeyrangeid", "0", "User-Agent", jsAgent)...)
+			cf := raw.do(http.MethodGet, docsPath("splitdb", "c"), nil, "A-IM", "Incremental Feed", "x-ms-documentdb-partitionkeyrangeid", "0")
+			if q.Status != firstQ.Status || !bytes.Equal(q.Body, firstQ.Body) || cf.Status != firstCF.Status ||
+				cf.Header.Get("x-ms-substatus") != "1002" || !bytes.Equal(cf.Body, firstCF.Body) {
+				t.Fatalf("repeat %d: query %d %s, change feed %d/%s %s; first: %d %s, %d %s", i, q.Status, q.Body, cf.Status,
+					cf.Header.Get("x-ms-substatus"), cf.Body, firstQ.Status, firstQ.Body, firstCF.Status, firstCF.Body)
 			}
 		}
 		// the children serve, in both header forms, and name themselves
@@ -382,3 +423,7 @@ func TestPartitionKeyRangeSplit(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// jsAgent is the User-Agent of @azure/cosmos 4.10.1 under Node.js
+// (dist/esm/common/platform.js getUserAgent).
+const jsAgent = "Node.js/22.12.0 (linux; x64) azure-cosmos-js/4.10.1"

@@ -18,8 +18,14 @@ type QueryRequest struct {
 	PartitionKey PartitionKey
 	// RangeID is x-ms-documentdb-partitionkeyrangeid ("" when absent): a
 	// query addressed to a partition key range runs over that range's
-	// EPKs ("<id>" or "<collRid>,<id>"; 410/1002 when it is not live).
+	// EPKs ("<id>" or "<collRid>,<id>"; 410/1002 when it is not live,
+	// unless SplitRangeServed).
 	RangeID string
+	// SplitRangeServed runs a query naming a range that a split replaced
+	// over that range's former EPK interval instead of answering 410/1002
+	// (Container.ResolveRangeScopeAcrossSplits): for the clients that
+	// cannot recover from that 410 (wire: @azure/cosmos).
+	SplitRangeServed bool
 	// StartEPK and EndEPK, when EPKRange is set (x-ms-start-epk,
 	// x-ms-end-epk with x-ms-read-key-type EffectivePartitionKeyRange),
 	// confine the query to the items whose effective partition key lies
@@ -114,16 +120,26 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 	if err := checkCounts(q, params); err != nil {
 		return res, err
 	}
+	if q.Rank != nil {
+		if err := checkRankLimits(q, params); err != nil {
+			return res, err
+		}
+	}
 	// A prefix of a hierarchical key addresses the partitions under it (the
 	// service routes such queries to the ranges that hold them).
 	pk, prefix, err := pkScope(c, r.PartitionKey)
 	if err != nil {
 		return res, err
 	}
-	// A range id confines the query to that live range's EPKs (410/1002
-	// for an unknown or split range; the SDKs' pipelines fan out this
-	// way), narrowed by an EPK sub-range when one is sent.
-	scope, err := c.ResolveRangeScope(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
+	// A range id confines the query to that live range's EPKs (the SDKs'
+	// pipelines fan out this way; 410/1002 for an unknown or split range,
+	// or a split range's former interval when SplitRangeServed), narrowed
+	// by an EPK sub-range when one is sent.
+	resolve := c.ResolveRangeScope
+	if r.SplitRangeServed {
+		resolve = c.ResolveRangeScopeAcrossSplits
+	}
+	scope, err := resolve(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
 	if err != nil {
 		return res, err
 	}
@@ -183,10 +199,22 @@ func crossPartitionServable(q *cosmosql.Query, params map[string]json.RawMessage
 		return nil // reads no partition: one row, evaluated once
 	}
 	if q.Rank != nil {
-		// ORDER BY RANK is served whole here, over every partition, with
-		// the container-wide statistics: the answer is the fused ranking
-		// the SDKs' hybrid pipelines compute (see rankPlan)
-		return nil
+		// ORDER BY RANK over one range is served whole, with the
+		// container-wide statistics: the answer is the fused ranking the
+		// SDKs' hybrid pipelines compute. Over several ranges the query
+		// is refused with its hybrid search plan (400/1004), as the
+		// gateway refuses it, and the SDK runs the plan: the statistics,
+		// the component queries, the fusion (see hybridplan.go). A query
+		// the emulator does not plan (SELECT VALUE...) is served whole.
+		if len(c.liveRanges()) < 2 {
+			return nil
+		}
+		plan, ok, err := hybridSearchPlan(q, params, vectorDistanceFunctions(c), false)
+		if err != nil || !ok {
+			return err
+		}
+		return &Error{Kind: KindBadRequest, SubStatus: SubStatusCrossPartitionQuery, Message: MsgCrossPartitionNotServable,
+			AdditionalErrorInfo: string(plan)}
 	}
 	agg := q.HasAggregates()
 	if agg && (q.Select.Value == nil || q.GroupBy != nil) {
@@ -242,8 +270,10 @@ func derivedNeedsPipeline(q *cosmosql.Query) bool {
 }
 
 // QueryPlan answers a query plan request (x-ms-cosmos-is-query-plan-request)
-// with the gateway's plan (see queryplan.go).
-func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query) ([]byte, error) {
+// with the gateway's plan (see queryplan.go, and hybridplan.go for ORDER BY
+// RANK); features is the request's x-ms-cosmos-supported-query-features
+// (a comma-separated list), which picks the hybrid plan's format.
+func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query, features string) ([]byte, error) {
 	c, err := s.store.GetContainer(ctx, dbRef, collRef)
 	if err != nil {
 		return nil, err
@@ -266,6 +296,17 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query)
 		return nil, err
 	}
 	if parsed.Rank != nil {
+		if err := checkRankLimits(parsed, params); err != nil {
+			return nil, err
+		}
+		optimized := false
+		for _, f := range strings.Split(features, ",") {
+			optimized = optimized || strings.EqualFold(strings.TrimSpace(f), "HybridSearchSkipOrderByRewrite")
+		}
+		plan, ok, err := hybridSearchPlan(parsed, params, vectorDistanceFunctions(c), optimized)
+		if err != nil || ok {
+			return plan, err
+		}
 		return rankPlan(c)
 	}
 	plan, merged := buildQueryPlan(parsed, params, vectorDistanceFunctions(c))
@@ -276,18 +317,17 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query)
 }
 
 // MsgRankPlanSeveralRanges refuses the query plan of an ORDER BY RANK
-// query on a container with several partition key ranges (see rankPlan).
-const MsgRankPlanSeveralRanges = "A query plan for ORDER BY RANK (full-text and hybrid search) on a container with several partition key ranges is not supported by this emulator yet; the query itself is served whole when sent without a plan (without forceQueryPlan)."
+// query that has no hybrid search plan here (SELECT VALUE) on a container
+// with several partition key ranges (see rankPlan).
+const MsgRankPlanSeveralRanges = "A query plan for this ORDER BY RANK query is not supported by this emulator on a container with several partition key ranges: a SELECT VALUE projection has no hybrid search plan here. Select an object instead, or send the query without a plan (without forceQueryPlan): it is served whole."
 
-// rankPlan is the plan of an ORDER BY RANK query. The emulator serves
+// rankPlan is the plan of an ORDER BY RANK query that hybridSearchPlan does
+// not plan (SELECT VALUE, whose payload the SDKs' hybrid pipelines cannot
+// carry; the service's plan for it is not recorded). The emulator serves
 // such a query whole (statistics over the container, scores, RRF, TOP and
-// OFFSET LIMIT) instead of answering with the gateway's hybrid plan
-// (hybridSearchQueryInfo with statistics and component queries that the
-// SDK fuses): @azure/cosmos uses a plan only when asked to
-// (forceQueryPlan, enableQueryControl without a partition key) or when
-// the query is refused, and it is not refused here. The plan it gets is
-// pass-through (no hybridSearchQueryInfo, an empty queryInfo), so the SDK
-// sends the query unchanged to each range and keeps the pages as they
+// OFFSET LIMIT), on several ranges too (crossPartitionServable). The plan
+// is pass-through (no hybridSearchQueryInfo, an empty queryInfo), so the
+// SDK sends the query unchanged to each range and keeps the pages as they
 // come: exact with one range, where the range answers the whole query.
 // With several ranges each range would rank its own documents and the
 // SDK would concatenate the rankings, a wrong order: the plan is refused

@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -59,7 +60,7 @@ type queryPlan struct {
 // to their aggregators: @azure/cosmos 4.10.1 Aggregators/index.js
 // createAggregator and its AggregateType ("Average" | "Count" | "Max" |
 // "Min" | "Sum" | "MakeSet" | "MakeList" | "CountIf").
-var aggregateNames = map[string]string{"COUNT": "Count", "SUM": "Sum", "MIN": "Min", "MAX": "Max", "AVG": "Average",
+var aggregateNames = map[string]string{"COUNT": "Count", "COUNTIF": "CountIf", "SUM": "Sum", "MIN": "Min", "MAX": "Max", "AVG": "Average",
 	"MAKELIST": "MakeList", "MAKESET": "MakeSet"}
 
 // emptyQueryInfo is the queryInfo of a query that needs no client-side
@@ -485,6 +486,9 @@ func neededQueryFeatures(info queryInfo) []string {
 	}
 	if listOrSet(info) {
 		need = append(need, "ListAndSetAggregate")
+	}
+	if slices.Contains(info.Aggregates, "CountIf") {
+		need = append(need, "CountIf")
 	}
 	if info.DistinctType != "" && info.DistinctType != "None" {
 		need = append(need, "Distinct")

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -244,6 +245,51 @@ func (c Container) RangeByID(header string) (PartitionKeyRange, bool) {
 	return PartitionKeyRange{}, false
 }
 
+// SplitRangeByID returns the former extent of a range that a split
+// replaced, for a x-ms-documentdb-partitionkeyrangeid header naming it
+// ("<id>" or "<collRid>,<id>"): the live ranges descended from it (those
+// listing it among their parents) tile its EPK interval, so it is
+// rebuilt from them with Status RangeStatusSplit. ok is false for a live,
+// unknown or malformed id. The cost grows with the number of live ranges.
+func (c Container) SplitRangeByID(header string) (PartitionKeyRange, bool) {
+	id := strings.TrimSpace(header)
+	if rid, rest, found := strings.Cut(id, ","); found {
+		if rid != c.RID {
+			return PartitionKeyRange{}, false
+		}
+		id = rest
+	}
+	var r PartitionKeyRange
+	n := 0
+	for _, lr := range c.liveRanges() {
+		if !slices.Contains(lr.Parents, id) {
+			continue
+		}
+		// the descendants are adjacent in EPK order
+		if n > 0 && lr.MinInclusive != r.MaxExclusive {
+			return PartitionKeyRange{}, false
+		}
+		if n == 0 {
+			r = PartitionKeyRange{ID: id, MinInclusive: lr.MinInclusive, Parents: []string{}, Status: RangeStatusSplit}
+		}
+		r.MaxExclusive = lr.MaxExclusive
+		n++
+	}
+	return r, n > 0
+}
+
+// LiveRangesWithin returns the live ranges inside the EPK interval e, in
+// EPK order (all of them for the full space).
+func (c Container) LiveRangesWithin(e EPKRange) []PartitionKeyRange {
+	var out []PartitionKeyRange
+	for _, r := range c.liveRanges() {
+		if r.MinInclusive >= e.Min && r.MaxExclusive <= e.Max {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // liveRanges returns c.Ranges, or the one range "0" of a container made
 // without any (a Container built outside the store).
 func (c Container) liveRanges() []PartitionKeyRange {
@@ -315,6 +361,31 @@ type RangeScope struct {
 // the sub-range alone confines the request. An empty sub-range is 400
 // (ParseEPKRange).
 func (c Container) ResolveRangeScope(id string, epkSet bool, start, end string) (RangeScope, error) {
+	return c.resolveRangeScope(id, epkSet, start, end, false)
+}
+
+// ResolveRangeScopeAcrossSplits is ResolveRangeScope for a query of a
+// client that cannot recover from the 410/1002 of a split range: a range
+// that a split replaced is read over its former EPK interval (its
+// descendants), as if it were still live; an unknown id stays 410/1002.
+// The service answers 410/1002, after which .NET, Java, Python and the Go
+// query engine re-read the ranges, but @azure/cosmos 4.10.1's pipelined
+// queries (ORDER BY, aggregates, DISTINCT, OFFSET, GROUP BY) cannot:
+// documentProducer.js bufferMore buffers the 410/1002 as an exception
+// FetchResult at the head of the range's buffer, which peakNextItem never
+// passes, and the only caller of the replacement path
+// (parallelQueryExecutionContextBase.js _enqueueReplacementDocumentProducers)
+// runs when bufferMore throws, which it then never does; the query
+// resends its request or spins for ever, and the SDK's client-wide range
+// cache keeps naming the split range in every later query of that
+// client. Reading the split range's interval gives it the exact result:
+// a query continuation is a position in the result order, valid over the
+// same items.
+func (c Container) ResolveRangeScopeAcrossSplits(id string, epkSet bool, start, end string) (RangeScope, error) {
+	return c.resolveRangeScope(id, epkSet, start, end, true)
+}
+
+func (c Container) resolveRangeScope(id string, epkSet bool, start, end string, splitServed bool) (RangeScope, error) {
 	if epkSet {
 		sub, err := ParseEPKRange(start, end)
 		if err != nil || id == "" {
@@ -325,6 +396,9 @@ func (c Container) ResolveRangeScope(id string, epkSet bool, start, end string) 
 		return RangeScope{}, nil
 	}
 	r, ok := c.RangeByID(id)
+	if !ok && splitServed {
+		r, ok = c.SplitRangeByID(id)
+	}
 	if !ok {
 		return RangeScope{}, RangeGone(id)
 	}

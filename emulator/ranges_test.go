@@ -197,6 +197,68 @@ func TestResolveRangeScope(t *testing.T) {
 	}
 }
 
+// TestResolveRangeScopeAcrossSplits: a query naming a range that a split replaced
+// (once or twice: "0" into "2" and "3", then "3" into "4" and "5") reads
+// that range's former interval, with or without the collection rid and
+// narrowed by an EPK sub-range inside it; an unknown id, a sub-range
+// leaving the former interval, and ResolveRangeScope (change feeds, read
+// feeds, queries of the other clients) naming a split range get 410/1002.
+func TestResolveRangeScopeAcrossSplits(t *testing.T) {
+	t.Parallel()
+	def := PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash", Version: 2}
+	c := Container{RID: "AAAAAIAAAAE=", PartitionKey: def, Ranges: InitialRanges(def, 2, 1, 1)}
+	mid, q, e := "20000000000000000000000000000000", "10000000000000000000000000000000", "18000000000000000000000000000000"
+	p := newRangePlanner(c, 1)
+	p.split(0, q)
+	p.split(1, e)
+	c.Ranges = p.live
+	if got := len(c.Ranges); got != 4 {
+		t.Fatalf("%d live ranges, want 4", got)
+	}
+	for _, tc := range []struct {
+		name       string
+		id         string
+		query      bool
+		epk        bool
+		start, end string
+		want       *EPKRange
+		wantID     string
+	}{
+		{"split once", "3", true, false, "", "", &EPKRange{q, mid}, "3"},
+		{"split twice", "0", true, false, "", "", &EPKRange{"", mid}, "0"},
+		{"split twice with rid", c.RID + ",0", true, false, "", "", &EPKRange{"", mid}, "0"},
+		{"live child", "5", true, false, "", "", &EPKRange{e, mid}, "5"},
+		{"live untouched", "1", true, false, "", "", &EPKRange{mid, "FF"}, "1"},
+		{"sub-range inside a split range", "0", true, true, "12", "1A", &EPKRange{"12", "1A"}, "0"},
+		{"sub-range leaving a split range", "3", true, true, "08", "1A", nil, ""},
+		{"unknown", "9", true, false, "", "", nil, ""},
+		{"other rid", "AAAAAIAAAAI=,0", true, false, "", "", nil, ""},
+		{"not across splits: split range", "0", false, false, "", "", nil, ""},
+		{"not across splits: live range", "4", false, false, "", "", &EPKRange{q, e}, "4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resolve := c.ResolveRangeScope
+			if tc.query {
+				resolve = c.ResolveRangeScopeAcrossSplits
+			}
+			sc, err := resolve(tc.id, tc.epk, tc.start, tc.end)
+			if tc.want == nil {
+				var ee *Error
+				if !errors.As(err, &ee) || ee.Kind != KindGone || ee.SubStatus != SubStatusPartitionKeyRangeGone {
+					t.Fatalf("err = %v, want 410/1002", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.EPK == nil || *sc.EPK != *tc.want || sc.Range.ID != tc.wantID || !sc.Named {
+				t.Fatalf("scope = %+v (EPK %v), want range %s over %v", sc, sc.EPK, tc.wantID, tc.want)
+			}
+		})
+	}
+}
+
 // BenchmarkRangeIDForPK measures what finding a point operation's range
 // adds to it, at 1 and 16 ranges (decode the canonical key, hash it,
 // binary search; nothing at one range).

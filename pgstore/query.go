@@ -24,6 +24,9 @@ import (
 type queryToken struct {
 	Hash   uint64         `json:"h"`
 	Cursor *sqlgen.Cursor `json:"c"`
+	// Window is the number of documents the next page scans (0: no
+	// bound; see scanwindow.go).
+	Window int64 `json:"w,omitempty"`
 }
 
 var errInvalidContinuation = emulator.BadRequest("%s", emulator.MsgInvalidContinuation)
@@ -64,23 +67,29 @@ func sortStrings(s []string) []string {
 	return s
 }
 
-func decodeToken(tok string, hash uint64) (*sqlgen.Cursor, error) {
+func decodeToken(tok string, hash uint64) (*sqlgen.Cursor, int64, error) {
 	if tok == "" {
-		return nil, nil
+		return nil, 0, nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil {
-		return nil, errInvalidContinuation
+		return nil, 0, errInvalidContinuation
 	}
 	var t queryToken
-	if err := json.Unmarshal(b, &t); err != nil || t.Hash != hash || t.Cursor == nil {
-		return nil, errInvalidContinuation
+	if err := json.Unmarshal(b, &t); err != nil || t.Hash != hash || t.Cursor == nil || t.Window < 0 || t.Window > maxWindow {
+		return nil, 0, errInvalidContinuation
 	}
-	return t.Cursor, nil
+	return t.Cursor, t.Window, nil
 }
 
 func encodeToken(c *sqlgen.Cursor, hash uint64) string {
-	b, _ := json.Marshal(queryToken{Hash: hash, Cursor: c})
+	return encodeWindowToken(c, hash, 0)
+}
+
+// encodeWindowToken is encodeToken for a next page that scans window
+// documents (0: no bound).
+func encodeWindowToken(c *sqlgen.Cursor, hash uint64, window int64) string {
+	b, _ := json.Marshal(queryToken{Hash: hash, Cursor: c, Window: window})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
@@ -93,6 +102,9 @@ type queryRun struct {
 	docs [][]byte
 	// on runs the statement instead of the pool (a script's transaction).
 	on querier
+	// udf is set for the statements of a query calling user-defined
+	// functions (udfquery.go), which page on their own.
+	udf bool
 }
 
 // QueryItems implements emulator.Store.
@@ -108,7 +120,7 @@ func (s *Store) QueryDocuments(ctx context.Context, docs [][]byte, p emulator.Qu
 
 func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, error) {
 	hash := queryHash(p.QueryItemsParams)
-	cur, err := decodeToken(p.Page.Continuation, hash)
+	cur, window, err := decodeToken(p.Page.Continuation, hash)
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
@@ -134,15 +146,27 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
+	var w scanWindow
+	if window > 0 && windowable(p, st) {
+		if w, err = s.windowEnd(ctx, p.Container, cur, window); err != nil {
+			return emulator.QueryPage{}, err
+		}
+		if w.bounded {
+			if st, err = s.translateWindow(ctx, p.QueryItemsParams, cur, nil, w); err != nil {
+				return emulator.QueryPage{}, err
+			}
+		}
+	}
 	var q querier = s.pool
 	if p.on != nil {
 		q = p.on
 	}
-	return s.execPage(ctx, q, st, p, hash)
+	return s.execPage(ctx, q, st, p, hash, cur, w)
 }
 
-// execPage runs the translated statement st of one page of p on q.
-func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p queryRun, hash uint64) (emulator.QueryPage, error) {
+// execPage runs the translated statement st of one page of p on q; cur
+// is the page's cursor and w its scan window (scanwindow.go).
+func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p queryRun, hash uint64, cur *sqlgen.Cursor, w scanWindow) (emulator.QueryPage, error) {
 	if st.Limit == 0 && !st.Single {
 		return emulator.QueryPage{Docs: [][]byte{}}, nil
 	}
@@ -200,8 +224,11 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 		if !budgetSpent(ctx, pctx, rows, err) {
 			return emulator.QueryPage{}, classifyQuery(err)
 		}
-		if st.Single || len(out) == 0 {
+		if st.Single {
 			return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
+		}
+		if len(out) == 0 {
+			return s.emptyPageAfterTimeout(ctx, p, st, hash, cur, w, err)
 		}
 		more = true // partial: the next page resumes after the last result
 	}
@@ -216,12 +243,39 @@ func (s *Store) execPage(ctx context.Context, q querier, st *sqlgen.Statement, p
 		// the gateway's fan-out ends a full page with a continuation
 		more = true
 	}
-	if more && len(out) > 0 {
+	switch {
+	case more && len(out) > 0:
 		c := out[len(out)-1].cursor
 		c.Taken = st.Taken + int64(len(out))
-		page.Continuation = encodeToken(&c, hash)
+		page.Continuation = encodeWindowToken(&c, hash, w.size)
+	case w.bounded && !st.Capped:
+		// the whole window examined: on after its last document, with
+		// a window twice as large
+		c := pastDocument(w.end, st.Joins, st.Taken+int64(len(out)))
+		page.Continuation = encodeWindowToken(c, hash, min(2*w.size, maxWindow))
 	}
 	return page, nil
+}
+
+// emptyPageAfterTimeout answers a page whose budget ran out (err) before
+// it found a result: an empty page whose continuation resumes at the same
+// cursor with a smaller scan window, or 408 when no smaller piece of work
+// exists (scanwindow.go).
+func (s *Store) emptyPageAfterTimeout(ctx context.Context, p queryRun, st *sqlgen.Statement, hash uint64, cur *sqlgen.Cursor, w scanWindow, err error) (emulator.QueryPage, error) {
+	if !windowable(p, st) {
+		return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
+	}
+	next, nerr := s.nextWindowAfterTimeout(ctx, p.Container, cur, w)
+	if nerr != nil || next < 1 {
+		return emulator.QueryPage{}, errPageTimeout(s.pageTimeout, err)
+	}
+	c := cur
+	if c == nil {
+		// the start: after the document before the first (seqs start
+		// at 1)
+		c = pastDocument(0, st.Joins, st.Taken)
+	}
+	return emulator.QueryPage{Docs: [][]byte{}, Continuation: encodeWindowToken(c, hash, next)}, nil
 }
 
 // queryRow is one row of a translated statement: the result document (nil
@@ -365,8 +419,17 @@ func (s *Store) translateQuery(ctx context.Context, p emulator.QueryItemsParams,
 // translateStage translates one page of a query, or with udf one of the
 // statements of a query calling user-defined functions.
 func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor, udf *sqlgen.UDFStage) (*sqlgen.Statement, error) {
+	return s.translateWindow(ctx, p, cur, udf, scanWindow{})
+}
+
+// translateWindow is translateStage confined to the documents up to the
+// end of w when w is bounded (scanwindow.go).
+func (s *Store) translateWindow(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor, udf *sqlgen.UDFStage, w scanWindow) (*sqlgen.Statement, error) {
 	a := args{}
 	live := livePredicate(p.Expiry, "r.", &a)
+	if w.bounded {
+		live = "(" + live + " AND r.seq <= " + a.add(w.end) + ")"
+	}
 	collRID, _ := emulator.DecodeRID(p.Container.RID)
 	pol, vectorFns := queryProperties(p.Container) // parsed once per page
 	ftConfigs, ftDefault := fullTextConfigs(p.Container)

@@ -22,7 +22,7 @@ const hostileName = `x\')))); CREATE TABLE cosmos.pwned(); --`
 // defaults turn standard_conforming_strings off (and change the text
 // form of numbers and the client encoding) cannot change what the
 // store's statements mean: every connection runs with the forced
-// settings, and a composite-index path and a query path holding a
+// settings (jit off too), and a composite-index path and a query path holding a
 // backslash and a quote stay data (index DDL and query text alike).
 func TestHostileSessionSettingsCannotChangeStatements(t *testing.T) {
 	ctx := context.Background()
@@ -46,7 +46,7 @@ func TestHostileSessionSettingsCannotChangeStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	for _, set := range []string{"standard_conforming_strings = off", "extra_float_digits = -15", "client_encoding = 'LATIN1'", "TimeZone = 'America/New_York'"} {
+	for _, set := range []string{"standard_conforming_strings = off", "extra_float_digits = -15", "client_encoding = 'LATIN1'", "TimeZone = 'America/New_York'", "jit = on"} {
 		if _, err := admin.Exec(ctx, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET `+strings.ReplaceAll(set, "'", "''")+`', current_database()); END $$`); err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestHostileSessionSettingsCannotChangeStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for k, want := range map[string]string{"standard_conforming_strings": "on", "client_encoding": "UTF8", "extra_float_digits": "1", "TimeZone": "UTC"} {
+	for k, want := range map[string]string{"standard_conforming_strings": "on", "client_encoding": "UTF8", "extra_float_digits": "1", "TimeZone": "UTC", "jit": "off"} {
 		var got string
 		if err := s.pool.QueryRow(ctx, "SELECT current_setting($1)", k).Scan(&got); err != nil || got != want {
 			t.Errorf("%s = %q (%v), want %q", k, got, err, want)

@@ -100,6 +100,13 @@ type Options struct {
 //   - extra_float_digits=1, TimeZone=UTC, DateStyle=ISO,
 //     IntervalStyle=postgres: the text form of numbers and times that the
 //     query functions produce (float8 to text, date parts).
+//   - jit=off: PostgreSQL's JIT compilation (on by default where the
+//     server has it) starts once a statement's estimated cost passes
+//     jit_above_cost, which nested correlated subqueries reach at once;
+//     compiling their plans costs far more than it saves (sqlgen's
+//     BenchmarkDeepSubqueries: 64 nested FROM subqueries over 2,000
+//     items took 10 s with it, 1.1 s without; cosmos-bench's query
+//     scenario measured the same either way, docs/benchmarks.md).
 //
 // backslash_quote and escape_string_warning only matter to strings with
 // backslash escapes, which the store never writes once
@@ -113,6 +120,7 @@ var sessionSettings = map[string]string{
 	"TimeZone":                    "UTC",
 	"DateStyle":                   "ISO",
 	"IntervalStyle":               "postgres",
+	"jit":                         "off",
 }
 
 // checkSession refuses a connection whose reported settings differ from

@@ -223,7 +223,8 @@ func (s *Store) runUDFWhole(ctx context.Context, p queryRun, hash uint64, cur *s
 	if err != nil {
 		return emulator.QueryPage{}, err
 	}
-	return s.execPage(ctx, tx, ev, p, hash)
+	p.udf = true
+	return s.execPage(ctx, tx, ev, p, hash, nil, scanWindow{})
 }
 
 // udfPrepare checks where a UDF query runs and creates the path indexes

@@ -241,6 +241,7 @@ func (h *handler) queryItems(w http.ResponseWriter, r *http.Request) {
 	req := emulator.QueryRequest{
 		Database: pathVar(r, "db"), Container: pathVar(r, "coll"), Query: q, PartitionKey: pk,
 		RangeID: r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"), EnableCrossPartition: enablesCrossPartition(r), Page: p,
+		SplitRangeServed: queriesSplitRanges(r),
 	}
 	if req.EPKRange, req.StartEPK, req.EndEPK, err = epkRangeHeaders(r); err != nil {
 		h.writeError(w, r, err)
@@ -300,7 +301,7 @@ func (h *handler) queryPlan(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	plan, err := h.svc.QueryPlan(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q)
+	plan, err := h.svc.QueryPlan(r.Context(), pathVar(r, "db"), pathVar(r, "coll"), q, r.Header.Get("X-Ms-Cosmos-Supported-Query-Features"))
 	if err == nil {
 		err = emulator.CheckQueryFeatures(plan, r.Header.Get("X-Ms-Cosmos-Supported-Query-Features"))
 	}

@@ -72,3 +72,17 @@ func servedRange(c emulator.Container, named emulator.PartitionKeyRange, pk emul
 	}
 	return ""
 }
+
+// queriesSplitRanges reports whether r comes from @azure/cosmos (its
+// User-Agent, or x-ms-useragent in a browser, names "azure-cosmos-js/"),
+// whose pipelined queries cannot recover from the service's 410/1002 for
+// a split range: the emulator answers its queries naming one over the
+// range's former interval (emulator.Container.ResolveRangeScopeAcrossSplits).
+// Every other client gets the service's 410/1002.
+func queriesSplitRanges(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("User-Agent"), jsSDKAgent) || strings.Contains(r.Header.Get("X-Ms-Useragent"), jsSDKAgent)
+}
+
+// jsSDKAgent is @azure/cosmos's token in its User-Agent
+// (dist/esm/common/platform.js getUserAgent: Constants.SDKName "/" SDKVersion).
+const jsSDKAgent = "azure-cosmos-js/"

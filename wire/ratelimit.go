@@ -188,18 +188,28 @@ func unescape(s string) string {
 	return s
 }
 
-// bucketKeys returns the buckets a request on t pays into; nil when the
-// range it names is unknown (the handler answers 410).
+// bucketKeys returns the buckets a request on t pays into: a request
+// naming a range that a split replaced pays on every range that replaced
+// it (a query reads them all; a change feed's 410/1002 repeated by a
+// client counts against them like any request); nil when the range it
+// names is unknown (the handler answers 410).
 func (t *limitTarget) bucketKeys(r *http.Request) []string {
 	if t.shared {
 		return t.all
 	}
 	if h := r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"); h != "" {
-		rg, ok := t.c.RangeByID(h)
+		if rg, ok := t.c.RangeByID(h); ok {
+			return []string{t.owner + "/" + rg.ID}
+		}
+		old, ok := t.c.SplitRangeByID(h)
 		if !ok {
 			return nil
 		}
-		return []string{t.owner + "/" + rg.ID}
+		var keys []string
+		for _, rg := range t.c.LiveRangesWithin(old.EPK()) {
+			keys = append(keys, t.owner+"/"+rg.ID)
+		}
+		return keys
 	}
 	if len(t.all) == 1 {
 		return t.all // one range pays for everything: no key to hash

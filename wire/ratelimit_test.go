@@ -109,6 +109,17 @@ func TestRateLimitRanges(t *testing.T) {
 	if k := tg.bucketKeys(req("X-Ms-Documentdb-Partitionkeyrangeid", "7")); k != nil {
 		t.Errorf("a request naming an unknown range pays to %v, want none (the handler answers 410)", k)
 	}
+	// a request naming a range that a split replaced pays on the ranges
+	// that replaced it
+	split := *tg
+	split.c.Ranges = []emulator.PartitionKeyRange{
+		{ID: "2", MinInclusive: "", MaxExclusive: "10", Parents: []string{"0"}, Status: emulator.RangeOnline},
+		{ID: "3", MinInclusive: "10", MaxExclusive: tg.c.Ranges[1].MinInclusive, Parents: []string{"0"}, Status: emulator.RangeOnline},
+		tg.c.Ranges[1],
+	}
+	if k := split.bucketKeys(req("X-Ms-Documentdb-Partitionkeyrangeid", "0")); len(k) != 2 || k[0] != "cRID/2" || k[1] != "cRID/3" {
+		t.Errorf("a request naming split range 0 pays to %v, want its children 2 and 3", k)
+	}
 	all := tg.bucketKeys(req())
 	if len(all) != 2 {
 		t.Fatalf("a cross-partition request pays to %v, want both ranges", all)

@@ -59,7 +59,10 @@ const fox = "SELECT TOP 3 VALUE c.id FROM c ORDER BY RANK FullTextScore(c.text, 
 // fox: three 3, two 2, one 1, none 0
 await run("FOX", container, fox);
 await run("FOX_PK", container, fox, { partitionKey: "b" });
-await pages("FOX_PAGES", container, "SELECT c.id FROM c ORDER BY RANK FullTextScore(c.text, 'fox')", { maxItemCount: 2 });
+// (without TOP or LIMIT: over several ranges the SDK runs the hybrid plan,
+// whose unbounded component query its non-streaming guard refuses unless
+// allowed, as against the service)
+await pages("FOX_PAGES", container, "SELECT c.id FROM c ORDER BY RANK FullTextScore(c.text, 'fox')", { maxItemCount: 2, allowUnboundedNonStreamingQueries: true });
 // vector (cosine to [1,0]): one 1, none 0.994, two 0.707, three 0 ->
 // one1 none2 two3 three4; text "fox": three1 two2 one3 none4
 // RRF: one 1/61+1/63, three 1/64+1/61, two 1/63+1/62, none 1/62+1/64

@@ -96,3 +96,56 @@ def test_full_text_score_rank(search):
         "SELECT TOP 3 VALUE c.id FROM c ORDER BY RANK RRF(FullTextScore(c.text, 'fox'), VectorDistance(c.embedding, @v))",
         parameters=[{"name": "@v", "value": QUERY_VECTOR}], enable_cross_partition_query=True))
     assert fused[0] in ("d1", "d2") and set(fused[:2]) == {"d1", "d2"}
+
+
+# Eight documents whose rankings are worked out by hand (compat_test/js_hybrid_search_test.go):
+# no stop words in the texts, d8 has no text.
+HYBRID_DOCS = [
+    ("d1", "John Smith", "united states america", [1, 0]),
+    ("d2", "red fox", "fox fox fox wood", [0, 1]),
+    ("d3", "John", "fox dog", [0.9, 0.1]),
+    ("d4", "blue car", "united kingdom", [0.5, 0.5]),
+    ("d5", "Johnny Cash", "states mind body", [0.2, 0.8]),
+    ("d6", "green van", "fox fox dog dog dog", [0.7, 0.3]),
+    ("d7", "yellow bus", "cat sleeps", [0.1, 0.9]),
+    ("d8", "John Doe", None, [0.95, 0.05]),
+]
+
+
+def test_rrf_hybrid_plan_five_ranges(database):
+    """ORDER BY RANK RRF(...) selecting an object on five ranges: the emulator refuses the
+    cross-partition query with the gateway's hybrid search plan, and the SDK's hybrid pipeline
+    (_HybridSearchContextAggregator) runs the statistics and component queries and fuses them.
+    Cosine to [1, 0] ranks d1 d8 d3 d6 d4 d5 d7 d2, FullTextScore 'fox' ranks d2 d3 d6, then the
+    texts without fox, then d8 (no text); RRF with k = 60 and dense ranks gives the orders below,
+    the ones the emulator serves whole on one range."""
+    c = make_container(database, throughput=30000)
+    assert len(list(c.read_feed_ranges())) == 5
+    for i, (id_, title, text, v) in enumerate(HYBRID_DOCS):
+        item = {"id": id_, "pk": f"p{i}", "title": title, "v": v}
+        if text is not None:
+            item["text"] = text
+        c.create_item(item)
+    try:
+        rrf = "RRF(VectorDistance(c.v, [1, 0]), FullTextScore(c.text, 'fox')"
+        rows = list(c.query_items(f"SELECT TOP 10 c.id FROM c ORDER BY RANK {rrf})",
+                                  enable_cross_partition_query=True))
+        assert [r["id"] for r in rows] == ["d1", "d3", "d8", "d6", "d2", "d4", "d5", "d7"]
+        rows = list(c.query_items(f"SELECT TOP 3 c.id FROM c ORDER BY RANK {rrf}, [1, 3])",
+                                  enable_cross_partition_query=True))
+        assert [r["id"] for r in rows] == ["d3", "d2", "d1"]
+        rows = list(c.query_items(
+            "SELECT TOP 10 c.id FROM c WHERE FullTextContains(c.title, 'John') OR FullTextContains(c.text, 'United States') "
+            "ORDER BY RANK RRF(FullTextScore(c.title, 'John'), FullTextScore(c.text, 'United States'))",
+            enable_cross_partition_query=True))
+        assert [r["id"] for r in rows] == ["d1", "d3", "d4", "d5", "d8"]
+        # one component: BM25 of 'fox' (d2 three in four words, d3 one in two, d6 two in five)
+        rows = list(c.query_items("SELECT TOP 3 c.id FROM c ORDER BY RANK FullTextScore(c.text, 'fox')",
+                                  enable_cross_partition_query=True))
+        assert [r["id"] for r in rows] == ["d2", "d3", "d6"]
+        # a term of several words matches any of them, as on the service
+        got = sorted(c.query_items("SELECT VALUE c.id FROM c WHERE FullTextContains(c.text, 'United States')",
+                                   enable_cross_partition_query=True))
+        assert got == ["d1", "d4", "d5"]
+    finally:
+        database.delete_container(c)

@@ -95,3 +95,13 @@ func SimilarityOrder(e Expr, alias string, params map[string]json.RawMessage, po
 	}
 	return false, false
 }
+
+// HybridComponentTop is how many results per scoring function a hybrid
+// search asks for when the query wants skip+take results (OFFSET, and TOP
+// or LIMIT): max(120, 2 * (skip + take)), which gives the gateway's
+// observed component TOP of 120 for TOP 10 and 200 for TOP 100. The SDKs
+// fuse only those candidates; the emulator's whole answer to an RRF query
+// ranks the same candidates, so that both agree.
+func HybridComponentTop(skip, take int64) int64 {
+	return max(120, 2*(skip+take))
+}

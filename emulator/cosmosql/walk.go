@@ -108,10 +108,10 @@ func (f *From) Sources() []Source {
 }
 
 // IsAggregate reports whether name (any case) is an aggregate function:
-// COUNT, SUM, AVG, MIN, MAX, MAKELIST or MAKESET.
+// COUNT, COUNTIF, SUM, AVG, MIN, MAX, MAKELIST or MAKESET.
 func IsAggregate(name string) bool {
 	switch strings.ToUpper(name) {
-	case "COUNT", "SUM", "AVG", "MIN", "MAX", "MAKELIST", "MAKESET":
+	case "COUNT", "COUNTIF", "SUM", "AVG", "MIN", "MAX", "MAKELIST", "MAKESET":
 		return true
 	}
 	return false

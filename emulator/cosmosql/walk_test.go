@@ -81,12 +81,12 @@ func TestWalkCoversEveryNode(t *testing.T) {
 
 func TestIsAggregate(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"COUNT", "count", "Sum", "AVG", "min", "MAX", "MAKELIST", "MakeSet", "makelist"} {
+	for _, name := range []string{"COUNT", "count", "Sum", "AVG", "min", "MAX", "MAKELIST", "MakeSet", "makelist", "COUNTIF", "CountIf"} {
 		if !IsAggregate(name) {
 			t.Errorf("IsAggregate(%q) = false", name)
 		}
 	}
-	for _, name := range []string{"", "ABS", "COUNTIF", "MAKE_LIST", "SETUNION", "ARRAY_LENGTH", "COUNT_"} {
+	for _, name := range []string{"", "ABS", "COUNT_IF", "MAKE_LIST", "SETUNION", "ARRAY_LENGTH", "COUNT_"} {
 		if IsAggregate(name) {
 			t.Errorf("IsAggregate(%q) = true", name)
 		}

@@ -79,7 +79,8 @@ func (a *aggTranslator) val(e cosmosql.Expr) (string, error) {
 
 // aggregateSQL is the SQL aggregate for a Cosmos aggregate over the jsonb
 // values v (NULL = undefined, skipped by every aggregate):
-// COUNT counts defined values; SUM and AVG are undefined when any defined
+// COUNT counts defined values; COUNTIF the values that are true (the
+// gateway's statistics query counts FullTextContains hits with it); SUM and AVG are undefined when any defined
 // value is not a number (SUM of nothing is 0, AVG of nothing undefined);
 // MIN and MAX follow the type order and are undefined when an array or
 // object is among the values. MAKELIST is the array of the defined values
@@ -92,6 +93,8 @@ func aggregateSQL(name, v string, order []string) string {
 	switch name {
 	case "COUNT":
 		return "to_jsonb(count(" + v + "))"
+	case "COUNTIF":
+		return "to_jsonb(count(*) FILTER (WHERE (" + v + ") = 'true'::jsonb))"
 	case "SUM":
 		return "(CASE WHEN " + notNumber + " THEN NULL ELSE cosmos.f8(coalesce(sum(cosmos.num(" + v + ")), 0)) END)"
 	case "AVG":

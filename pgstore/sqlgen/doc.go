@@ -63,8 +63,8 @@
 // every construct (TestSQLGrowsLinearly bounds len(SQL)/len(query));
 // expressions nest at most MaxExprDepth deep (chains of binary operators
 // included), a chain of AND or of OR has at most MaxLogicalTerms operands
-// (translated as one call over an array), subqueries nest at most 8 deep,
-// and a WHERE clause adds at most 16 index conjuncts. The query text
+// (translated as one call over an array), subqueries nest as deep as
+// cosmosql.MaxDepth lets the text nest them, and a WHERE clause adds at most 16 index conjuncts. The query text
 // itself is bounded by the caller (emulator.MaxQueryTextLength, 512 KB)
 // and its syntax nesting by cosmosql.MaxDepth. Input.Ctx stops the
 // translation of long lists when the request is cancelled.

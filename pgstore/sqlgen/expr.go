@@ -596,25 +596,48 @@ func (t *translator) equal(a, b string, da, db bool) string {
 	return "cosmos.eq(" + a + ", " + b + ")"
 }
 
-// like translates LIKE with a pattern known at translation time (a string
-// literal or parameter) into an anchored POSIX regular expression.
+// like translates LIKE. A pattern known at translation time (a string
+// literal or parameter, with a constant escape) becomes an anchored POSIX
+// regular expression bound as an argument (likeToRegex); any other
+// pattern or escape is converted row by row inside PostgreSQL by
+// cosmos.like_regex, the same conversion written in SQL, so that no value
+// of a row ever becomes statement text. A pattern, an operand or a
+// row's escape that is not a string (or an escape that is not one
+// character) makes the result undefined.
 func (t *translator) like(x *cosmosql.Like) (string, error) {
 	v, err := t.val(x.X)
 	if err != nil {
 		return "", err
 	}
-	pat, ok := t.constString(x.Pattern)
-	if !ok {
-		return "", unsupported("LIKE with a pattern that is not a string literal or parameter")
-	}
-	esc := ""
+	pat, constPat := t.constString(x.Pattern)
+	esc, constEsc := "", true
 	if x.Escape != nil {
-		if esc, ok = t.constString(x.Escape); !ok || len([]rune(esc)) != 1 {
+		esc, constEsc = t.constString(x.Escape)
+		if constEsc && len([]rune(esc)) != 1 {
 			return "", unsupported("LIKE ... ESCAPE with an escape that is not one character")
 		}
 	}
-	re := likeToRegex(pat, esc)
-	s := "to_jsonb(cosmos.str(" + v + ") ~ " + t.bind(re) + "::text)"
+	var s string
+	if constPat && constEsc {
+		s = "to_jsonb(cosmos.str(" + v + ") ~ " + t.bind(likeToRegex(pat, esc)) + "::text)"
+	} else {
+		p, err := t.val(x.Pattern)
+		if err != nil {
+			return "", err
+		}
+		escArg := "NULL::text, false"
+		switch {
+		case x.Escape != nil && constEsc:
+			escArg = t.bind(esc) + "::text, true"
+		case x.Escape != nil:
+			e, err := t.val(x.Escape)
+			if err != nil {
+				return "", err
+			}
+			escArg = "cosmos.str(" + e + "), true"
+		}
+		s = "to_jsonb(cosmos.str(" + v + ") ~ cosmos.like_regex(cosmos.str(" + p + "), " + escArg + "))"
+	}
 	if x.Not {
 		s = "cosmos.l_not(" + s + ")"
 	}
@@ -639,24 +662,40 @@ func (t *translator) constString(e cosmosql.Expr) (string, bool) {
 
 // likeToRegex converts a LIKE pattern: % any string, _ one character,
 // [abc] [a-f] [^x] character sets, esc makes the next character literal.
+// A set is a '[' followed by a ']' after at least one character (so "[]a]"
+// is the set of ']' and 'a'); a '[' without one is literal. Inside a set a
+// leading '^' negates it (unless it is the only character), x-y is a
+// range (matching nothing when y < x), every other character is literal.
+// A run of % is one ".*" (the same strings match, and PostgreSQL's regular
+// expression compiler refuses thousands of them).
+// The result is always a valid PostgreSQL regular expression: a set left
+// empty matches nothing ("(?!)") or, negated, any character.
+// cosmos.like_regex (migration 0032) is this function in SQL; the two must
+// agree (TestLikeRegexAgreesWithSQL).
 func likeToRegex(p, esc string) string {
 	var b strings.Builder
 	b.WriteString("^")
 	rs := []rune(p)
+	pct := false // the last thing written is a % (runs of % are one)
 	for i := 0; i < len(rs); i++ {
 		c := rs[i]
+		wasPct := pct
+		pct = false
 		switch {
 		case esc != "" && string(c) == esc && i+1 < len(rs):
 			i++
 			b.WriteString(regexp.QuoteMeta(string(rs[i])))
 		case c == '%':
-			b.WriteString(".*")
+			if !wasPct {
+				b.WriteString(".*")
+			}
+			pct = true
 		case c == '_':
 			b.WriteString(".")
 		case c == '[':
 			end := -1
-			for j := i + 1; j < len(rs); j++ {
-				if rs[j] == ']' && j > i+1 {
+			for j := i + 2; j < len(rs); j++ {
+				if rs[j] == ']' {
 					end = j
 					break
 				}
@@ -665,21 +704,7 @@ func likeToRegex(p, esc string) string {
 				b.WriteString(`\[`)
 				continue
 			}
-			set := rs[i+1 : end]
-			b.WriteString("[")
-			for k, sc := range set {
-				switch {
-				case k == 0 && sc == '^':
-					b.WriteString("^")
-				case sc == '-' && k > 0 && k < len(set)-1:
-					b.WriteString("-")
-				case sc == '\\' || sc == ']' || sc == '[' || sc == '^' || sc == '-':
-					b.WriteString(`\` + string(sc))
-				default:
-					b.WriteRune(sc)
-				}
-			}
-			b.WriteString("]")
+			b.WriteString(likeSet(rs[i+1 : end]))
 			i = end
 		default:
 			b.WriteString(regexp.QuoteMeta(string(c)))
@@ -687,4 +712,44 @@ func likeToRegex(p, esc string) string {
 	}
 	b.WriteString("$")
 	return b.String()
+}
+
+// likeSet converts the characters between a set's brackets (at least
+// one) into a bracket expression (see likeToRegex).
+func likeSet(set []rune) string {
+	neg := len(set) > 1 && set[0] == '^'
+	k := 0
+	if neg {
+		k = 1
+	}
+	var items strings.Builder
+	for ; k < len(set); k++ {
+		if k+2 < len(set) && set[k+1] == '-' {
+			if set[k] <= set[k+2] {
+				items.WriteString(setChar(set[k]) + "-" + setChar(set[k+2]))
+			}
+			k += 2
+			continue
+		}
+		items.WriteString(setChar(set[k]))
+	}
+	switch {
+	case items.Len() == 0 && neg:
+		return "."
+	case items.Len() == 0:
+		return "(?!)"
+	case neg:
+		return "[^" + items.String() + "]"
+	}
+	return "[" + items.String() + "]"
+}
+
+// setChar is c inside a bracket expression: backslash-escaped when it is
+// one of the characters special there.
+func setChar(c rune) string {
+	switch c {
+	case '\\', ']', '[', '^', '-':
+		return `\` + string(c)
+	}
+	return string(c)
 }

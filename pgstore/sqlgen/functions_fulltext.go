@@ -13,8 +13,9 @@ import (
 // tokens, not substrings: the field and the terms are tokenized,
 // lower-cased, stemmed and stripped of stop words by the text search
 // configuration of the field's language (FullTextConfig), and a term is
-// contained when each of its tokens is a token of the field ("fox"
-// matches "Foxes", not "firefox"). FULLTEXTSCORE is only allowed in ORDER
+// contained when one of its tokens is a token of the field ("fox" matches
+// "Foxes", not "firefox"; "United States" matches "United Kingdom", as on
+// the service: migration 0031). FULLTEXTSCORE is only allowed in ORDER
 // BY RANK (the parser refuses it elsewhere) and is translated by rank.go.
 
 // DefaultFullTextConfig is the text search configuration of a field that
@@ -195,4 +196,39 @@ func init() {
 	astFunctions["FULLTEXTCONTAINS"] = contains
 	astFunctions["FULLTEXTCONTAINSALL"] = fullTextMatch(true)
 	astFunctions["FULLTEXTCONTAINSANY"] = fullTextMatch(false)
+}
+
+// The gateway's internal scoring functions, which the component and
+// statistics queries of its hybrid search plan call (emulator/hybridplan.go;
+// reference search §A4.3, §A4.5) once an SDK has put the container-wide
+// statistics in place of their placeholders:
+//
+//   - _FULLTEXTSCORE(path, [terms], n, total, [hits]) is FullTextScore's
+//     BM25 score of the document for the terms (strings), over n
+//     documents, total tokens of path and hits[i] documents holding
+//     terms[i] (numbers): cosmos.fts_score, the function ORDER BY RANK
+//     uses, so the fused ranking equals the one a single range serves.
+//     Undefined when path is not a string or an argument has another type.
+//   - _FULLTEXTWORDCOUNT(path) is the number of tokens of path (stop words
+//     excluded), undefined when it is not a string.
+//   - _VECTORSCORE(...) is VECTORDISTANCE(...).
+func init() {
+	astFunctions["_FULLTEXTSCORE"] = astFn{5, 5, func(t *translator, x []cosmosql.Expr) (string, error) {
+		a, err := t.vals(x)
+		if err != nil {
+			return "", err
+		}
+		cfg := t.fullTextConfig(x[0])
+		return "cosmos.fts_score_json(" + cfg + ", " + strings.Join(a, ", ") + ")", nil
+	}}
+	astFunctions["_FULLTEXTWORDCOUNT"] = astFn{1, 1, func(t *translator, x []cosmosql.Expr) (string, error) {
+		v, err := t.val(x[0])
+		if err != nil {
+			return "", err
+		}
+		return "cosmos.fts_word_count(" + t.fullTextConfig(x[0]) + ", " + v + ")", nil
+	}}
+	astFunctions["_VECTORSCORE"] = astFn{2, 4, func(t *translator, x []cosmosql.Expr) (string, error) {
+		return t.call(&cosmosql.Call{P: x[0].Position(), Name: "VECTORDISTANCE", Args: x})
+	}}
 }

@@ -189,15 +189,19 @@ func TestMoreFunctions(t *testing.T) {
 			// tokens, not substrings (reference A2: tokenized, stemmed,
 			// stop words removed): "fox" is no token of "firefox", which a
 			// substring test would have matched; stemming joins "Foxes"
-			// and "fox"; a multi-word term needs all its words, anywhere
-			// (adjacency is UNVERIFIED: the looser reading is chosen); a
-			// term of stop words only matches nothing
+			// and "fox"; a multi-word term holds when one of its words does
+			// (on the service FullTextContains(c.text, 'United States')
+			// returns texts with "United" and no form of "States"); a term
+			// of stop words only matches nothing
 			v(`FULLTEXTCONTAINS("firefox browser", "fox")`, `false`),
 			v(`FULLTEXTCONTAINSANY("firefox browser", "fox", "box")`, `false`),
 			v(`FULLTEXTCONTAINS("Two Foxes jumped", "fox")`, `true`),
 			v(`FULLTEXTCONTAINS("the fox jumps", "JUMPING")`, `true`),
 			v(`FULLTEXTCONTAINS("States of the United Kingdom", "United States")`, `true`),
-			v(`FULLTEXTCONTAINS("the United Kingdom", "United States")`, `false`),
+			v(`FULLTEXTCONTAINS("the United Kingdom", "United States")`, `true`),
+			v(`FULLTEXTCONTAINS("the Kingdom", "United States")`, `false`),
+			v(`FULLTEXTCONTAINSALL("the United Kingdom", "United States", "kingdom")`, `true`),
+			v(`FULLTEXTCONTAINSALL("the United Kingdom", "United States", "queen")`, `false`),
 			v(`FULLTEXTCONTAINS("the fox", "the")`, `false`),
 		})
 	})

@@ -38,7 +38,8 @@ func init() {
 
 // ApplyVectorEmbeddingPolicy makes the distance functions that a
 // container's vectorEmbeddingPolicy declares the defaults of the
-// VECTORDISTANCE calls of q whose first argument is a declared path:
+// VECTORDISTANCE (and _VECTORSCORE, its hybrid plan form) calls of q whose
+// first argument is a declared path:
 // distanceFunctions maps paths as the policy writes them ("/embedding",
 // "/a/b") to distance function names. Such a call without options gets
 // the argument {"distanceFunction": <name>} (and bruteForce false if
@@ -72,7 +73,7 @@ func ApplyVectorEmbeddingPolicy(q *cosmosql.Query, distanceFunctions map[string]
 				return false
 			}
 			c, ok := x.(*cosmosql.Call)
-			if !ok || c.UDF || !strings.EqualFold(c.Name, "VECTORDISTANCE") || len(c.Args) < 2 {
+			if !ok || c.UDF || !(strings.EqualFold(c.Name, "VECTORDISTANCE") || strings.EqualFold(c.Name, "_VECTORSCORE")) || len(c.Args) < 2 {
 				return true
 			}
 			name, ok := distanceFunctions[cosmosql.DocumentPath(c.Args[0], alias)]

@@ -28,6 +28,9 @@ var growthShapes = []string{
 	"1 BETWEEN 0 AND X", "X NOT BETWEEN 1 AND 2", "X LIKE 'a%'", "(X ? 1 : 2)", "(true ? X : 2)",
 	"(false ? 1 : X)", "X.a", "X['a']", "X[0]", "X[c.i]", "c[X]", "[X, 1]", "{'a': X, 'b': 1}",
 	"(SELECT VALUE X)", "EXISTS(SELECT VALUE X)", "ARRAY(SELECT VALUE X)",
+	"X LIKE c.p", "c.p LIKE X", "c.p LIKE X ESCAPE '!'", "c.p LIKE c.q ESCAPE X", "c.p NOT LIKE CONCAT(X, '%')",
+	"(SELECT * FROM t IN X)", "EXISTS(SELECT * FROM t IN X WHERE t > 1)", "ARRAY(SELECT * FROM X)",
+	"(SELECT VALUE COUNT(1) FROM (SELECT VALUE t FROM t IN X) x)", "ARRAY(SELECT VALUE [t, u] FROM t IN c.a JOIN (SELECT VALUE X) u)",
 	// NaN and Infinity take the double forms of the operators
 	"X - Infinity", "NaN * X", "-X + NaN", "X = NaN", "Infinity != X", "X < -Infinity", "NaN >= X",
 	"X BETWEEN -Infinity AND Infinity", "NaN BETWEEN X AND 1", "Infinity BETWEEN 0 AND X", "X | NaN",

@@ -62,15 +62,36 @@ func migratedDatabase(t *testing.T) string {
 // results of every page, as JSON, each page's joined by spaces.
 func pageAll(t *testing.T, pool *pgxpool.Pool, query string, pageSize int) ([]string, error) {
 	t.Helper()
+	return pageAllIn(t, pool, "ls_items", query, nil, pageSize)
+}
+
+// pageAllIn is pageAll over the items table table, with the query
+// parameters params (name with '@' to JSON).
+func pageAllIn(t *testing.T, pool *pgxpool.Pool, table, query string, params map[string]json.RawMessage, pageSize int) ([]string, error) {
+	t.Helper()
+	results, err := pageResults(t, pool, table, query, params, pageSize)
+	if err != nil {
+		return nil, err
+	}
+	pages := make([]string, len(results))
+	for i, r := range results {
+		pages[i] = strings.Join(r, " ")
+	}
+	return pages, nil
+}
+
+// pageResults is pageAllIn with each page's results apart.
+func pageResults(t *testing.T, pool *pgxpool.Pool, table, query string, params map[string]json.RawMessage, pageSize int) ([][]string, error) {
+	t.Helper()
 	q, err := cosmosql.Parse(query)
 	if err != nil {
 		t.Fatalf("parse %s: %v", query, err)
 	}
-	var pages []string
+	var pages [][]string
 	var cur *sqlgen.Cursor
 	for n := 0; n < 100; n++ {
-		st, err := sqlgen.Translate(q, sqlgen.Input{Table: "ls_items", CollRID: []byte{1, 2, 3, 4, 5, 6, 7, 8},
-			SelfPrefix: "dbs/x/colls/y/docs/", Live: "TRUE", PageSize: pageSize, Cursor: cur})
+		st, err := sqlgen.Translate(q, sqlgen.Input{Table: table, CollRID: []byte{1, 2, 3, 4, 5, 6, 7, 8},
+			SelfPrefix: "dbs/x/colls/y/docs/", Live: "TRUE", PageSize: pageSize, Cursor: cur, Params: params})
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +145,7 @@ func pageAll(t *testing.T, pool *pgxpool.Pool, query string, pageSize int) ([]st
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		pages = append(pages, strings.Join(page, " "))
+		pages = append(pages, page)
 		if !more || st.Single {
 			return pages, nil
 		}

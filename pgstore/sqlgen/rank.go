@@ -24,7 +24,9 @@ import (
 //     with dense ranks (equal scores share a rank) and sorts by
 //     sum(w_i / (60 + rank_i)), as the SDKs fuse component results
 //     (k = 60; weight 1 by default; a negative weight reverses the
-//     component's direction and counts by its absolute value).
+//     component's direction and counts by its absolute value). With TOP
+//     or LIMIT the fused documents are those among the first
+//     cosmosql.HybridComponentTop of some component, as in the SDKs.
 //
 // A document whose component score is undefined (no such field) ranks
 // after every scored one. Ties keep insertion order. TOP and OFFSET LIMIT
@@ -108,6 +110,25 @@ func (t *translator) rankQuery(q *cosmosql.Query, sc *scope) (*Statement, error)
 	if len(comps) == 1 && q.Rank == comps[0].call {
 		order = "x.s0 " + direction(comps[0].desc) + " NULLS LAST, x.seq"
 	} else {
+		total, skip, err := t.limits(q)
+		if err != nil {
+			return nil, err
+		}
+		if total >= 0 {
+			// the candidates: the documents among the first
+			// HybridComponentTop of some component, the ones the SDKs'
+			// hybrid pipelines fuse (each component query returns that
+			// many), so that the whole answer equals their fusion
+			window := t.bind(cosmosql.HybridComponentTop(skip, total))
+			numbered := []string{"x.*"}
+			var within []string
+			for i, c := range comps {
+				n := strconv.Itoa(i)
+				numbered = append(numbered, "row_number() OVER (ORDER BY x.s"+n+" "+direction(c.desc)+" NULLS LAST, x.seq) AS n"+n)
+				within = append(within, "x.n"+n+" <= "+window)
+			}
+			rows = "SELECT x.* FROM (SELECT " + strings.Join(numbered, ", ") + " FROM (" + rows + ") AS x) AS x WHERE " + strings.Join(within, " OR ")
+		}
 		ranks := []string{"x.*"}
 		var fused []string
 		for i, c := range comps {

@@ -481,8 +481,9 @@ func (t *translator) query(q *cosmosql.Query) (*Statement, error) {
 		if out, where, err = t.projectRows(q, st, where); err != nil {
 			return nil, err
 		}
-		if t.depth == 0 && t.udfIndex == nil {
-			// (the rows of a subquery or a UDF batch are no stored rows)
+		if t.depth == 0 && t.udfIndex == nil && src.Subquery == nil {
+			// (the rows of a subquery, a FROM subquery or a UDF batch
+			// are no stored rows)
 			out = append([]string{nulFlagColumn}, out...)
 			st.NULFlag = true
 		}

@@ -155,6 +155,7 @@ func TestLikeToRegex(t *testing.T) {
 		{"100!%", "!", `^100%$`},
 		{"a.b*", "", `^a\.b\*$`},
 		{"[%]", "", "^[%]$"},
+		{"a%%_%%%", "", "^a.*..*$"},
 	}
 	for _, tt := range tests {
 		if got := likeToRegex(tt.pattern, tt.esc); got != tt.want {

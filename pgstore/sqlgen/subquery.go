@@ -21,9 +21,6 @@ import (
 // undefined for SELECT VALUE; ord orders the results).
 func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 	t.depth++
-	if t.depth > 8 {
-		return "", unsupported("subqueries nested more than 8 deep")
-	}
 	saved := make(map[string]binding, len(t.binds))
 	for k, v := range t.binds {
 		saved[k] = v
@@ -39,24 +36,39 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 		return "", errRank
 	}
 	var from, where, ords []string
+	// star is the value of the (only) source, for SELECT *
+	star := ""
 	if q.From != nil {
 		for i, src := range q.From.Sources() {
+			name := fmt.Sprintf("sq%d_%d", t.depth, i)
+			star = name + ".v"
 			if src.Subquery != nil {
-				return "", unsupported("a subquery in the FROM of a subquery")
+				// (query) x: one tuple per (defined) value of the nested
+				// subquery, in its order; it may read the sources before it
+				sub, err := t.subselect(src.Subquery)
+				if err != nil {
+					return "", err
+				}
+				from = append(from, "LATERAL (SELECT s.v, row_number() OVER () AS o FROM ("+sub+") AS s WHERE s.v IS NOT NULL) AS "+name)
+				ords = append(ords, name+".o")
+				if src.Alias != "" {
+					t.binds[src.Alias] = binding{expr: name + ".v"}
+				}
+				continue
 			}
 			base, err := t.val(src.Expr)
 			if err != nil {
 				return "", err
 			}
-			name := fmt.Sprintf("sq%d_%d", t.depth, i)
 			if src.In {
 				from = append(from, "jsonb_array_elements(cosmos.arr("+base+")) WITH ORDINALITY AS "+name+"(v, o)")
 				t.binds[src.Alias] = binding{expr: name + ".v"}
 				ords = append(ords, name+".o")
 				continue
 			}
-			// a single value: one tuple when defined
-			from = append(from, "(SELECT "+base+" AS v) AS "+name)
+			// a single value: one tuple when defined (OFFSET 0: see
+			// fenced)
+			from = append(from, "LATERAL (SELECT "+base+" AS v"+fenced+") AS "+name)
 			where = append(where, name+".v IS NOT NULL")
 			if src.Alias != "" {
 				t.binds[src.Alias] = binding{expr: name + ".v"}
@@ -74,7 +86,9 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 	agg := hasAggregates(q)
 	switch {
 	case q.Select.Star:
-		return "", unsupported("SELECT * in a subquery")
+		// the value of the single source (the parser refuses SELECT *
+		// without FROM and over JOIN), never undefined
+		v = star
 	case q.Select.Value != nil && agg:
 		a := &aggTranslator{t: t, order: ords}
 		x, err := a.val(q.Select.Value)
@@ -90,7 +104,7 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 		// evaluated once, in a lateral subselect, for the result and the
 		// test that drops undefined results
 		name := fmt.Sprintf("sv%d", t.depth)
-		from = append(from, "LATERAL (SELECT "+x+" AS v) AS "+name)
+		from = append(from, "LATERAL (SELECT "+x+" AS v"+fenced+") AS "+name)
 		v = name + ".v"
 		where = append(where, v+" IS NOT NULL")
 	default:
@@ -151,6 +165,15 @@ func (t *translator) subselect(q *cosmosql.Query) (string, error) {
 	return sql, nil
 }
 
+// fenced ends a one-row subselect whose column the enclosing query reads
+// more than once: OFFSET 0 keeps PostgreSQL's planner from pulling the
+// subselect up into it, which would copy the column's expression into
+// each place that reads it, and so double the plan at every level of
+// nested subqueries (a statement linear in the query, planned
+// exponentially: 32 nested scalar subqueries exhausted the server's
+// memory).
+const fenced = " OFFSET 0"
+
 // orderClause is " ORDER BY terms", or "" without terms.
 func orderClause(terms []string) string {
 	if len(terms) == 0 {
@@ -183,9 +206,6 @@ func (t *translator) subquery(x *cosmosql.Subquery) (string, error) {
 // position within the inner results.
 func (t *translator) derivedTable(q *cosmosql.Query) (string, error) {
 	t.depth++
-	if t.depth > 8 {
-		return "", unsupported("subqueries nested more than 8 deep")
-	}
 	savedBinds, savedIn := t.binds, t.in
 	t.binds = map[string]binding{}
 	t.in.Cursor = nil

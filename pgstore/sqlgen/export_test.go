@@ -1,0 +1,4 @@
+package sqlgen
+
+// LikeToRegex exposes likeToRegex to the external tests.
+var LikeToRegex = likeToRegex
