@@ -114,7 +114,7 @@ VOLUME ["/data"]
 WORKDIR /data
 USER cosmos:cosmos
 
-EXPOSE 8081 8080 1234
+EXPOSE 8081 8080 1234 10251
 
 # The health server's /ready (plain http whatever PROTOCOL), else the main
 # port's health endpoint over http or https.

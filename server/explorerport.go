@@ -96,7 +96,7 @@ func (s *Server) explorerScheme() string {
 // needsTLS reports whether a certificate must be loaded: the gateway or
 // the explorer listener serves https.
 func (s *Server) needsTLS() bool {
-	return s.cfg.Protocol == "https" || (s.explorerLn != nil && s.explorerScheme() == "https")
+	return s.cfg.Protocol == "https" || (s.explorerLn != nil && s.explorerScheme() == "https") || s.directLn != nil
 }
 
 // ExplorerURL returns the data explorer's page on its own listener

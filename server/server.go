@@ -28,6 +28,7 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/server/tlscert"
 	"github.com/cosmos-emulator/cosmos-emulator/ttl"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
+	"github.com/cosmos-emulator/cosmos-emulator/wire/rntbd"
 )
 
 // Config is the emulator's configuration; the command fills it from flags
@@ -208,6 +209,15 @@ type Config struct {
 	// or that the service refuses fails the start, its message naming
 	// the file and the place in it.
 	InitData []string
+	// RNTBDAddr, when set, is the address of the direct-mode listener:
+	// RNTBD over TLS with the gateway's certificate, which the Java SDK
+	// uses by default (its port is handed out by GET /addresses). Empty:
+	// direct mode is off, and address requests are answered 400.
+	RNTBDAddr string
+	// RNTBDOptional makes an RNTBDAddr that cannot be bound a warning
+	// (logged once started; direct mode is then off) instead of a start
+	// error: for the default port, which another emulator may hold.
+	RNTBDOptional bool
 }
 
 // Defaults of the HTTP server's limits. The timeouts are far above what a
@@ -265,6 +275,11 @@ type Server struct {
 	explorerSkipped string
 	// registry holds the metrics once the store and sweeper exist.
 	registry atomic.Pointer[prometheus.Registry]
+	// the direct-mode listener and server (direct.go), or why it is not
+	// running when it was optional
+	directLn      net.Listener
+	direct        *rntbd.Server
+	directSkipped string
 }
 
 // Start brings the emulator up: listener, PostgreSQL, migrations, TLS. It
@@ -320,6 +335,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 			}
 			s.closePprof()
 			s.closeExplorer(nil) //nolint:errcheck
+			s.closeDirect()
 			s.shutdownBackends()
 		}
 	}()
@@ -338,6 +354,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, err
 	}
 	if err = s.listenExplorer(); err != nil {
+		return nil, err
+	}
+	if err = s.listenDirect(); err != nil {
 		return nil, err
 	}
 
@@ -402,6 +421,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		Metrics:     reg, LogRequests: cfg.LogRequests, Explorer: explorerHandler,
 		RateLimit: cfg.RateLimit,
 		Faults:    s.faults,
+		RNTBDPort: s.directPort(),
 	})
 	if err != nil {
 		return nil, err
@@ -434,6 +454,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	s.url = cfg.Protocol + "://" + advertisedHost(s.ln.Addr().String()) + "/"
 	go func() { s.served <- s.http.Serve(ln) }()
 	s.serveExplorer(handler, tlsConfig)
+	if err = s.serveDirect(tlsCert); err != nil {
+		return nil, err
+	}
 	bg, cancel := context.WithCancel(context.Background())
 	s.stopBG, s.bgDone = cancel, make(chan struct{})
 	go func() {
@@ -449,6 +472,9 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	if s.explorerSkipped != "" {
 		s.log.Warn(s.explorerSkipped)
+	}
+	if s.directSkipped != "" {
+		s.log.Warn(s.directSkipped)
 	}
 	return s, nil
 }
@@ -647,6 +673,7 @@ func (s *Server) Close(ctx context.Context) error {
 	if err := s.closeExplorer(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("server: data explorer listener shutdown: %w", err))
 	}
+	s.closeDirect()
 	if s.stopBG != nil {
 		s.stopBG()
 		<-s.bgDone

@@ -33,13 +33,26 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	minimal := wantsMinimal(r)
-	var lsn int64
-	total := 0.0
+	buf, lsn, total := renderBatch(res, wantsMinimal(r), len(req.Body))
+	hd := w.Header()
+	hd.Set("X-Ms-Request-Charge", strconv.FormatFloat(float64(int(total*100+0.5))/100, 'f', -1, 64))
+	named, _ := res.Container.RangeByID(r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"))
+	setRangeSession(w, res.Container, servedRange(res.Container, named, req.PartitionKey), lsn)
+	status := http.StatusOK
+	if res.Failed {
+		status = http.StatusMultiStatus
+	}
+	writeBody(w, status, buf)
+}
+
+// renderBatch renders a batch's results (the response body of both
+// transports), with the highest LSN written and the total charge; minimal
+// leaves the bodies of writes out; reqLen is the request body's size.
+func renderBatch(res emulator.BatchResult, minimal bool, reqLen int) (buf []byte, lsn int64, total float64) {
 	// The response holds about what the request did (the bodies) plus
 	// each result's status and system properties: sized once, and each
 	// body rendered into one reused buffer.
-	buf := make([]byte, 1, len(req.Body)+len(res.Ops)*batchResultOverhead)
+	buf = make([]byte, 1, reqLen+len(res.Ops)*batchResultOverhead)
 	buf[0] = '['
 	var scratch []byte
 	for i, op := range res.Ops {
@@ -76,16 +89,7 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 			lsn = op.Item.LSN
 		}
 	}
-	buf = append(buf, ']')
-	hd := w.Header()
-	hd.Set("X-Ms-Request-Charge", strconv.FormatFloat(float64(int(total*100+0.5))/100, 'f', -1, 64))
-	named, _ := res.Container.RangeByID(r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"))
-	setRangeSession(w, res.Container, servedRange(res.Container, named, req.PartitionKey), lsn)
-	status := http.StatusOK
-	if res.Failed {
-		status = http.StatusMultiStatus
-	}
-	writeBody(w, status, buf)
+	return append(buf, ']'), lsn, total
 }
 
 // batchOpStatus is the status and sub-status of one batch operation's

@@ -66,13 +66,7 @@ func StatusOf(k emulator.Kind) int {
 // kind, body {"code","message"[,"additionalErrorInfo"]}. Internal errors are
 // logged with their cause; clients see only the message.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var e *emulator.Error
-	if !errors.As(err, &e) {
-		e = &emulator.Error{Kind: emulator.KindInternal, Message: "The emulator failed to process the request.", Err: err}
-	}
-	if e.Kind == emulator.KindInternal && h.unavailable != nil && h.unavailable(err) {
-		e = &emulator.Error{Kind: emulator.KindUnavailable, Message: MsgUnavailable, Err: err}
-	}
+	e := h.cosmosError(err)
 	status := StatusOf(e.Kind)
 	if r.Context().Err() != nil {
 		// The client went away (the request's context ends only then):
@@ -109,9 +103,23 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	writeErrorBody(w, status, e.Kind.String(), msg, e.AdditionalErrorInfo)
 }
 
-// writeErrorBody writes the service's error body {"code","message"
-// [,"additionalErrorInfo"]} with status; the caller sets the headers.
-func writeErrorBody(w http.ResponseWriter, status int, code, msg, additional string) {
+// cosmosError returns err as the Cosmos error a client is sent: err's own
+// when it is one, else an internal error, or a 503 when the storage is
+// unreachable. Both transports (HTTP and direct mode) send errors so.
+func (h *handler) cosmosError(err error) *emulator.Error {
+	var e *emulator.Error
+	if !errors.As(err, &e) {
+		e = &emulator.Error{Kind: emulator.KindInternal, Message: "The emulator failed to process the request.", Err: err}
+	}
+	if e.Kind == emulator.KindInternal && h.unavailable != nil && h.unavailable(err) {
+		e = &emulator.Error{Kind: emulator.KindUnavailable, Message: MsgUnavailable, Err: err}
+	}
+	return e
+}
+
+// errorBody is the service's error body {"code","message"
+// [,"additionalErrorInfo"]}.
+func errorBody(code, msg, additional string) []byte {
 	body := []byte(`{"code":`)
 	body = emulator.AppendJSONString(body, code)
 	body = append(body, `,"message":`...)
@@ -120,8 +128,13 @@ func writeErrorBody(w http.ResponseWriter, status int, code, msg, additional str
 		body = append(body, `,"additionalErrorInfo":`...)
 		body = emulator.AppendJSONString(body, additional)
 	}
-	body = append(body, '}')
-	writeBody(w, status, body)
+	return append(body, '}')
+}
+
+// writeErrorBody writes the service's error body {"code","message"
+// [,"additionalErrorInfo"]} with status; the caller sets the headers.
+func writeErrorBody(w http.ResponseWriter, status int, code, msg, additional string) {
+	writeBody(w, status, errorBody(code, msg, additional))
 }
 
 func writeBody(w http.ResponseWriter, status int, body []byte) {

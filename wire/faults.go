@@ -424,13 +424,22 @@ func (f *activeFault) fire(now time.Time) bool {
 // their everyNth and probability sequences); the rules after the one
 // that fires do not.
 func (s *FaultSet) pick(r *http.Request) *activeFault {
-	rs := s.active.Load()
-	if rs == nil {
+	if s.active.Load() == nil {
 		return nil
 	}
 	q := newFaultRequest(r)
 	if q.rt == "_emulator" || q.rt == "_explorer" {
 		return nil // the control plane is never faulted
+	}
+	return s.pickFor(q)
+}
+
+// pickFor is pick for a request already read into q (direct mode's
+// requests are, without an http.Request).
+func (s *FaultSet) pickFor(q *faultRequest) *activeFault {
+	rs := s.active.Load()
+	if rs == nil {
+		return nil
 	}
 	now := s.now()
 	for _, f := range *rs {

@@ -76,6 +76,10 @@ type Config struct {
 	// that it can load rules at start or set them in-process; nil starts
 	// with an empty set. The control endpoints /_emulator/faults change it.
 	Faults *FaultSet
+	// RNTBDPort is the port of the direct-mode (RNTBD) listener that GET
+	// /addresses hands out (addresses.go); 0: none runs, and address
+	// requests are refused with a 400 saying so.
+	RNTBDPort int
 }
 
 // ConsistencyLevels are the default consistency levels an account can
@@ -124,10 +128,29 @@ type handler struct {
 	limiter *rateLimiter
 	// faults holds the fault rules (faults.go), never nil.
 	faults *FaultSet
+	// rntbdPort is Config.RNTBDPort.
+	rntbdPort int
 }
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
 func NewHandler(cfg Config) (http.Handler, error) {
+	h, err := newHandler(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.RateLimit {
+		h.limiter = newRateLimiter(cfg.Service, time.Now)
+	}
+	r, err := h.router(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return h.observe(h.middleware(h.faultHook(h.rateLimit(r)))), nil
+}
+
+// newHandler checks cfg and returns the handler state that both
+// transports share: service, keys, consistency, logger, clock.
+func newHandler(cfg Config) (*handler, error) {
 	if cfg.Service == nil {
 		return nil, errors.New("wire: Config.Service is required")
 	}
@@ -145,7 +168,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 	h := &handler{svc: cfg.Service, key: key, keyString: keyString, tokenKey: tokenKey(key), certPEM: cfg.CertPEM, log: cfg.Logger, ready: cfg.Ready, now: cfg.Now,
 		sweepFn: cfg.Sweep, sweeperStats: cfg.SweeperStats, consistency: consistency, unavailable: cfg.Unavailable,
-		logRequests: cfg.LogRequests, faults: cfg.Faults}
+		logRequests: cfg.LogRequests, faults: cfg.Faults, rntbdPort: cfg.RNTBDPort}
 	if h.faults == nil {
 		h.faults = NewFaultSet()
 	}
@@ -158,14 +181,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if h.now == nil {
 		h.now = time.Now
 	}
-	if cfg.RateLimit {
-		h.limiter = newRateLimiter(cfg.Service, time.Now)
-	}
-	r, err := h.router(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return h.observe(h.middleware(h.faultHook(h.rateLimit(r)))), nil
+	return h, nil
 }
 
 // router is the handler's gorilla/mux router over every resource path.
@@ -193,6 +209,8 @@ func (h *handler) router(cfg Config) (*mux.Router, error) {
 	r.HandleFunc("/dbs/{db}/colls/{coll}/docs", h.readFeed).Methods(http.MethodGet)
 
 	r.HandleFunc("/", h.getAccount).Methods(http.MethodGet)
+	r.HandleFunc("/addresses", h.addresses).Methods(http.MethodGet)
+	r.HandleFunc("//addresses", h.addresses).Methods(http.MethodGet)
 	r.HandleFunc("/_explorer/emulator.pem", h.certificate).Methods(http.MethodGet)
 	if cfg.Explorer != nil {
 		// "/_explorer/" arrives as "/_explorer" (normalizeRequest)
@@ -366,6 +384,11 @@ func (h *handler) authenticate(r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		if isAddressPath(r.URL.EscapedPath()) {
+			// the addresses of a container's documents need a token that
+			// reads them; the master partition's, any token
+			r = addressAuthorizationRequest(r)
+		}
 		return h.authorizeResourceToken(r, t)
 	}
 	date := r.Header.Get("X-Ms-Date")
@@ -394,6 +417,10 @@ func (h *handler) authenticate(r *http.Request) error {
 	case "master":
 		resType, link := ResourceTypeAndLink(r.URL.EscapedPath())
 		links := linkCandidates(r.URL.EscapedPath(), link)
+		if isAddressPath(r.URL.EscapedPath()) {
+			resType, links = h.addressSignedResource(r)
+			link = links[0]
+		}
 		if verifyMaster(h.key, tok, r.Method, resType, links, date) {
 			return nil
 		}
@@ -548,12 +575,18 @@ func decodeQuery(r *http.Request) (emulator.Query, error) {
 	if err != nil {
 		return emulator.Query{}, err
 	}
+	return parseQueryBody(body, strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/sql"))
+}
+
+// parseQueryBody decodes a query body: {"query","parameters"} JSON, or
+// with sqlText the bare query text. Either must be valid UTF-8.
+func parseQueryBody(body []byte, sqlText bool) (emulator.Query, error) {
 	var q emulator.Query
 	if !utf8.Valid(body) {
 		// encoding/json would replace the bytes with U+FFFD silently
 		return q, emulator.InvalidBody(emulator.ErrJSONInvalidUTF8)
 	}
-	if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/sql") {
+	if sqlText {
 		q.Text = string(body)
 		return q, nil
 	}
@@ -643,6 +676,18 @@ func writeResource(w http.ResponseWriter, status int, body []byte, etag string) 
 
 // writeFeed sends a feed envelope {"_rid":..,"<name>":[..],"_count":n}.
 func writeFeed(w http.ResponseWriter, ownerRID, name string, docs [][]byte, continuation string) {
+	buf := feedBody(ownerRID, name, docs)
+	hd := w.Header()
+	hd.Set("X-Ms-Item-Count", strconv.Itoa(len(docs)))
+	if continuation != "" {
+		hd.Set("X-Ms-Continuation", continuation)
+	}
+	hd.Set("X-Ms-Request-Charge", charge(false, len(buf)))
+	writeBody(w, http.StatusOK, buf)
+}
+
+// feedBody is a feed envelope {"_rid":..,"<name>":[..],"_count":n}.
+func feedBody(ownerRID, name string, docs [][]byte) []byte {
 	n := 0
 	for _, d := range docs {
 		n += len(d) + 1
@@ -656,14 +701,7 @@ func writeFeed(w http.ResponseWriter, ownerRID, name string, docs [][]byte, cont
 	buf = emulator.AppendJSONArray(buf, docs)
 	buf = append(buf, `,"_count":`...)
 	buf = strconv.AppendInt(buf, int64(len(docs)), 10)
-	buf = append(buf, '}')
-	hd := w.Header()
-	hd.Set("X-Ms-Item-Count", strconv.Itoa(len(docs)))
-	if continuation != "" {
-		hd.Set("X-Ms-Continuation", continuation)
-	}
-	hd.Set("X-Ms-Request-Charge", charge(false, len(buf)))
-	writeBody(w, http.StatusOK, buf)
+	return append(buf, '}')
 }
 
 // checkConsistencyLevel refuses (400) a request on the account's resources

@@ -250,6 +250,7 @@ func roundDuration(d time.Duration) time.Duration {
 //     its own listener (--explorer-port, plain http by default), else on
 //     the main port;
 //   - the health server's address, when it runs;
+//   - the direct-mode (RNTBD) listener's address, when it runs;
 //   - "PostgreSQL=OK, Gateway=OK, Explorer=OK, Ready=YES" and "System is
 //     now fully ready to accept requests": Microsoft's status and legacy
 //     lines, which hand-written waits match. With the explorer disabled
@@ -282,6 +283,9 @@ func readyLines(s *server.Server, cfg server.Config) string {
 	}
 	if p := s.PprofURL(); p != "" {
 		fmt.Fprintf(&b, "Profiling on %s/debug/pprof/\n", p)
+	}
+	if d := s.RNTBDAddr(); d != "" {
+		fmt.Fprintf(&b, "Direct mode (RNTBD) on %s\n", d)
 	}
 	explorer := "OK"
 	if cfg.DisableExplorer {

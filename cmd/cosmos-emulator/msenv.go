@@ -315,6 +315,7 @@ func isAlias(fs *flag.FlagSet, name string) bool {
 // server.Config, until they are resolved into it.
 type msSettings struct {
 	port, healthPort, explorerPort, queryBufferKB int
+	rntbdPort                                     int
 	enableExplorer, enableTelemetry, enableOTLP   bool
 	enableConsole, verbose, enableInitData        bool
 	explorerProtocol, gatewayEndpoint, initPath   string
@@ -327,6 +328,7 @@ type msSettings struct {
 func defineMicrosoftFlags(fs *flag.FlagSet, ms *msSettings, cfg *cfgTargets) {
 	const portRange = "integers from 0 to 65535 (0 picks a free port)"
 	ms.port, ms.healthPort, ms.explorerPort, ms.queryBufferKB = 8081, 8080, 1234, 4096
+	ms.rntbdPort = 10251
 	ms.enableExplorer, ms.enableTelemetry = true, true
 	fs.Var(&intRange{p: &ms.port, lo: 0, hi: 65535, what: portRange}, "port", "listen port; replaces the port of --addr")
 	fs.Var(&intRange{p: &ms.healthPort, lo: -1 << 31, hi: 65535, what: "integers up to 65535 (0 or negative: no health server)"}, "health-port",
@@ -334,6 +336,8 @@ func defineMicrosoftFlags(fs *flag.FlagSet, ms *msSettings, cfg *cfgTargets) {
 	fs.Var(&strictBool{&ms.enableExplorer}, "enable-explorer", "serve the data explorer at /_explorer/index.html (true or false; false: 404)")
 	fs.Var(&intRange{p: &ms.explorerPort, lo: 0, hi: 65535, what: "integers from 0 to 65535 (0: no listener of its own)"}, "explorer-port",
 		"port of the data explorer's own listener on the host of --addr (GET / opens the explorer; its API calls reach the gateway through it); 0: none, the explorer stays at /_explorer/index.html on the main port. The default port, when taken, is skipped with a warning; a port given explicitly must be free")
+	fs.Var(&intRange{p: &ms.rntbdPort, lo: 0, hi: 65535, what: "integers from 0 to 65535 (0: direct mode off)"}, "rntbd-port",
+		"port of the direct-mode (RNTBD over TLS) listener on the host of --addr, the Java SDK's default connection (Microsoft's emulator uses 10250-10255); 0: direct mode off. The default port, when taken, is skipped with a warning; a port given explicitly must be free")
 	fs.Var(&choice{&ms.explorerProtocol, []string{"http", "https", "https-insecure"}}, "explorer-protocol", "scheme of the --explorer-port listener: http or https (https-insecure is https, with the gateway's certificate); default: http, so that a browser opens the page without trusting a certificate")
 	fs.StringVar(&ms.gatewayEndpoint, "gateway-endpoint", "", "accepted for compatibility; no effect: GET / advertises the host and port the client dialled")
 	fs.StringVar(&ms.keyFile, "key-file", "", "file holding the master key (overrides --key from the same or a weaker source)")
@@ -434,6 +438,10 @@ func resolveMicrosoft(fs *flag.FlagSet, cfg *server.Config, ms *msSettings, t *t
 	if ms.explorerPort > 0 && ms.enableExplorer {
 		cfg.ExplorerAddr = net.JoinHostPort(host, strconv.Itoa(ms.explorerPort))
 		cfg.ExplorerOptional = !t.set("explorer-port")
+	}
+	if ms.rntbdPort > 0 {
+		cfg.RNTBDAddr = net.JoinHostPort(host, strconv.Itoa(ms.rntbdPort))
+		cfg.RNTBDOptional = !t.set("rntbd-port")
 	}
 	cfg.ExplorerProtocol = ms.explorerProtocol
 	if cfg.ExplorerProtocol == "https-insecure" {

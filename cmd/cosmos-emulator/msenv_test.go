@@ -174,6 +174,19 @@ func TestMicrosoftConfig(t *testing.T) {
 			want(t, "ExplorerOptional", fmt.Sprint(cfg.ExplorerOptional), "false")
 			want(t, "ExplorerProtocol", cfg.ExplorerProtocol, "https")
 		}},
+		// the direct-mode listener (--rntbd-port, default 10251, optional)
+		{"direct mode by default", nil, nil, func(t *testing.T, cfg server.Config) {
+			want(t, "RNTBDAddr", cfg.RNTBDAddr, "127.0.0.1:10251")
+			want(t, "RNTBDOptional", fmt.Sprint(cfg.RNTBDOptional), "true")
+		}},
+		{"--rntbd-port given is not optional", []string{"--addr", "0.0.0.0", "--rntbd-port", "10250"}, nil, func(t *testing.T, cfg server.Config) {
+			want(t, "RNTBDAddr", cfg.RNTBDAddr, "0.0.0.0:10250")
+			want(t, "RNTBDOptional", fmt.Sprint(cfg.RNTBDOptional), "false")
+		}},
+		{"COSMOS_EMULATOR_RNTBD_PORT", nil, env("COSMOS_EMULATOR_RNTBD_PORT", "10252"), func(t *testing.T, cfg server.Config) {
+			want(t, "RNTBDAddr", cfg.RNTBDAddr, "127.0.0.1:10252")
+		}},
+		{"--rntbd-port 0 turns direct mode off", []string{"--rntbd-port", "0"}, nil, func(t *testing.T, cfg server.Config) { want(t, "RNTBDAddr", cfg.RNTBDAddr, "") }},
 		{"--explorer-port 0 turns it off", []string{"--explorer-port", "0"}, nil, func(t *testing.T, cfg server.Config) { want(t, "ExplorerAddr", cfg.ExplorerAddr, "") }},
 		{"--enable-explorer false: no explorer listener", []string{"--enable-explorer", "false"}, nil, func(t *testing.T, cfg server.Config) {
 			want(t, "ExplorerAddr", cfg.ExplorerAddr, "")

@@ -146,6 +146,10 @@ func WithInitData(paths ...string) Option {
 	return func(cfg *server.Config) { cfg.InitData = append(cfg.InitData, paths...) }
 }
 
+// WithDirectMode starts the direct-mode (RNTBD) listener on a free
+// loopback port (server.Config.RNTBDAddr; Server.RNTBDAddr names it).
+func WithDirectMode() Option { return func(cfg *server.Config) { cfg.RNTBDAddr = "127.0.0.1:0" } }
+
 // WithReset removes every database at start (--reset), before the init
 // data loads: for an emulator started over a database that holds data.
 func WithReset() Option { return func(cfg *server.Config) { cfg.Reset = true } }

@@ -17,9 +17,14 @@ import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** The ```java program of docs/connecting.md's "## Java" section, compiled and run as written. */
+/** The ```java programs of docs/connecting.md's "## Java" section, compiled and run as written. */
 class DocsSnippetTest {
     static String javaSection(String file) throws Exception {
+        return javaBlock(file, 0);
+    }
+
+    /** The n-th ```java block (from 0) of file's "## Java" section. */
+    static String javaBlock(String file, int n) throws Exception {
         String text = Files.readString(Path.of("..", "..", "docs", file));
         int start = text.indexOf("\n## Java\n");
         assertTrue(start >= 0, file + " has no ## Java section");
@@ -29,13 +34,28 @@ class DocsSnippetTest {
             section = section.substring(0, next);
         }
         Matcher m = Pattern.compile("(?ms)^```java\n(.*?)^```\n").matcher(section);
-        assertTrue(m.find(), file + "'s Java section has no ```java block");
+        for (int i = 0; i < n; i++) {
+            assertTrue(m.find(), file + "'s Java section has fewer than " + (n + 1) + " ```java blocks");
+        }
+        assertTrue(m.find(), file + "'s Java section has no ```java block " + n);
         return m.group(1);
     }
 
     @Test
     void connectingQuickStartRunsAsWritten() throws Exception {
-        String code = javaSection("connecting.md");
+        assertEquals("read first\nquery found 1\n", run(javaSection("connecting.md")));
+    }
+
+    /** The direct-mode program (no .gatewayMode()) of the section's "### Direct mode". */
+    @Test
+    void connectingDirectModeRunsAsWritten() throws Exception {
+        String code = javaBlock("connecting.md", 1);
+        assertFalse(code.contains("gatewayMode"), "the direct-mode program must use the SDK's default mode");
+        assertEquals("read first\nover rntbd: true\n", run(code));
+    }
+
+    /** Compiles and runs a program's main, returning what it printed. */
+    static String run(String code) throws Exception {
         Matcher cls = Pattern.compile("public class (\\w+)").matcher(code);
         assertTrue(cls.find());
         Path dir = Files.createTempDirectory("snippet");
@@ -48,13 +68,13 @@ class DocsSnippetTest {
         assertEquals(0, rc, "the documented program does not compile:\n" + errs);
         PrintStream out = System.out;
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()}, getClass().getClassLoader())) {
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()}, DocsSnippetTest.class.getClassLoader())) {
             Method main = loader.loadClass(cls.group(1)).getMethod("main", String[].class);
             System.setOut(new PrintStream(printed, true));
             main.invoke(null, (Object) new String[0]);
         } finally {
             System.setOut(out);
         }
-        assertEquals("read first\nquery found 1\n", printed.toString().replace(File.separator.equals("\\") ? "\r" : "\u0000", ""));
+        return printed.toString().replace(File.separator.equals("\\") ? "\r" : "\u0000", "");
     }
 }

@@ -40,4 +40,21 @@ class EmulatorSwitchTest {
             c.getDatabase(db).delete();
         }
     }
+
+    @Test
+    void switchCoversDirectMode() {
+        Assumptions.assumeTrue("true".equals(System.getProperty("COSMOS.EMULATOR_SERVER_CERTIFICATE_VALIDATION_DISABLED")),
+            "only in the emulator-switch execution");
+        // The SDK's default mode: its RNTBD connections use the same switch.
+        try (CosmosClient c = new CosmosClientBuilder().endpoint(Env.endpoint()).key(Env.KEY).buildClient()) {
+            String db = Env.uid("switchdirect");
+            c.createDatabaseIfNotExists(db);
+            c.getDatabase(db).createContainerIfNotExists("c", "/pk");
+            c.getDatabase(db).getContainer("c").upsertItem(Map.of("id", "1", "pk", "a", "v", 7));
+            var read = c.getDatabase(db).getContainer("c").readItem("1", new PartitionKey("a"), JsonNode.class);
+            assertEquals(7, read.getItem().get("v").asInt());
+            assertTrue(read.getDiagnostics().toString().contains("rntbd://"), "not read in direct mode: " + read.getDiagnostics());
+            c.getDatabase(db).delete();
+        }
+    }
 }

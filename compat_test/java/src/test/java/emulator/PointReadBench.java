@@ -13,8 +13,9 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * A point-read loop at one synchronous client (gateway mode), for docs/benchmarks.md:
- * make java-sdk-tests JAVA_SDK_PORT=... JAVA_SDK_ARGS="-Dtest=PointReadBench -Dcosmos.bench=5000".
+ * A point-read loop at one synchronous client, for docs/benchmarks.md:
+ * make java-sdk-tests JAVA_SDK_PORT=... JAVA_SDK_ARGS="-Dtest=PointReadBench -Dcosmos.bench=5000"
+ * (gateway mode; -Dcosmos.benchMode=direct reads in the SDK's default direct mode).
  * Excluded from the suite (pom.xml) and skipped without cosmos.bench.
  */
 class PointReadBench {
@@ -24,7 +25,8 @@ class PointReadBench {
         Assumptions.assumeTrue(n != null && System.getProperty("javax.net.ssl.trustStore") != null,
             "a benchmark: -Dcosmos.bench=N in the trust store's execution");
         int reads = Integer.parseInt(n);
-        try (CosmosClient client = Env.client()) {
+        String mode = System.getProperty("cosmos.benchMode", "gateway");
+        try (CosmosClient client = mode.equals("direct") ? DirectModeTest.client("direct") : Env.client()) {
             String db = Env.uid("bench");
             client.createDatabase(db);
             client.getDatabase(db).createContainer("c", "/pk");
@@ -42,8 +44,8 @@ class PointReadBench {
             }
             double secs = (System.nanoTime() - start) / 1e9;
             Arrays.sort(lat);
-            System.out.printf("java point read: %d reads in %.2f s = %.0f ops/s, p50 %.3f ms, p99 %.3f ms%n",
-                reads, secs, reads / secs, lat[reads / 2] / 1e6, lat[reads * 99 / 100] / 1e6);
+            System.out.printf("java point read (%s mode): %d reads in %.2f s = %.0f ops/s, p50 %.3f ms, p99 %.3f ms%n",
+                mode, reads, secs, reads / secs, lat[reads / 2] / 1e6, lat[reads * 99 / 100] / 1e6);
             client.getDatabase(db).delete();
             assertTrue(secs > 0);
         }
