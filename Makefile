@@ -6,7 +6,7 @@ GO       ?= go
 BIN      := bin/cosmos-emulator
 GOFLAGS_TEST ?= -race -count=1 -timeout 30m
 
-.PHONY: build run test lint bench sdk-tests js-smoke node-helper-test fuzz clean docker-test image reliability
+.PHONY: build run test lint bench sdk-tests js-smoke node-helper-test fuzz clean docker-test image reliability fuzz-rntbd
 
 # The release version (semantic) --version, /_emulator/health and the
 # image's labels report. It is server.Version's default (a test keeps them
@@ -95,6 +95,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./emulator/cosmosql/
 	$(GO) test -run '^$$' -fuzz FuzzTranslate -fuzztime 30s ./pgstore/sqlgen/
 	$(GO) test -run '^$$' -fuzz FuzzRunScript -fuzztime 30s ./emulator/jsengine/
+	$(GO) test -run '^$$' -fuzz FuzzReadRequest -fuzztime 30s ./wire/rntbd/
+
+# The direct-mode frame decoder's fuzzer for a bounded time (CI runs it).
+fuzz-rntbd:
+	$(GO) test -run '^$$' -fuzz FuzzReadRequest -fuzztime 30s ./wire/rntbd/
 
 clean:
 	rm -rf bin .sdk-tests
