@@ -467,6 +467,9 @@ func TestExplorerEnteredKey(t *testing.T) {
 
 	b.do("open the explorer", chromedp.Navigate(e.Endpoint+"_explorer/index.html"))
 	b.waitFor(`document.getElementById("key-status").textContent.includes("not on a loopback address")`)
+	if got := b.text("#welcome-text"); !strings.HasPrefix(got, "Connect with the account key") {
+		t.Errorf("welcome text while not connected: %q", got)
+	}
 	if val := b.eval(`document.getElementById("key").value`); val != "" {
 		t.Errorf("the key field holds %q", val)
 	}
@@ -482,6 +485,9 @@ func TestExplorerEnteredKey(t *testing.T) {
 	b.do("connect with Enter", chromedp.SendKeys(chromedp.CSS("#key"), "\r"), idle())
 	b.noError("connect with the typed key")
 	b.waitFor(`document.getElementById("key-status").textContent === "Connected to ` + e.Endpoint + `."`)
+	if got := b.text("#welcome-text"); strings.Contains(got, "Connect") {
+		t.Errorf("welcome text once connected still asks to connect: %q", got)
+	}
 	b.do("open the new database form", chromedp.Click(chromedp.CSS("#new-db-details summary")))
 	b.set("#new-db-id", "typed")
 	b.click(`#new-db-form button[type="submit"]`)

@@ -117,6 +117,10 @@ function setConn(kind, text) {
   state.conn = kind;
   $("key-status").textContent = text;
   $("key-status").dataset.state = kind;
+  // the welcome view asks for the key only while there is no connection
+  $("welcome-text").textContent = kind === "connected"
+    ? "Pick a database or a container in the list, or create a database."
+    : "Connect with the account key, then pick a database or a container in the list.";
 }
 
 /**
