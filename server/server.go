@@ -42,8 +42,8 @@ type Config struct {
 	// PG is a PostgreSQL connection string; empty means a managed private
 	// cluster in DataDir.
 	PG string
-	// DataDir holds the managed cluster and the TLS certificate (default
-	// .cosmos-emulator).
+	// DataDir holds the managed cluster and the TLS certificate (default:
+	// DefaultDataDir).
 	DataDir string
 	// Ephemeral runs the managed cluster in a temporary directory removed
 	// at Close.
@@ -513,7 +513,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Protocol = "https"
 	}
 	if cfg.DataDir == "" {
-		cfg.DataDir = ".cosmos-emulator"
+		cfg.DataDir = DefaultDataDir()
 	}
 	if cfg.Key == "" {
 		cfg.Key = wire.WellKnownKey

@@ -85,7 +85,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (serve
 	cfg.Protocol = "https"
 	fs.Var(&choice{&cfg.Protocol, []string{"https", "http", "https-insecure"}}, "protocol", "https or http (https-insecure, Microsoft's third value, is https)")
 	fs.StringVar(&cfg.PG, "pg", "", "PostgreSQL connection string; empty runs a managed private PostgreSQL in --data-dir")
-	fs.StringVar(&cfg.DataDir, "data-dir", ".cosmos-emulator", "directory of the managed PostgreSQL cluster and the TLS certificate")
+	fs.StringVar(&cfg.DataDir, "data-dir", "", "directory of the managed PostgreSQL cluster and the TLS certificate (default: ./.cosmos-emulator if the working directory holds one, else the per-user data directory, e.g. ~/.local/share/cosmos-emulator; printed at start)")
 	fs.BoolVar(&cfg.Ephemeral, "ephemeral", false, "run the managed PostgreSQL in a temporary directory removed at exit")
 	fs.StringVar(&cfg.Key, "key", wire.WellKnownKey, "master key clients sign requests with")
 	fs.StringVar(&cfg.CertFile, "cert", "", "TLS certificate file (PEM); default: a self-signed certificate in --data-dir")
@@ -271,6 +271,9 @@ func readyLines(s *server.Server, cfg server.Config) string {
 	fmt.Fprintf(&b, "cosmos-emulator ready: %s\n", s.URL())
 	fmt.Fprintf(&b, "Connection string: AccountEndpoint=%s;AccountKey=%s;\n", s.URL(), key)
 	fmt.Fprintf(&b, "Durability: %s\n", s.DescribeDurability(context.Background()))
+	if cfg.PG == "" && !cfg.Ephemeral {
+		fmt.Fprintf(&b, "Data directory: %s\n", s.DataDir())
+	}
 	scheme, _, _ := strings.Cut(s.URL(), "://")
 	fmt.Fprintf(&b, "Now listening on: %s://%s\n", scheme, s.ListenAddr())
 	if x := s.ExplorerURL(); x != "" {

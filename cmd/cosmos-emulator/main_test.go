@@ -23,7 +23,7 @@ func TestParseFlags(t *testing.T) {
 		err   bool
 	}{
 		{"defaults", nil, nil, func(t *testing.T, addr, proto, pg, dataDir string, eph bool, hosts []string, sweep time.Duration, batch int) {
-			if addr != "127.0.0.1:8081" || proto != "https" || pg != "" || dataDir != ".cosmos-emulator" || eph || len(hosts) != 0 || sweep != time.Second || batch != 1000 {
+			if addr != "127.0.0.1:8081" || proto != "https" || pg != "" || dataDir != "" || eph || len(hosts) != 0 || sweep != time.Second || batch != 1000 {
 				t.Fatalf("defaults: %s %s %q %s %v %v %v %d", addr, proto, pg, dataDir, eph, hosts, sweep, batch)
 			}
 		}, false},
