@@ -113,7 +113,7 @@ func (e *Engine) Shutdown() { e.shutdown(ErrShutdown) }
 // matches only goja's interrupt cannot stop (the match is native code).
 // regexp2 copies its package-level DefaultMatchTimeout into every pattern
 // it compiles, and goja reports a timed-out match as no match. The match
-// timeout is never shorter than the engines' time bound, so a match that
+// timeout is longer than the engines' time bound (regexpMargin), so a match that
 // times out belongs to an execution already past its bound (interrupted,
 // its answer sent): the timeout ends the abandoned goroutine and does not
 // turn a match into a silent "no match" within the bound.
@@ -126,15 +126,25 @@ func (e *Engine) Shutdown() { e.shutdown(ErrShutdown) }
 // timeout (a single match then fails as no match past it).
 var (
 	regexpMu          sync.Mutex
-	regexpTimeout     = DefaultTimeout
+	regexpTimeout     = DefaultTimeout + regexpMargin
 	executionsStarted atomic.Bool
 )
+
+// regexpMargin is how much longer than the engines' time bound the match
+// timeout is. regexp2 measures its timeout on a coarse clock (a goroutine
+// that advances it every 100 ms, later under load), so a match timeout
+// equal to the bound could fire a few milliseconds before the execution's
+// own deadline: the script then went on with "no match" and answered 200
+// within its bound (seen once in CI). With a margin of ten clock periods,
+// a match that times out always belongs to an execution past its bound.
+const regexpMargin = time.Second
 
 func init() { regexp2.DefaultMatchTimeout = regexpTimeout }
 
 // raiseRegexpTimeout makes the regular expression match timeout at least
-// d, unless an execution has started.
+// d plus regexpMargin, unless an execution has started.
 func raiseRegexpTimeout(d time.Duration) {
+	d += regexpMargin
 	regexpMu.Lock()
 	defer regexpMu.Unlock()
 	if d > regexpTimeout && !executionsStarted.Load() {
