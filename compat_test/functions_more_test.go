@@ -8,7 +8,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 )
 
 // vectorDocs share the partition "p" (and one other partition, which the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 )
 
 // TestJSHybridSearch runs compat_test/js/hybrid_search.mjs on containers

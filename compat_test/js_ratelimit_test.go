@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 )
 
 // TestJSRateLimit runs compat_test/js/ratelimit.mjs against an emulator

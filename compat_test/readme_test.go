@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 )
 
 // docSnippets returns the bodies of the fenced code blocks of language

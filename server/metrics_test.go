@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 	"github.com/cosmos-emulator/cosmos-emulator/server"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
 )

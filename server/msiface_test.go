@@ -21,7 +21,7 @@ import (
 
 	"software.sslmate.com/src/go-pkcs12"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/pgtest"
 	"github.com/cosmos-emulator/cosmos-emulator/server"
 )

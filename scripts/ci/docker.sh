@@ -27,7 +27,7 @@
 #      (compat_test/js/smoke.mjs) against https://127.0.0.1:8081/;
 #   8. `docker-compose restart`, waits for health again and reads the item
 #      back: the data lives in the stack's volume;
-#   9. runs the testcontainers module's tests (emulator/cosmoscontainer) for
+#   9. runs the testcontainers module's tests (cosmoscontainer) for
 #      real against cosmos-emulator:local, and its build-from-Dockerfile test;
 #  10. tears the stack down (volumes included), freeing host port 8081;
 #  11. runs Testcontainers for Java's CosmosDBEmulatorContainer as its users
@@ -309,7 +309,7 @@ fi
 echo "docker.sh: the item survived the restart"
 
 # ---- 9. testcontainers module -----------------------------------------------
-step "testcontainers module tests (emulator/cosmoscontainer)"
+step "testcontainers module tests (cosmoscontainer)"
 # testcontainers takes a machine with /.dockerenv for a container and would
 # dial the default gateway; the engine here is local. Ryuk's image cannot be
 # pulled without a registry; the tests terminate their containers.
@@ -319,7 +319,7 @@ fi
 CI=true COSMOS_DOCKER_TESTS=1 COSMOS_EMULATOR_IMAGE="$image" \
 	COSMOS_DOCKER_BUILD_ARGS="BUILD_IMAGE=$go_image RUNTIME_IMAGE=$debian_image GOPROXY=$(go env GOPROXY)" \
 	TESTCONTAINERS_RYUK_DISABLED=true \
-	go test -count=1 -v -timeout 15m ./emulator/cosmoscontainer/
+	go test -count=1 -v -timeout 15m ./cosmoscontainer/
 
 step "tear down the compose stack"
 compose down -v --remove-orphans

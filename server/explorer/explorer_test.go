@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 	"github.com/cosmos-emulator/cosmos-emulator/server"
 	"github.com/cosmos-emulator/cosmos-emulator/server/explorer"
 )

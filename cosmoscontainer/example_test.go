@@ -9,7 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/testcontainers/testcontainers-go"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmoscontainer"
+	"github.com/cosmos-emulator/cosmos-emulator/cosmoscontainer"
 )
 
 // Start the emulator image built with `docker build -t cosmos-emulator:local .`,
@@ -66,7 +66,7 @@ func ExampleRun() {
 func ExampleWithDockerfile() {
 	ctx := context.Background()
 	ctr, err := cosmoscontainer.Run(ctx, "",
-		cosmoscontainer.WithDockerfile("../..", map[string]string{
+		cosmoscontainer.WithDockerfile("..", map[string]string{
 			"BUILD_IMAGE":   "cosmos-emulator-ci/golang:1.26.8-bookworm",
 			"RUNTIME_IMAGE": "cosmos-emulator-ci/debian:bookworm-minbase",
 		}),

@@ -21,11 +21,11 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmoscontainer"
+	"github.com/cosmos-emulator/cosmos-emulator/cosmoscontainer"
 )
 
 // repoRoot is the build context of the repository's Dockerfile.
-const repoRoot = "../.."
+const repoRoot = ".."
 
 // dockerDecision says what a test needing Docker does given the engine's
 // health check result: run; skip (no engine, not required); or fail (no
