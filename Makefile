@@ -29,15 +29,23 @@ run: build
 	@echo "make: starting $(BIN) $(ARGS) (it prints its URL when ready; a first start runs initdb first)"
 	./$(BIN) $(ARGS)
 
+# make test reports as it runs (internal/testprogress over go test -json):
+# a line per package as it ends, a failed test's output at once, every
+# $(TEST_PROGRESS_EVERY) the packages still running, and at the end the
+# slowest packages, the skipped tests with their reasons and the counts. It
+# fails when a test or a build fails. docs/testing.md has its wall time.
+TEST_PROGRESS_EVERY ?= 30s
 test:
 	$(GO) vet ./...
-	$(GO) test $(GOFLAGS_TEST) ./...
+	$(GO) run ./internal/testprogress -go $(GO) -every $(TEST_PROGRESS_EVERY) -- $(GOFLAGS_TEST) ./...
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test -count=1 -run TestPackageBoundaries ./server/
+	@echo "make: staticcheck (pinned in go.mod's tool directive; the first run builds it)"
+	$(GO) tool staticcheck ./...
+	$(GO) test -count=1 -run 'TestPackageBoundaries|TestForbiddenDepsCatchesViolations|TestTestHelpersLeaveDockerOut' ./server/
 
 # Builds the image cosmos-emulator:$(VERSION) (also tagged :local, the name
 # docker-compose.yml uses), stamped with the version and revision: --version

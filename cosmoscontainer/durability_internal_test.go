@@ -28,6 +28,7 @@ func TestRequestDurability(t *testing.T) {
 		{"the variable through WithEnv", []testcontainers.ContainerCustomizer{testcontainers.WithEnv(map[string]string{durabilityEnv: "none"})}, "none"},
 		{"the alias variable", []testcontainers.ContainerCustomizer{testcontainers.WithEnv(map[string]string{"COSMOS_EMULATOR_FAST_UNSAFE_COMMIT": "true"})}, ""},
 		{"a named volume", []testcontainers.ContainerCustomizer{testcontainers.WithMounts(testcontainers.VolumeMount("cosmos-data", "/data"))}, ""},
+		//lint:ignore SA1019 callers may still mount with the deprecated BindMount; Run must see it
 		{"a host directory", []testcontainers.ContainerCustomizer{testcontainers.WithMounts(testcontainers.BindMount("/srv/cosmos", "/data"))}, ""},
 		{"Binds", []testcontainers.ContainerCustomizer{bindsOption}, ""},
 		{"a volume and an explicit level", []testcontainers.ContainerCustomizer{WithDurability(DurabilityProcess), testcontainers.WithMounts(testcontainers.VolumeMount("v", "/data"))}, DurabilityProcess},

@@ -40,7 +40,7 @@ func TestHostileSessionSettingsCannotChangeStatements(t *testing.T) {
 	if _, err := s.CreateDatabase(ctx, emulator.CreateDatabaseParams{ID: "db", TS: 1, ETag: `"e"`}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: "c", Properties: []byte(`{"id":"c"}`),
+	_, err = s.CreateContainer(ctx, emulator.CreateContainerParams{DatabaseRef: "db", ID: "c", Properties: []byte(`{"id":"c"}`),
 		PartitionKey: emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash"}, TS: 1, ETag: `"e"`})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,8 @@ func TestHostileSessionSettingsCannotChangeStatements(t *testing.T) {
 		"includedPaths":    []map[string]string{{"path": "/*"}},
 		"compositeIndexes": [][]map[string]string{{{"path": "/" + hostileName}, {"path": "/n"}}},
 	}})
-	if c, err = s.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: "c", Properties: props, TS: 2, ETag: `"f"`}); err != nil {
+	c, err := s.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: "c", Properties: props, TS: 2, ETag: `"f"`})
+	if err != nil {
 		t.Fatal(err)
 	}
 	var pwned *string

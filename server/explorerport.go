@@ -109,16 +109,25 @@ func (s *Server) ExplorerURL() string {
 	return s.explorerScheme() + "://" + advertisedHost(s.explorerLn.Addr().String()) + "/_explorer/index.html"
 }
 
-// closeExplorer stops the explorer listener: gracefully within ctx when it
-// serves (nil ctx: at once), or closes a listener never served.
+// closeExplorer stops the explorer listener gracefully within ctx when it
+// serves, or closes a listener never served.
 func (s *Server) closeExplorer(ctx context.Context) error {
 	switch {
-	case s.explorerSrv != nil && ctx != nil:
-		return s.explorerSrv.Shutdown(ctx)
 	case s.explorerSrv != nil:
-		return s.explorerSrv.Close()
+		return s.explorerSrv.Shutdown(ctx)
 	case s.explorerLn != nil:
 		return s.explorerLn.Close()
 	}
 	return nil
+}
+
+// abortExplorer stops the explorer listener at once (a start that failed
+// half-way): open connections are closed, not drained.
+func (s *Server) abortExplorer() {
+	switch {
+	case s.explorerSrv != nil:
+		s.explorerSrv.Close()
+	case s.explorerLn != nil:
+		s.explorerLn.Close()
+	}
 }

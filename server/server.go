@@ -334,7 +334,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 				s.healthSrv.Close()
 			}
 			s.closePprof()
-			s.closeExplorer(nil) //nolint:errcheck
+			s.abortExplorer()
 			s.closeDirect()
 			s.shutdownBackends()
 		}

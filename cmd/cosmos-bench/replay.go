@@ -68,17 +68,16 @@ func startReplayProxy(target string) (*replayProxy, error) {
 		return nil, err
 	}
 	p := &replayProxy{saved: map[string]*recorded{}}
-	p.rp = httputil.NewSingleHostReverseProxy(u)
+	// the target's URL with the client's Host header (the emulator
+	// advertises the host the client dialled)
+	p.rp = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(u)
+		r.Out.Host = r.In.Host
+	}}
 	p.rp.Transport = &http.Transport{
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // local emulator with a self-signed certificate
 		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
 		MaxIdleConnsPerHost: 64,
-	}
-	orig := p.rp.Director
-	p.rp.Director = func(r *http.Request) {
-		host := r.Host
-		orig(r)
-		r.Host = host
 	}
 	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
 	p.srv.EnableHTTP2 = false

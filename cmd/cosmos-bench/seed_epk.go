@@ -56,7 +56,7 @@ func seedWithEPK(insert string, first int) (string, error) {
 	const cols = "(pk, id, seq, body, ts, ttl, etag, lsn)"
 	head, sel, ok := strings.Cut(insert, "\nSELECT ")
 	if !ok || !strings.HasSuffix(head, cols) {
-		return "", fmt.Errorf("seeding statement not of the form INSERT INTO t %s SELECT ...", cols)
+		return "", fmt.Errorf("seeding statement is not of the form INSERT INTO t %s SELECT", cols)
 	}
 	return fmt.Sprintf(`%s, epk)
 SELECT s.pk, s.id, s.seq, s.body, s.ts, s.ttl::integer, s.etag, s.lsn, m.epk FROM (SELECT %s) AS s %s

@@ -73,17 +73,17 @@ func runHostile(ctx context.Context, e *Engine, c hostileCase, host Host) error 
 
 // answer runs f and fails the test when it does not return within
 // hangAfter; it returns f's error and the measured duration.
-func answer(t *testing.T, f func() error) (error, time.Duration) {
+func answer(t *testing.T, f func() error) (time.Duration, error) {
 	t.Helper()
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() { done <- f() }()
 	select {
 	case err := <-done:
-		return err, time.Since(start)
+		return time.Since(start), err
 	case <-time.After(hangAfter):
 		t.Fatalf("no answer after %v", hangAfter)
-		return nil, 0
+		return 0, nil
 	}
 }
 
@@ -98,7 +98,7 @@ func TestHostileScriptsAnswerAtTheBound(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			e := New(Config{Timeout: 300 * time.Millisecond})
-			err, took := answer(t, func() error { return runHostile(context.Background(), e, c, nil) })
+			took, err := answer(t, func() error { return runHostile(context.Background(), e, c, nil) })
 			t.Logf("answered in %v: %v; %+v", took, err, e.Stats())
 			if !errors.Is(err, ErrTimeout) {
 				t.Fatalf("err %v, want ErrTimeout", err)
@@ -128,7 +128,7 @@ func TestHostileScriptCanceled(t *testing.T) {
 	e := New(Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	err, took := answer(t, func() error { return runHostile(ctx, e, hostileCases()[0], nil) })
+	took, err := answer(t, func() error { return runHostile(ctx, e, hostileCases()[0], nil) })
 	t.Logf("answered in %v: %v", took, err)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
@@ -143,7 +143,7 @@ func TestShutdownStopsScripts(t *testing.T) {
 	for _, src := range []string{`function () { while (true) {} }`, `function () { ` + hostileRegexp + `; }`} {
 		e = New(Config{})
 		time.AfterFunc(100*time.Millisecond, e.Shutdown)
-		err, took := answer(t, func() error {
+		took, err := answer(t, func() error {
 			_, err := e.RunSproc(context.Background(), Script{Key: key(src), Source: src})
 			return err
 		})
@@ -248,7 +248,7 @@ func TestAbandonedScriptLeavesTheHost(t *testing.T) {
 	e := New(Config{Timeout: 200 * time.Millisecond})
 	h := &countingHost{}
 	src := `function () { for (;;) { try { __.createDocument(__.getSelfLink(), {id: "x"}); } catch (e) {} ` + hostileRegexp + `; } }`
-	err, took := answer(t, func() error {
+	took, err := answer(t, func() error {
 		_, err := e.RunSproc(context.Background(), Script{Key: key("loop"), Source: src, Host: h})
 		return err
 	})
@@ -313,7 +313,7 @@ func TestJSONStringifyGuard(t *testing.T) {
 func TestDeepResponseBody(t *testing.T) {
 	t.Parallel()
 	e := New(Config{Timeout: time.Minute})
-	err, took := answer(t, func() error {
+	took, err := answer(t, func() error {
 		_, err := run(t, e, `function () { var o = {}; for (var i = 0; i < 100000; i++) o = {a: o}; getContext().getResponse().setBody(o); }`, "")
 		return err
 	})
@@ -345,7 +345,7 @@ func FuzzRunScript(f *testing.F) {
 	}
 	e := New(Config{Timeout: 200 * time.Millisecond, MaxMemory: 64 << 20})
 	f.Fuzz(func(t *testing.T, src string) {
-		err, took := answer(t, func() error {
+		took, err := answer(t, func() error {
 			_, err := e.RunSproc(context.Background(), Script{Key: key(src), Source: src, Host: &countingHost{}, Logging: true})
 			return err
 		})

@@ -1,0 +1,5 @@
+package fixture
+
+import "testing"
+
+func TestDoesNotCompile(t *testing.T) { undefinedName() }
