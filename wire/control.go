@@ -3,10 +3,12 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
@@ -58,13 +60,41 @@ type ClockRequest struct {
 	Reset          bool   `json:"reset"`
 }
 
-func (h *handler) registerControl(r *mux.Router) {
+// registerControl adds the control plane's routes (all under /_emulator/)
+// to r: the clock, sweep, stats, reset and split endpoints, the fault rules
+// (faults_http.go) and, with reg, the Prometheus metrics at MetricsPath
+// (whose request and fault counters it also registers). The health check
+// is registered first of all by router, for its cost (the benchmarks'
+// floor), and answered by health below.
+func (h *handler) registerControl(r *mux.Router, reg *prometheus.Registry) error {
+	if reg != nil {
+		var err error
+		if h.metrics, err = newRequestMetrics(reg); err != nil {
+			return fmt.Errorf("wire: metrics: %w", err)
+		}
+		if err := newFaultMetrics(reg, h.faults); err != nil {
+			return fmt.Errorf("wire: metrics: %w", err)
+		}
+		r.Handle(MetricsPath, metricsHandler(reg)).Methods(http.MethodGet)
+	}
+	h.registerFaults(r)
 	r.HandleFunc("/_emulator/clock", h.getClock).Methods(http.MethodGet)
 	r.HandleFunc("/_emulator/clock", h.setClock).Methods(http.MethodPost)
 	r.HandleFunc("/_emulator/ttl/sweep", h.sweep).Methods(http.MethodPost)
 	r.HandleFunc("/_emulator/stats", h.stats).Methods(http.MethodGet)
 	r.HandleFunc("/_emulator/reset", h.reset).Methods(http.MethodPost)
 	r.HandleFunc("/_emulator/dbs/{db}/colls/{coll}/pkranges/{id}/split", h.splitRange).Methods(http.MethodPost)
+	return nil
+}
+
+// health answers GET /_emulator/health (unsigned): 200 {"status":"ok"}
+// once the emulator serves and its database answers, else 503.
+func (h *handler) health(w http.ResponseWriter, r *http.Request) {
+	if !h.ready() {
+		h.writeError(w, r, emulator.Errorf(emulator.KindUnavailable, "The emulator is not ready: it is starting or stopping, or its database is unreachable."))
+		return
+	}
+	writeBody(w, http.StatusOK, []byte(`{"status":"ok"}`))
 }
 
 // SplitRequest is the body of POST

@@ -4,6 +4,21 @@
 // and the ONE place where emulator error kinds become HTTP status codes,
 // x-ms-substatus values and {"code","message"} bodies (errors.go).
 //
+// Its files follow the three surfaces it serves, which share the router,
+// the middleware (handler.go) and that one error map:
+//   - the data plane, the Cosmos REST API under / and /dbs/...: handler.go
+//     (routes, authentication), resources.go, items.go, batch.go,
+//     changefeed*.go, ranges.go, users.go, scripts.go, addresses.go,
+//     ratelimit.go (throttling), and
+//     direct.go for the same operations over direct mode (wire/rntbd);
+//   - the control plane under /_emulator/ (health, clock, TTL sweep, stats,
+//     reset, range split, fault rules, metrics): control.go, faults_http.go,
+//     metrics.go, with faults.go behind the fault rules;
+//   - the data explorer under /_explorer/: explorer.go mounts the handler of
+//     package server/explorer (which speaks only to the REST API, over
+//     HTTP, and keeps the one small error map of its own API) and serves
+//     the certificate.
+//
 // Routing works on the escaped request path (mux UseEncodedPath, no path
 // cleaning) and unescapes each path variable on its own, so ids containing
 // '/', '\', '%' or '?' round-trip; under /dbs/ a query string is part of

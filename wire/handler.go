@@ -211,27 +211,10 @@ func (h *handler) router(cfg Config) (*mux.Router, error) {
 	r.HandleFunc("/", h.getAccount).Methods(http.MethodGet)
 	r.HandleFunc("/addresses", h.addresses).Methods(http.MethodGet)
 	r.HandleFunc("//addresses", h.addresses).Methods(http.MethodGet)
-	r.HandleFunc("/_explorer/emulator.pem", h.certificate).Methods(http.MethodGet)
-	if cfg.Explorer != nil {
-		// "/_explorer/" arrives as "/_explorer" (normalizeRequest)
-		r.Handle("/_explorer", cfg.Explorer)
-		r.PathPrefix("/_explorer/").Handler(cfg.Explorer)
-	} else {
-		r.HandleFunc("/_explorer", h.explorerDisabled)
-		r.PathPrefix("/_explorer/").HandlerFunc(h.explorerDisabled)
+	h.registerExplorer(r, cfg.Explorer)                       // /_explorer/... (explorer.go)
+	if err := h.registerControl(r, cfg.Metrics); err != nil { // /_emulator/... (control.go)
+		return nil, err
 	}
-	if cfg.Metrics != nil {
-		var err error
-		if h.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
-			return nil, fmt.Errorf("wire: metrics: %w", err)
-		}
-		if err := newFaultMetrics(cfg.Metrics, h.faults); err != nil {
-			return nil, fmt.Errorf("wire: metrics: %w", err)
-		}
-		r.Handle(MetricsPath, metricsHandler(cfg.Metrics)).Methods(http.MethodGet)
-	}
-	h.registerControl(r)
-	h.registerFaults(r)
 
 	r.HandleFunc("/dbs", h.queryDatabases).Methods(http.MethodGet)
 	r.HandleFunc("/dbs", h.postDatabases).Methods(http.MethodPost)

@@ -9,7 +9,7 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
-// ---- account, health, certificate
+// ---- account
 
 // AccountID is the id (and _rid) of the database account document. It is
 // the id Microsoft's Linux emulator answers: the JS SDK ignores the
@@ -43,23 +43,6 @@ func (h *handler) getAccount(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Ms-Databaseaccount-Reserved-Mb", "0")
 	hd.Set("X-Ms-Databaseaccount-Provisioned-Mb", "0")
 	writeBody(w, http.StatusOK, []byte(body))
-}
-
-func (h *handler) health(w http.ResponseWriter, r *http.Request) {
-	if !h.ready() {
-		h.writeError(w, r, emulator.Errorf(emulator.KindUnavailable, "The emulator is not ready: it is starting or stopping, or its database is unreachable."))
-		return
-	}
-	writeBody(w, http.StatusOK, []byte(`{"status":"ok"}`))
-}
-
-func (h *handler) certificate(w http.ResponseWriter, r *http.Request) {
-	if len(h.certPEM) == 0 {
-		h.writeError(w, r, emulator.Errorf(emulator.KindNotFound, "This emulator serves plain HTTP; it has no certificate."))
-		return
-	}
-	w.Header().Set("Content-Type", "application/x-pem-file")
-	writeBody(w, http.StatusOK, h.certPEM)
 }
 
 // ---- databases

@@ -41,6 +41,15 @@ func TestRouterOrder(t *testing.T) {
 		{"POST", "/dbs/d/colls/c/sprocs/s", "postScript"},
 		{"GET", "/dbs/d/users/u/permissions/p", "getPermission"},
 		{"GET", "/offers/o", "getOffer"},
+		// the control plane (control.go, faults_http.go) and the explorer's
+		// mount (explorer.go), registered by their own files
+		{"GET", "/_emulator/clock", "getClock"},
+		{"POST", "/_emulator/reset", "reset"},
+		{"GET", "/_emulator/stats", "stats"},
+		{"POST", "/_emulator/dbs/d/colls/c/pkranges/0/split", "splitRange"},
+		{"PUT", "/_emulator/faults/f", "putFault"},
+		{"GET", "/_explorer/emulator.pem", "certificate"},
+		{"GET", "/_explorer/index.html", "explorerDisabled"},
 	} {
 		var m mux.RouteMatch
 		req := httptest.NewRequest(c.method, c.path, nil)

@@ -147,12 +147,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	name, ok := strings.CutPrefix(r.URL.Path, Prefix)
 	if !ok {
-		writeError(w, http.StatusNotFound, "NotFound", "No explorer file at "+r.URL.Path+".")
+		writeError(w, http.StatusNotFound, "No explorer file at "+r.URL.Path+".")
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "The data explorer's files are read with GET, not "+r.Method+".")
+		writeError(w, http.StatusMethodNotAllowed, "The data explorer's files are read with GET, not "+r.Method+".")
 		return
 	}
 	hd := w.Header()
@@ -169,7 +169,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	data, err := fs.ReadFile(h.files, name) // fs.ValidPath: no "..", no rooted names
 	if err != nil {
-		writeError(w, http.StatusNotFound, "NotFound", "No explorer file at "+r.URL.Path+".")
+		writeError(w, http.StatusNotFound, "No explorer file at "+r.URL.Path+".")
 		return
 	}
 	if ct := contentType(name); ct != "" {
@@ -201,8 +201,21 @@ func (h *handler) settings(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, b)
 }
 
-// writeError writes a Cosmos-shaped error body.
-func writeError(w http.ResponseWriter, status int, code, message string) {
+// errorCodes is the explorer API's one error map: the Cosmos error code of
+// each status it answers with (the codes the REST API sends with those
+// statuses).
+var errorCodes = map[int]string{
+	http.StatusNotFound:         "NotFound",
+	http.StatusMethodNotAllowed: "MethodNotAllowed",
+}
+
+// writeError writes a Cosmos-shaped error body {"code","message"} with
+// status and the code errorCodes gives it.
+func writeError(w http.ResponseWriter, status int, message string) {
+	code, ok := errorCodes[status]
+	if !ok { // a status added without its code: the status text's words
+		code = strings.ReplaceAll(http.StatusText(status), " ", "")
+	}
 	b, _ := json.Marshal(struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
