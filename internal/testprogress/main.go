@@ -2,7 +2,7 @@
 // for make test: a line per package when it ends (its wall time and test
 // counts), the output of a failed test as soon as it fails, a line at a
 // fixed interval naming the packages still running, and at the end the
-// slowest packages, every skipped test with its reason, the failed tests,
+// slowest packages and tests, every skipped test with its reason, the failed tests,
 // the wall time and a closing line "test: N passed, N failed, N skipped".
 //
 //	go run ./internal/testprogress [-every 30s] [-go go] -- [go test flags] [packages]
@@ -105,6 +105,12 @@ type pkgState struct {
 	output                  []string // the package's own output (no test)
 }
 
+// testTime is how long one top-level test ran.
+type testTime struct {
+	name    string // "pkg Test"
+	elapsed float64
+}
+
 // skip is one skipped test and the reason it gave.
 type skip struct{ pkg, test, reason string }
 
@@ -117,7 +123,8 @@ type report struct {
 	order    []string            // packages in the order they started
 	running  map[string][]string // package + "\x00" + test: its output so far
 	skips    []skip
-	failures []string // "pkg Test"
+	failures []string   // "pkg Test"
+	tests    []testTime // top-level tests that passed or failed
 	ended    []*pkgState
 }
 
@@ -225,6 +232,7 @@ func (r *report) event(e event) {
 		r.running[key] = appendLine(r.running[key], e.Output)
 	case "pass":
 		p.passed++
+		r.timeTest(e)
 		delete(r.running, key)
 	case "skip":
 		p.skipped++
@@ -232,12 +240,21 @@ func (r *report) event(e event) {
 		delete(r.running, key)
 	case "fail":
 		p.failed++
+		r.timeTest(e)
 		r.failures = append(r.failures, short(e.Package)+" "+e.Test)
 		fmt.Fprintf(r.w, "--- FAIL: %s %s (%.2fs)\n", short(e.Package), e.Test, e.Elapsed)
 		for _, l := range r.running[key] {
 			fmt.Fprint(r.w, "    ", l)
 		}
 		delete(r.running, key)
+	}
+}
+
+// timeTest records the time of a top-level test (subtests are part of
+// their parent's).
+func (r *report) timeTest(e event) {
+	if !strings.Contains(e.Test, "/") {
+		r.tests = append(r.tests, testTime{short(e.Package) + " " + e.Test, e.Elapsed})
 	}
 }
 
@@ -300,6 +317,16 @@ func (r *report) finish(now time.Time) bool {
 				break
 			}
 			fmt.Fprintf(r.w, "  %7.1fs  %s\n", p.elapsed, short(p.name))
+		}
+	}
+	sort.SliceStable(r.tests, func(i, j int) bool { return r.tests[i].elapsed > r.tests[j].elapsed })
+	if len(r.tests) > 0 {
+		fmt.Fprintln(r.w, "\nSlowest tests (parallel tests overlap):")
+		for i, tt := range r.tests {
+			if i == 10 {
+				break
+			}
+			fmt.Fprintf(r.w, "  %7.1fs  %s\n", tt.elapsed, tt.name)
 		}
 	}
 	if len(r.skips) > 0 {

@@ -23,6 +23,7 @@ func TestRunReports(t *testing.T) {
 			"FAIL fixture",
 			"Skipped tests (1):\n  fixture TestSkips: fixture_test.go:7: needs a unicorn\n",
 			"Failed tests (1):\n  fixture TestFails\n",
+			"Slowest tests (parallel tests overlap):\n",
 			"\ntest: 3 passed, 1 failed, 1 skipped\n",
 		}},
 		{"testdata/passing", 0, []string{

@@ -316,7 +316,10 @@ step "testcontainers module tests (cosmoscontainer)"
 if [[ -z "${DOCKER_HOST:-}" && -z "${TESTCONTAINERS_HOST_OVERRIDE:-}" ]]; then
 	export TESTCONTAINERS_HOST_OVERRIDE=localhost
 fi
+# COSMOS_COMPOSE_CONTAINER: the stack's emulator, which TestComposeStack
+# checks (health, loopback-only ports, named volume, certificate names).
 CI=true COSMOS_DOCKER_TESTS=1 COSMOS_EMULATOR_IMAGE="$image" \
+	COSMOS_COMPOSE_CONTAINER="$(compose ps -q cosmos-emulator)" \
 	COSMOS_DOCKER_BUILD_ARGS="BUILD_IMAGE=$go_image RUNTIME_IMAGE=$debian_image GOPROXY=$(go env GOPROXY)" \
 	TESTCONTAINERS_RYUK_DISABLED=true \
 	go test -count=1 -v -timeout 15m ./cosmoscontainer/
