@@ -7,7 +7,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 )
 
 // TestReplicasNeverServeStaleItems: two emulator processes on one database

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
+	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
 )
 
