@@ -79,8 +79,8 @@ func TestImageBehaviour(t *testing.T) {
 		if !volume {
 			t.Errorf("mounts %+v: want a volume at /data (the image's VOLUME)", info.Mounts)
 		}
-		if code, out := execOutput(t, d, "test", "-s", "/data/postgres/PG_VERSION"); code != 0 {
-			t.Errorf("/data/postgres/PG_VERSION: exit %d %s; want the managed cluster in /data", code, out)
+		if code, out := execOutput(t, d, "test", "-s", "/data/postgres/pgdata/PG_VERSION"); code != 0 {
+			t.Errorf("/data/postgres/pgdata/PG_VERSION: exit %d %s; want the managed cluster in /data", code, out)
 		}
 	})
 
@@ -175,6 +175,14 @@ type composeInspect struct {
 func TestComposeStack(t *testing.T) {
 	id := composeContainer(t)
 	info := dockerInspect(t, id)
+	// hostAddr is where the stack publishes a container port on this machine.
+	hostAddr := func(port string) string {
+		bs := info.NetworkSettings.Ports[port]
+		if len(bs) == 0 {
+			t.Fatalf("%s is not published", port)
+		}
+		return "127.0.0.1:" + bs[0].HostPort
+	}
 
 	t.Run("healthy through its own health check", func(t *testing.T) {
 		if info.State.Health == nil || info.State.Health.Status != "healthy" {
@@ -221,7 +229,7 @@ func TestComposeStack(t *testing.T) {
 		for _, name := range []string{"cosmos-emulator", "localhost"} {
 			hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 				TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: name}}}
-			resp, err := hc.Get("https://127.0.0.1:8081/_emulator/health")
+			resp, err := hc.Get("https://" + hostAddr("8081/tcp") + "/_emulator/health")
 			if err != nil {
 				t.Errorf("https as %s: %v", name, err)
 				continue
@@ -235,14 +243,14 @@ func TestComposeStack(t *testing.T) {
 
 	t.Run("serves the data explorer over plain http", func(t *testing.T) {
 		hc := &http.Client{Timeout: 30 * time.Second}
-		resp, err := hc.Get("http://127.0.0.1:1234/")
+		resp, err := hc.Get("http://" + hostAddr("1234/tcp") + "/")
 		if err != nil {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") {
-			t.Errorf("GET http://127.0.0.1:1234/: %d %s, want the explorer's page (%.80q)", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			t.Errorf("GET the explorer's port: %d %s, want the explorer's page (%.80q)", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
 	})
 }
