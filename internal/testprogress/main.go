@@ -72,12 +72,12 @@ func run(goCmd string, every time.Duration, args []string, dir string, w io.Writ
 			}
 		}()
 	}
-	r.read(stdout)
+	readOK := r.read(stdout)
 	runErr := cmd.Wait()
 	close(stop)
 	wg.Wait()
 	failed := r.finish(time.Now())
-	if runErr != nil || failed {
+	if runErr != nil || failed || !readOK {
 		return 1
 	}
 	return 0
@@ -128,6 +128,7 @@ type report struct {
 	ended    []*pkgState
 }
 
+// newReport returns a report writing to w for a run that started at start.
 func newReport(w io.Writer, start time.Time) *report {
 	return &report{w: w, start: start, pkgs: map[string]*pkgState{}, running: map[string][]string{}}
 }
@@ -151,8 +152,9 @@ func appendLine(lines []string, s string) []string {
 }
 
 // read consumes the go test -json stream; a line that is not an event is
-// copied as it is.
-func (r *report) read(in io.Reader) {
+// copied as it is. On a read error (a line over 16 MiB) it reports the
+// error, drains the rest so that go test can finish, and returns false.
+func (r *report) read(in io.Reader) bool {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -166,8 +168,17 @@ func (r *report) read(in io.Reader) {
 		}
 		r.event(e)
 	}
+	if err := sc.Err(); err != nil {
+		r.mu.Lock()
+		fmt.Fprintln(r.w, "testprogress: reading go test's output:", err)
+		r.mu.Unlock()
+		_, _ = io.Copy(io.Discard, in)
+		return false
+	}
+	return true
 }
 
+// pkg returns the state of package name, first seen at t.
 func (r *report) pkg(name string, t time.Time) *pkgState {
 	p := r.pkgs[name]
 	if p == nil {
@@ -195,6 +206,9 @@ func skipReason(lines []string) string {
 	return strings.Join(kept, " | ")
 }
 
+// event takes one event: it counts tests, keeps the output of running
+// tests, and writes a failed test's output and a package's line when they
+// end.
 func (r *report) event(e event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
