@@ -70,10 +70,15 @@ var testUDFs = map[string]string{
 // TestUDFQueriesMatchBuiltins: a query calling UDFs gives exactly the
 // results of the same query written with built-in operators, page by page
 // for every page size (including pages that end inside a scan batch and
-// batches that end inside a page), with each result once.
+// batches that end inside a page), with each result once. The cases run
+// in parallel (they only read the container): page size 1 makes a few of
+// them long, and this test was a third of the package's time.
 func TestUDFQueriesMatchBuiltins(t *testing.T) {
 	s, c := udfContainer(t, 2500)
-	defer func(n int) { udfBatchRows = n }(udfBatchRows)
+	// restored after the parallel cases, which read it (a Cleanup runs
+	// after the subtests; a defer would run before they start)
+	batchRows := udfBatchRows
+	t.Cleanup(func() { udfBatchRows = batchRows })
 	udfBatchRows = 300 // several batches per query
 	tests := []struct{ name, udf, builtin string }{
 		{"selective WHERE", `SELECT VALUE c.n FROM c WHERE udf.mod7(c.n) = 0`, `SELECT VALUE c.n FROM c WHERE c.n % 7 = 0`},
@@ -106,6 +111,7 @@ func TestUDFQueriesMatchBuiltins(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			for _, size := range []int{1, 7, 1000} {
 				want, _ := drainQuery(t, s, emulator.QueryItemsParams{Container: c, Text: tt.builtin, Page: emulator.PageRequest{MaxItems: size}})
 				got, pages := drainQuery(t, s, emulator.QueryItemsParams{Container: c, Text: tt.udf, Page: emulator.PageRequest{MaxItems: size},
