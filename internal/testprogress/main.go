@@ -101,6 +101,7 @@ type pkgState struct {
 	start                   time.Time
 	passed, failed, skipped int
 	done                    bool
+	pkgFailed               bool     // its end event was a fail
 	elapsed                 float64  // seconds, from the package's end event
 	output                  []string // the package's own output (no test)
 }
@@ -232,6 +233,7 @@ func (r *report) event(e event) {
 			p.output = appendLine(p.output, e.Output)
 		case "pass", "fail", "skip":
 			p.done = true
+			p.pkgFailed = e.Action == "fail"
 			p.elapsed = e.Elapsed
 			r.ended = append(r.ended, p)
 			r.packageEnded(p, e)
@@ -311,15 +313,15 @@ func (r *report) finish(now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var passed, failed, skipped int
-	pkgFailed := false
+	var brokenPkgs []string // failed with no failed test: build, TestMain, a panic
 	for _, p := range r.pkgs {
 		passed += p.passed
 		failed += p.failed
 		skipped += p.skipped
 	}
 	for _, p := range r.ended {
-		if p.failed > 0 {
-			pkgFailed = true
+		if p.pkgFailed && p.failed == 0 {
+			brokenPkgs = append(brokenPkgs, short(p.name))
 		}
 	}
 	slow := append([]*pkgState(nil), r.ended...)
@@ -355,8 +357,14 @@ func (r *report) finish(now time.Time) bool {
 			fmt.Fprintf(r.w, "  %s\n", f)
 		}
 	}
+	if len(brokenPkgs) > 0 {
+		fmt.Fprintf(r.w, "\nPackages that failed outside any test (build, TestMain, panic; output above) (%d):\n", len(brokenPkgs))
+		for _, p := range brokenPkgs {
+			fmt.Fprintf(r.w, "  %s\n", p)
+		}
+	}
 	fmt.Fprintf(r.w, "\nWall time: %d s\n", int(now.Sub(r.start).Seconds()))
 	// the closing line, alone: the form CI reads as a test count
 	fmt.Fprintf(r.w, "test: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
-	return failed > 0 || pkgFailed
+	return failed > 0 || len(brokenPkgs) > 0
 }

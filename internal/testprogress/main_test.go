@@ -33,6 +33,7 @@ func TestRunReports(t *testing.T) {
 		}},
 		{"testdata/broken", 1, []string{
 			"undefined: undefinedName",
+			"Packages that failed outside any test (build, TestMain, panic; output above) (1):\n  fixture\n",
 			"\ntest: 0 passed, 0 failed, 0 skipped\n",
 		}},
 	}
