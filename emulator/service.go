@@ -197,8 +197,13 @@ func (s *Service) CreateContainer(ctx context.Context, dbRef string, body []byte
 	// The container's ranges follow its own throughput (one for a
 	// container of a shared-throughput database, which has none).
 	n := max(RangeCountFor(tp), s.minRanges)
+	props := EncodeJSON(obj)
+	parsed, err := ParseContainerDefinition(props)
+	if err != nil {
+		return Container{}, err
+	}
 	return s.store.CreateContainer(ctx, CreateContainerParams{
-		DatabaseRef: dbRef, ID: id, Properties: EncodeJSON(obj), PartitionKey: def,
+		DatabaseRef: dbRef, ID: id, Properties: props, Definition: parsed, PartitionKey: def,
 		DefaultTTL: ttl, TS: ts, ETag: NewETag(ts), Offer: offer, DefaultOffer: dflt,
 		Ranges: InitialRanges(def, n, ts, 0), // the store stamps the LSN
 	})
@@ -251,9 +256,13 @@ func (s *Service) ReplaceContainer(ctx context.Context, dbRef, collRef string, b
 		return Container{}, err
 	}
 	props := EncodeJSON(obj)
+	parsed, err := ParseContainerDefinition(props)
+	if err != nil {
+		return Container{}, err
+	}
 	ts := s.now()
 	return s.store.ReplaceContainer(ctx, ReplaceContainerParams{
-		DatabaseRef: dbRef, CollRef: collRef, Properties: props, DefaultTTL: ttl, TS: ts, ETag: NewETag(ts),
+		DatabaseRef: dbRef, CollRef: collRef, Properties: props, Definition: parsed, DefaultTTL: ttl, TS: ts, ETag: NewETag(ts),
 		Check: func(cur Container) error {
 			if ifMatch != "" && ifMatch != "*" && ifMatch != cur.ETag {
 				return ErrPrecondition

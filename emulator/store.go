@@ -99,9 +99,12 @@ type CreateDatabaseParams struct {
 
 // CreateContainerParams are the inputs of Store.CreateContainer.
 type CreateContainerParams struct {
-	DatabaseRef  string
-	ID           string
-	Properties   []byte
+	DatabaseRef string
+	ID          string
+	Properties  []byte
+	// Definition is Properties parsed (ParseContainerDefinition); nil
+	// makes the store parse it.
+	Definition   *ContainerDefinition
 	PartitionKey PartitionKeyDefinition
 	DefaultTTL   *int32
 	TS           int64
@@ -124,10 +127,13 @@ type ReplaceContainerParams struct {
 	DatabaseRef string
 	CollRef     string
 	Properties  []byte
-	DefaultTTL  *int32
-	TS          int64
-	ETag        string
-	Check       func(current Container) error
+	// Definition is Properties parsed (ParseContainerDefinition); nil
+	// makes the store parse it.
+	Definition *ContainerDefinition
+	DefaultTTL *int32
+	TS         int64
+	ETag       string
+	Check      func(current Container) error
 }
 
 // ReplaceOfferParams are the inputs of Store.ReplaceOffer.

@@ -279,7 +279,7 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 func createRun(ops []emulator.ItemOp, i int) int {
 	seen := map[[2]string]bool{}
 	j := i
-	if len(uniqueKeyPaths(ops[i].Params.Container.Properties)) > 0 {
+	if len(ops[i].Params.Container.Definition().UniqueKeys) > 0 {
 		// one refused row would fail the whole INSERT: each create of a
 		// container with unique keys is a statement of its own
 		return i + 1
