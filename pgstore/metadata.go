@@ -109,9 +109,7 @@ func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
 	return classify("delete database", err)
 }
 
-var _ emulator.Resetter = (*Store)(nil)
-
-// ResetAll implements emulator.Resetter in one transaction, as
+// ResetAll implements emulator.Store in one transaction, as
 // DeleteDatabase does for one database but with one statement for all:
 // it locks the metadata tables against writers (EXCLUSIVE: container
 // lookups, which only read, go on; creates, replaces, deletes, splits and

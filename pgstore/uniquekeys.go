@@ -40,7 +40,7 @@ import (
 //
 // Inside a transaction (a batch, a stored procedure) a refused statement
 // would abort the whole transaction, while a failed operation must leave
-// it usable (emulator.TxStore): there, every write of a container with
+// it usable (emulator.Store.InItemTx): there, every write of a container with
 // unique keys runs under a savepoint, rolled back to when the index refuses
 // it. Single operations need none.
 
