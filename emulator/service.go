@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/lru"
 )
 
 // Service validates requests, stamps system properties and applies the
@@ -21,6 +22,8 @@ type Service struct {
 	// minRanges is the least number of partition key ranges a new
 	// container gets (SetMinPartitionRanges).
 	minRanges int
+	// plans caches query plans (plancache.go).
+	plans *lru.Cache[string, cachedPlan]
 }
 
 // SetMinPartitionRanges makes every container created from now on have at
@@ -36,7 +39,7 @@ func New(store Store, clock *Clock) *Service {
 	if clock == nil {
 		clock = NewClock(nil)
 	}
-	return &Service{store: store, clock: clock}
+	return &Service{store: store, clock: clock, plans: lru.New[string, cachedPlan](planCacheSize)}
 }
 
 // Clock returns the service's clock.

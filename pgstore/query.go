@@ -137,7 +137,11 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	if p.raw {
 		st, err = s.translateResources(p, cur)
 	} else {
-		st, err = s.translateQuery(ctx, p.QueryItemsParams, cur)
+		if p.on == nil {
+			st, err = s.translateCached(ctx, p.QueryItemsParams, cur)
+		} else {
+			st, err = s.translateQuery(ctx, p.QueryItemsParams, cur)
+		}
 		if err == nil && p.on == nil {
 			err = s.ensureQueryIndexes(ctx, p.QueryItemsParams, st)
 		}
