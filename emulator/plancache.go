@@ -11,7 +11,7 @@ import (
 // pipeline) is not computed again. It is exact: the key holds every input
 // of the plan (the container, its partition key ranges version, the query
 // text, its parameters and the supported query features), and the
-// container definition is compared by identity, as the store hands out a
+// container definition is part of the key by identity, as the store hands out a
 // new one whenever a container is created, replaced or loaded again
 // (Container.Def): a replaced container's plans are never served (the
 // entry keeps its definition alive, so its address cannot be reused).
@@ -25,16 +25,16 @@ const (
 	maxCachedPlan = 32 << 10
 )
 
-// cachedPlan is one plan cache entry. plan is shared: callers must not
-// modify it (it is clipped, so appending copies).
-type cachedPlan struct {
-	def  *ContainerDefinition
-	plan []byte
+// planKey is a plan cache key: the container definition and the other
+// inputs of the plan (planInputs).
+type planKey struct {
+	def    *ContainerDefinition
+	inputs string
 }
 
-// planKey is the plan cache key of the plan of q over c with features;
-// false when it is too long to keep.
-func planKey(c Container, q Query, features string) (string, bool) {
+// planInputs is the plan cache key, but for the container definition, of
+// the plan of q over c with features; false when it is too long to keep.
+func planInputs(c Container, q Query, features string) (string, bool) {
 	n := len(q.Text) + len(features) + len(c.RID) + 64
 	for _, p := range q.Parameters {
 		n += len(p.Name) + len(p.Value) + 16

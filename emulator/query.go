@@ -280,16 +280,17 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query,
 	if err != nil {
 		return nil, err
 	}
-	key, cacheable := planKey(c, q, features)
+	inputs, cacheable := planInputs(c, q, features)
+	key := planKey{def: c.Definition(), inputs: inputs}
 	if cacheable {
-		if e, ok := s.plans.Get(key); ok && e.def == c.Definition() {
-			return e.plan, nil
+		if plan, ok := s.plans.Get(key); ok {
+			return plan, nil // (clipped: shared, read-only)
 		}
 	}
 	plan, err := computeQueryPlan(c, q, features)
 	if err == nil && cacheable && len(plan) <= maxCachedPlan {
 		plan = slices.Clip(plan)
-		s.plans.Put(key, cachedPlan{def: c.Definition(), plan: plan})
+		s.plans.Put(key, plan)
 	}
 	return plan, err
 }

@@ -23,7 +23,7 @@ type Service struct {
 	// container gets (SetMinPartitionRanges).
 	minRanges int
 	// plans caches query plans (plancache.go).
-	plans *lru.Cache[string, cachedPlan]
+	plans *lru.Cache[planKey, []byte]
 }
 
 // SetMinPartitionRanges makes every container created from now on have at
@@ -39,7 +39,7 @@ func New(store Store, clock *Clock) *Service {
 	if clock == nil {
 		clock = NewClock(nil)
 	}
-	return &Service{store: store, clock: clock, plans: lru.New[string, cachedPlan](planCacheSize)}
+	return &Service{store: store, clock: clock, plans: lru.New[planKey, []byte](planCacheSize)}
 }
 
 // Clock returns the service's clock.

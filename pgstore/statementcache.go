@@ -19,7 +19,7 @@ import (
 // arguments of the live predicate, replaced on every hit) and the
 // emulator time of GetCurrentDateTime and friends (a statement that binds
 // it, sqlgen.Statement.UsesNow, is not kept). The container definition is
-// compared by identity: the store parses a new one whenever a container is
+// part of the key by identity: the store parses a new one whenever a container is
 // created, replaced or loaded again after any metadata change (cache.go),
 // so a replaced container's statements are never served (the entry keeps
 // its definition alive, so its address cannot be reused). Statements of
@@ -35,15 +35,21 @@ const (
 	maxCachedSQL       = 32 << 10
 )
 
+// statementKey is a statement cache key: the container definition and the
+// other inputs of the translation (statementInputs).
+type statementKey struct {
+	def    *emulator.ContainerDefinition
+	inputs string
+}
+
 // cachedStatement is one statement cache entry.
 type cachedStatement struct {
-	def      *emulator.ContainerDefinition
 	liveArgs int // how many leading arguments are the live predicate's
 	st       *sqlgen.Statement
 }
 
-func newStatementCache() *lru.Cache[string, cachedStatement] {
-	return lru.New[string, cachedStatement](statementCacheSize)
+func newStatementCache() *lru.Cache[statementKey, cachedStatement] {
+	return lru.New[statementKey, cachedStatement](statementCacheSize)
 }
 
 // translateCached is translateQuery served from the statement cache (see
@@ -52,9 +58,10 @@ func (s *Store) translateCached(ctx context.Context, p emulator.QueryItemsParams
 	def := p.Container.Definition()
 	a := args{}
 	live := livePredicate(p.Expiry, "r.", &a)
-	key, ok := statementKey(p, live)
+	inputs, ok := statementInputs(p, live)
+	key := statementKey{def: def, inputs: inputs}
 	if ok {
-		if e, hit := s.statements.Get(key); hit && e.def == def && e.liveArgs == len(a) {
+		if e, hit := s.statements.Get(key); hit && e.liveArgs == len(a) {
 			st := *e.st
 			st.Args = slices.Clone(e.st.Args)
 			copy(st.Args, a)
@@ -63,15 +70,15 @@ func (s *Store) translateCached(ctx context.Context, p emulator.QueryItemsParams
 	}
 	st, err := s.translateQuery(ctx, p, cur)
 	if err == nil && ok && !st.UsesNow && len(st.SQL) <= maxCachedSQL && len(st.Args) >= len(a) {
-		s.statements.Put(key, cachedStatement{def: def, liveArgs: len(a), st: st})
+		s.statements.Put(key, cachedStatement{liveArgs: len(a), st: st})
 	}
 	return st, err
 }
 
-// statementKey is the statement cache key of the first translation of a
-// page of p whose live predicate is live; false when it is too long to
-// keep.
-func statementKey(p emulator.QueryItemsParams, live string) (string, bool) {
+// statementInputs is the statement cache key, but for the container
+// definition, of the translation of a page of p whose live predicate is
+// live; false when it is too long to keep.
+func statementInputs(p emulator.QueryItemsParams, live string) (string, bool) {
 	n := len(p.Text) + len(p.Page.Continuation) + len(live) + len(p.Container.RID) + 64
 	for name, v := range p.Params {
 		n += len(name) + len(v) + 16

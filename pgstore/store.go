@@ -36,7 +36,7 @@ type Store struct {
 	pool  *pgxpool.Pool
 	cache *containerCache
 	// statements caches translated query pages (statementcache.go).
-	statements *lru.Cache[string, cachedStatement]
+	statements *lru.Cache[statementKey, cachedStatement]
 	autoIdx    autoIndexes
 	vacuum     vacuumState
 	trim       trimState
