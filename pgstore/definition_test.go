@@ -41,6 +41,32 @@ func waitForCache(t *testing.T, s *Store) {
 	}
 }
 
+// settleMetadata waits until s's listener has handled the notifications
+// of every metadata change committed so far (each clears the container
+// cache when it arrives), so that the next lookup caches for good: it
+// sends a notification of its own and waits for it (notifications arrive
+// in commit order).
+func settleMetadata(t *testing.T, s *Store) {
+	t.Helper()
+	marker := fmt.Sprintf("settle-%d", time.Now().UnixNano())
+	if _, err := s.pool.Exec(context.Background(), "SELECT pg_notify($1, $2)", metadataChannel, marker); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s.cache.mu.Lock()
+		seen := s.cache.lastPayload == marker
+		s.cache.mu.Unlock()
+		if seen {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the metadata listener never handled its notification")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // queryAll runs q (partition pk, or across partitions when pk is nil)
 // page by page, pageSize results a page, and returns the results and the
 // number of pages.
@@ -92,6 +118,7 @@ func TestContainerDefinitionParsedOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	settleMetadata(t, s)
 	if _, err := svc.GetContainer(ctx, "db", "defs"); err != nil { // loaded (cached)
 		t.Fatal(err)
 	}
@@ -144,6 +171,7 @@ func TestContainerDefinitionParsedOnce(t *testing.T) {
 	if _, err := svc.ReplaceContainer(ctx, "db", "defs", replaced, ""); err != nil {
 		t.Fatal(err)
 	}
+	settleMetadata(t, s)
 	got, _ := queryAll(t, svc, "SELECT VALUE c.cp FROM c WHERE c.id = 'i01'", emulator.PartitionKey{"p1"}, 10)
 	if want := []string{`"NAME01"`}; !slices.Equal(got, want) {
 		t.Errorf("the computed property after the replace: %v, want %v", got, want)

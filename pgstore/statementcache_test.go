@@ -37,6 +37,7 @@ func TestQueryCachesFollowReplace(t *testing.T) {
 	if _, err := svc.CreateContainer(ctx, "db", []byte(cacheBody), nil); err != nil {
 		t.Fatal(err)
 	}
+	settleMetadata(t, s)
 	pk := emulator.PartitionKey{"p"}
 	for i := range 6 {
 		ttl := ""
@@ -104,6 +105,7 @@ func TestQueryCachesFollowReplace(t *testing.T) {
 			if _, err := svc.ReplaceContainer(ctx, "db", "qc", []byte(tt.replace), ""); err != nil {
 				t.Fatalf("%s: replace: %v", tt.name, err)
 			}
+			settleMetadata(t, s)
 		}
 		if tt.advance != 0 {
 			if err := clock.Advance(tt.advance); err != nil {
