@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
 )
 
 // QueryRequest is an item query (POST .../docs with a query body).
@@ -105,7 +106,9 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		return QueryResult{}, err
 	}
 	res := QueryResult{Container: c}
+	parsed := reqphase.Start(ctx, reqphase.Translate)
 	q, err := ParseQuery(r.Query.Text)
+	parsed()
 	if err != nil {
 		return res, err
 	}
@@ -280,6 +283,7 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query,
 	if err != nil {
 		return nil, err
 	}
+	defer reqphase.Start(ctx, reqphase.Translate)()
 	inputs, cacheable := planInputs(c, q, features)
 	key := planKey{def: c.Definition(), inputs: inputs}
 	if cacheable {
