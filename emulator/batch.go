@@ -20,7 +20,7 @@ const (
 )
 
 // ItemStore is the item point operations of a Store; a batch runs them
-// inside one transaction (TxStore).
+// inside one transaction (Store.InItemTx).
 //
 // Writes that race on one item end as the service would have them end had
 // they run one after the other: KindPreconditionFailed answers only an
@@ -43,20 +43,7 @@ type ItemStore interface {
 	DeleteItem(ctx context.Context, k ItemKey, ifMatch string) (int64, error)
 }
 
-// TxStore is implemented by a Store that can run item operations in one
-// transaction.
-type TxStore interface {
-	// InItemTx runs fn with an ItemStore whose operations all run in one
-	// transaction. It commits when fn returns nil, and rolls back and
-	// returns fn's error otherwise. A failed operation (ErrConflict,
-	// ErrItemNotFound, ErrPrecondition) leaves the transaction usable.
-	// The store may roll the transaction back and run fn again (after
-	// removing an obstacle of its own, such as an index that refused a
-	// long value): fn must start afresh on every call.
-	InItemTx(ctx context.Context, opts TxOptions, fn func(ItemStore) error) error
-}
-
-// TxOptions qualify the transaction of TxStore.InItemTx.
+// TxOptions qualify the transaction of Store.InItemTx.
 type TxOptions struct {
 	// SharedLSN gives every write of the transaction the same LSN (_lsn),
 	// as the service does for a transactional batch; otherwise (bulk)
@@ -142,7 +129,7 @@ var errBatchAborted = errors.New("batch aborted")
 //
 // The operations run in one transaction. Runs of operations other than
 // Patch (which reads before it writes) go to the store in one round trip
-// when it can pipeline them (ItemPipeliner), except in bulk without
+// when it can pipeline them (ItemTx.RunItemOps), except in bulk without
 // continue-on-error, where nothing may run after a failure.
 func (s *Service) ExecuteBatch(ctx context.Context, r BatchRequest) (BatchResult, error) {
 	c, err := s.store.GetContainer(ctx, r.Database, r.Container)
@@ -162,22 +149,17 @@ func (s *Service) ExecuteBatch(ctx context.Context, r BatchRequest) (BatchResult
 	if err != nil {
 		return BatchResult{Container: c}, err
 	}
-	txs, ok := s.store.(TxStore)
-	if !ok {
-		return BatchResult{Container: c}, BadRequest("Batch requests are not supported by this store.")
-	}
 	res := BatchResult{Container: c, Ops: make([]BatchOpResult, len(ops))}
 	stopOnError := r.Atomic || !r.ContinueOnError
-	err = txs.InItemTx(ctx, TxOptions{SharedLSN: r.Atomic}, func(st ItemStore) error {
+	err = s.store.InItemTx(ctx, TxOptions{SharedLSN: r.Atomic}, func(st ItemTx) error {
 		clear(res.Ops) // a run again starts afresh
 		res.Failed = false
-		pl, pipe := st.(ItemPipeliner)
-		pipe = pipe && (r.Atomic || r.ContinueOnError)
+		pipe := r.Atomic || r.ContinueOnError
 		for i := 0; i < len(ops); {
 			next := i + 1
 			if pipe && ops[i].op != BatchPatch {
 				var err error
-				if next, err = s.runPipelined(ctx, pl, c, r, ops, i, res.Ops); err != nil {
+				if next, err = s.runPipelined(ctx, st, c, r, ops, i, res.Ops); err != nil {
 					return err
 				}
 			} else {
@@ -234,7 +216,7 @@ func firstFailure(rs []BatchOpResult) int {
 // in an atomic batch, up to the first one that fails validation) in one
 // call of pl, stores their results in out and returns the index after the
 // last one run.
-func (s *Service) runPipelined(ctx context.Context, pl ItemPipeliner, c Container, r BatchRequest, ops []batchOp, i int, out []BatchOpResult) (int, error) {
+func (s *Service) runPipelined(ctx context.Context, pl ItemTx, c Container, r BatchRequest, ops []batchOp, i int, out []BatchOpResult) (int, error) {
 	var items []ItemOp
 	var idx []int
 	j := i
@@ -434,15 +416,6 @@ const PartitionDeleteBatch = 1000
 // partitionDeleteTimeout bounds one background partition delete.
 const partitionDeleteTimeout = 10 * time.Minute
 
-// PartitionDeleter is implemented by a Store that can delete the items of
-// a logical partition in bounded steps.
-type PartitionDeleter interface {
-	// DeletePartitionItems deletes at most limit stored items (live or
-	// expired) of the logical partition pk (canonical) of c and returns
-	// how many it deleted.
-	DeletePartitionItems(ctx context.Context, c Container, pk string, limit int) (int64, error)
-}
-
 // DeletePartition starts deleting every item of the logical partition in
 // the partition key header hdr (deleteAllItemsForPartitionKey): it checks
 // the container and the key, then deletes in the background, in steps of
@@ -458,15 +431,11 @@ func (s *Service) DeletePartition(ctx context.Context, dbRef, collRef string, hd
 	if err != nil {
 		return c, err
 	}
-	pd, ok := s.store.(PartitionDeleter)
-	if !ok {
-		return c, BadRequest("Deleting a logical partition is not supported by this store.")
-	}
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), partitionDeleteTimeout)
 	go func() {
 		defer cancel()
 		for {
-			n, err := pd.DeletePartitionItems(bg, c, pk, PartitionDeleteBatch)
+			n, err := s.store.DeletePartitionItems(bg, c, pk, PartitionDeleteBatch)
 			if err != nil || n < PartitionDeleteBatch {
 				return
 			}
@@ -493,9 +462,10 @@ type ItemOpResult struct {
 	Err     error
 }
 
-// ItemPipeliner is implemented by the ItemStore of a TxStore transaction
-// that can send many operations at once.
-type ItemPipeliner interface {
+// ItemTx is what the operations of a Store.InItemTx transaction run on:
+// the item point operations, one at a time or many at once.
+type ItemTx interface {
+	ItemStore
 	// RunItemOps runs ops in order, each seeing the ones before, in one
 	// round trip to the storage, and returns one result per operation. An
 	// error means the transaction failed (a storage error, not an

@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// ChangeFeedStore is the part of a Store that serves the change feed. The
-// service uses it when its store implements it (pgstore does); otherwise
-// change feed requests are 400.
+// ChangeFeedStore is the part of Store that serves the latest-version
+// change feed.
 type ChangeFeedStore interface {
 	// ReadChanges reads the live items of p.Container whose lsn is above
 	// p.AfterLSN (and, with p.SinceTS, whose _ts is at least that), in
@@ -128,10 +127,7 @@ func (s *Service) ReadChangeFeed(ctx context.Context, r ChangeFeedRequest) (Chan
 		return ChangeFeedResult{}, err
 	}
 	res := ChangeFeedResult{Container: c}
-	cf, ok := s.store.(ChangeFeedStore)
-	if !ok {
-		return res, BadRequest("The change feed is not supported by this store.")
-	}
+	cf := s.store
 	scope, err := c.ResolveRangeScope(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
 	if err != nil {
 		return res, err

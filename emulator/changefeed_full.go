@@ -65,9 +65,8 @@ type ChangeLogPage struct {
 	ScannedTo int64
 }
 
-// ChangeLog is the store's record of every committed write, which the
-// all-versions-and-deletes change feed serves. pgstore implements it
-// alongside Store.
+// ChangeLog is the part of Store that keeps the record of every committed
+// write, which the all-versions-and-deletes change feed serves.
 type ChangeLog interface {
 	// ReadChangeLog returns the container's entries after p.AfterSeq in
 	// order (those in p.PK and p.EPK, when set): p.Limit of them (fewer at
@@ -162,10 +161,7 @@ func (s *Service) ReadAllVersionsFeed(ctx context.Context, r AllVersionsFeedRequ
 		return AllVersionsFeedResult{}, err
 	}
 	res := AllVersionsFeedResult{Container: c}
-	log, ok := s.store.(ChangeLog)
-	if !ok {
-		return res, BadRequest("The all versions and deletes change feed is not supported by this store.")
-	}
+	log := s.store
 	scope, err := c.ResolveRangeScope(r.RangeID, r.EPKRange, r.StartEPK, r.EndEPK)
 	if err != nil {
 		return res, err

@@ -1,8 +1,6 @@
 package emulator
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -210,26 +208,11 @@ func rootMember(e cosmosql.Expr, alias string) (string, bool) {
 }
 
 // computedProperties returns the computed properties of container c, by
-// name (nil when it has none). Its definition was validated when it was
-// stored.
+// name (nil when it has none), from its parsed definition. Its definition
+// was validated when it was stored.
 func computedProperties(c Container) (map[string]ComputedProperty, error) {
-	if !bytes.Contains(c.Properties, []byte(`"computedProperties"`)) {
-		return nil, nil
-	}
-	var body struct {
-		ComputedProperties []ComputedProperty `json:"computedProperties"`
-	}
-	if err := json.Unmarshal(c.Properties, &body); err != nil {
-		return nil, fmt.Errorf("stored container properties: %w", err)
-	}
-	if len(body.ComputedProperties) == 0 {
-		return nil, nil
-	}
-	m := make(map[string]ComputedProperty, len(body.ComputedProperties))
-	for _, cp := range body.ComputedProperties {
-		m[cp.Name] = cp
-	}
-	return m, nil
+	d := c.Definition()
+	return d.ComputedProperties, d.ComputedPropertiesErr()
 }
 
 // expandComputedProperties rewrites q, a query over container c, so that

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
@@ -276,12 +277,30 @@ func derivedNeedsPipeline(q *cosmosql.Query) bool {
 // with the gateway's plan (see queryplan.go, and hybridplan.go for ORDER BY
 // RANK); features is the request's x-ms-cosmos-supported-query-features
 // (a comma-separated list), which picks the hybrid plan's format.
+// Plans are cached (plancache.go).
 func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query, features string) ([]byte, error) {
 	c, err := s.store.GetContainer(ctx, dbRef, collRef)
 	if err != nil {
 		return nil, err
 	}
 	defer reqphase.Start(ctx, reqphase.Translate)()
+	inputs, cacheable := planInputs(c, q, features)
+	key := planKey{def: c.Definition(), inputs: inputs}
+	if cacheable {
+		if plan, ok := s.plans.Get(key); ok {
+			return plan, nil // (clipped: shared, read-only)
+		}
+	}
+	plan, err := computeQueryPlan(c, q, features)
+	if err == nil && cacheable && len(plan) <= maxCachedPlan {
+		plan = slices.Clip(plan)
+		s.plans.Put(key, plan)
+	}
+	return plan, err
+}
+
+// computeQueryPlan computes the plan QueryPlan answers for a query over c.
+func computeQueryPlan(c Container, q Query, features string) ([]byte, error) {
 	parsed, err := ParseQuery(q.Text)
 	if err != nil {
 		return nil, err

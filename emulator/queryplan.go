@@ -540,25 +540,5 @@ func listOrSet(info queryInfo) bool {
 // vectorDistanceFunctions maps the paths of c's vectorEmbeddingPolicy to
 // their distance functions (nil without a policy).
 func vectorDistanceFunctions(c Container) map[string]string {
-	var props struct {
-		Vectors struct {
-			Embeddings []struct {
-				Path             string `json:"path"`
-				DistanceFunction string `json:"distanceFunction"`
-			} `json:"vectorEmbeddings"`
-		} `json:"vectorEmbeddingPolicy"`
-	}
-	if json.Unmarshal(c.Properties, &props) != nil {
-		return nil
-	}
-	var fns map[string]string
-	for _, v := range props.Vectors.Embeddings {
-		if v.Path != "" && v.DistanceFunction != "" {
-			if fns == nil {
-				fns = map[string]string{}
-			}
-			fns[v.Path] = v.DistanceFunction
-		}
-	}
-	return fns
+	return c.Definition().VectorDistanceFunctions
 }

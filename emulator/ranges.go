@@ -427,7 +427,7 @@ type RangeSplit struct {
 	Children [2]PartitionKeyRange
 }
 
-// SplitRangesParams are the inputs of RangeStore.SplitRanges. Plan is
+// SplitRangesParams are the inputs of Store.SplitRanges. Plan is
 // called inside the store's transaction, with the container locked, with
 // the current container (its live ranges and NextRangeID); it returns the
 // splits to apply, in order (a later split may split an earlier one's
@@ -435,18 +435,6 @@ type RangeSplit struct {
 type SplitRangesParams struct {
 	DatabaseRef, CollRef string
 	Plan                 func(cur Container) ([]RangeSplit, error)
-}
-
-// RangeStore is the part of a Store that changes a container's partition
-// key ranges. The service uses it when its store implements it (pgstore
-// does); otherwise splits are 400.
-type RangeStore interface {
-	// SplitRanges applies the splits p.Plan returns atomically: each
-	// parent's row is kept with status RangeStatusSplit (its id is never
-	// reused), its children are stored live, NextRangeID moves past them
-	// and RangesVersion increases by one (when anything was split). It
-	// returns the container afterwards, as GetContainer would.
-	SplitRanges(ctx context.Context, p SplitRangesParams) (Container, error)
 }
 
 // rangeSpan returns the size of r's share of the hash space of def, in
@@ -518,13 +506,9 @@ func (p *rangePlanner) split(i int, at string) [2]PartitionKeyRange {
 // inside the range, a range too small to split, or a partition key that
 // keeps one range (Splittable) is 400.
 func (s *Service) SplitRange(ctx context.Context, dbRef, collRef, id, at string) ([]PartitionKeyRange, error) {
-	rs, ok := s.store.(RangeStore)
-	if !ok {
-		return nil, BadRequest("Splitting partition key ranges is not supported by this store.")
-	}
 	at = strings.ToUpper(strings.TrimSpace(at))
 	var kids [2]PartitionKeyRange
-	_, err := rs.SplitRanges(ctx, SplitRangesParams{DatabaseRef: dbRef, CollRef: collRef, Plan: func(cur Container) ([]RangeSplit, error) {
+	_, err := s.store.SplitRanges(ctx, SplitRangesParams{DatabaseRef: dbRef, CollRef: collRef, Plan: func(cur Container) ([]RangeSplit, error) {
 		if !Splittable(cur.PartitionKey) {
 			return nil, BadRequest("The partition key of this container (a system key or kind Range) keeps one partition key range.")
 		}
@@ -566,12 +550,8 @@ func (s *Service) SplitRange(ctx context.Context, dbRef, collRef, id, at string)
 // has at least n, as the service does when throughput grows past what its
 // partitions serve. It never merges: a lower throughput keeps the ranges.
 func (s *Service) growRanges(ctx context.Context, dbRef, collRef string, n int) error {
-	rs, ok := s.store.(RangeStore)
-	if !ok {
-		return nil
-	}
 	n = min(n, MaxPartitionRanges)
-	_, err := rs.SplitRanges(ctx, SplitRangesParams{DatabaseRef: dbRef, CollRef: collRef, Plan: func(cur Container) ([]RangeSplit, error) {
+	_, err := s.store.SplitRanges(ctx, SplitRangesParams{DatabaseRef: dbRef, CollRef: collRef, Plan: func(cur Container) ([]RangeSplit, error) {
 		if !Splittable(cur.PartitionKey) {
 			return nil, nil
 		}

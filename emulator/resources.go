@@ -40,7 +40,12 @@ type Container struct {
 	RID         string
 	// Properties is the container's JSON body as stored, without system
 	// properties: partitionKey, indexingPolicy, defaultTtl, policies...
-	Properties   []byte
+	Properties []byte
+	// Def is Properties parsed (ParseContainerDefinition): the store sets
+	// it on every container it returns, from the body it stores, so that
+	// requests read policies without parsing. Shared and read-only; nil
+	// only in a Container made by hand (Definition parses then).
+	Def          *ContainerDefinition
 	PartitionKey PartitionKeyDefinition
 	// DefaultTTL is the defaultTtl property: nil when TTL is off.
 	DefaultTTL *int32

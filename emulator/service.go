@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/lru"
 )
 
 // Service validates requests, stamps system properties and applies the
@@ -21,6 +22,8 @@ type Service struct {
 	// minRanges is the least number of partition key ranges a new
 	// container gets (SetMinPartitionRanges).
 	minRanges int
+	// plans caches query plans (plancache.go).
+	plans *lru.Cache[planKey, []byte]
 }
 
 // SetMinPartitionRanges makes every container created from now on have at
@@ -36,7 +39,7 @@ func New(store Store, clock *Clock) *Service {
 	if clock == nil {
 		clock = NewClock(nil)
 	}
-	return &Service{store: store, clock: clock}
+	return &Service{store: store, clock: clock, plans: lru.New[planKey, []byte](planCacheSize)}
 }
 
 // Clock returns the service's clock.
@@ -197,8 +200,13 @@ func (s *Service) CreateContainer(ctx context.Context, dbRef string, body []byte
 	// The container's ranges follow its own throughput (one for a
 	// container of a shared-throughput database, which has none).
 	n := max(RangeCountFor(tp), s.minRanges)
+	props := EncodeJSON(obj)
+	parsed, err := ParseContainerDefinition(props)
+	if err != nil {
+		return Container{}, err
+	}
 	return s.store.CreateContainer(ctx, CreateContainerParams{
-		DatabaseRef: dbRef, ID: id, Properties: EncodeJSON(obj), PartitionKey: def,
+		DatabaseRef: dbRef, ID: id, Properties: props, Definition: parsed, PartitionKey: def,
 		DefaultTTL: ttl, TS: ts, ETag: NewETag(ts), Offer: offer, DefaultOffer: dflt,
 		Ranges: InitialRanges(def, n, ts, 0), // the store stamps the LSN
 	})
@@ -251,9 +259,13 @@ func (s *Service) ReplaceContainer(ctx context.Context, dbRef, collRef string, b
 		return Container{}, err
 	}
 	props := EncodeJSON(obj)
+	parsed, err := ParseContainerDefinition(props)
+	if err != nil {
+		return Container{}, err
+	}
 	ts := s.now()
 	return s.store.ReplaceContainer(ctx, ReplaceContainerParams{
-		DatabaseRef: dbRef, CollRef: collRef, Properties: props, DefaultTTL: ttl, TS: ts, ETag: NewETag(ts),
+		DatabaseRef: dbRef, CollRef: collRef, Properties: props, Definition: parsed, DefaultTTL: ttl, TS: ts, ETag: NewETag(ts),
 		Check: func(cur Container) error {
 			if ifMatch != "" && ifMatch != "*" && ifMatch != cur.ETag {
 				return ErrPrecondition

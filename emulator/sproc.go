@@ -46,17 +46,6 @@ type ScriptTx interface {
 	QueryItems(ctx context.Context, p QueryItemsParams) (QueryPage, error)
 }
 
-// ScriptTxStore is implemented by a Store that can run a script's
-// operations in one transaction.
-type ScriptTxStore interface {
-	// InScriptTx runs fn with a ScriptTx whose operations all run in one
-	// transaction, their writes sharing one LSN. It commits when fn
-	// returns nil, and rolls back and returns fn's error otherwise. As
-	// with TxStore.InItemTx, the store may roll back and run fn again:
-	// fn must start afresh on every call.
-	InScriptTx(ctx context.Context, fn func(ScriptTx) error) error
-}
-
 // SprocRequest is a stored procedure execution.
 type SprocRequest struct {
 	Database, Container, ID string
@@ -141,12 +130,8 @@ func (s *Service) ExecuteSproc(ctx context.Context, r SprocRequest) (SprocResult
 	if err != nil {
 		return res, err
 	}
-	txs, ok := s.store.(ScriptTxStore)
-	if !ok {
-		return res, Errorf(KindInternal, "The store cannot run stored procedures.")
-	}
 	eng := s.ScriptEngine()
-	err = txs.InScriptTx(ctx, func(tx ScriptTx) error {
+	err = s.store.InScriptTx(ctx, func(tx ScriptTx) error {
 		h := &scriptHost{s: s, c: c, pk: pk, tx: tx}
 		out, err := eng.RunSproc(ctx, jsengine.Script{
 			Key:    jsengine.CacheKey{Container: c.Num, Kind: string(ScriptSproc), ID: sc.ID, ETag: sc.ETag},

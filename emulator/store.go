@@ -9,7 +9,9 @@ import (
 )
 
 // Store persists databases, containers, offers and items. pgstore implements
-// it over PostgreSQL. Every method is safe for concurrent use.
+// it over PostgreSQL, and it is the only implementation: every method is
+// required (no optional interfaces the service probes for). Every method
+// is safe for concurrent use.
 //
 // References (dbRef, collRef) are ids, or RIDs for RID-based addressing;
 // an id wins over a RID when both match. Missing resources yield errors of
@@ -36,15 +38,58 @@ type Store interface {
 	GetOffer(ctx context.Context, rid string) (Offer, error)
 	ReplaceOffer(ctx context.Context, p ReplaceOfferParams) (Offer, error)
 
-	UserStore   // users and permissions (emulator/users.go)
-	ItemStore   // the item point operations (emulator/batch.go)
-	ScriptStore // stored procedures, triggers, UDFs (emulator/scripts.go)
+	UserStore       // users and permissions (emulator/users.go)
+	ItemStore       // the item point operations (emulator/batch.go)
+	ScriptStore     // stored procedures, triggers, UDFs (emulator/scripts.go)
+	ChangeFeedStore // the latest-version change feed (emulator/changefeed.go)
+	ChangeLog       // the all-versions-and-deletes change feed (emulator/changefeed_full.go)
+
+	// InItemTx runs fn with an ItemTx whose operations all run in one
+	// transaction (transactional batches). It commits when fn returns
+	// nil, and rolls back and returns fn's error otherwise. A failed
+	// operation (ErrConflict, ErrItemNotFound, ErrPrecondition) leaves the
+	// transaction usable. The store may roll the transaction back and run
+	// fn again (after removing an obstacle of its own, such as an index
+	// that refused a long value): fn must start afresh on every call.
+	InItemTx(ctx context.Context, opts TxOptions, fn func(ItemTx) error) error
+	// InScriptTx runs fn with a ScriptTx whose operations all run in one
+	// transaction, their writes sharing one LSN (stored procedures and
+	// triggers). It commits when fn returns nil, and rolls back and
+	// returns fn's error otherwise. As with InItemTx, the store may roll
+	// back and run fn again: fn must start afresh on every call.
+	InScriptTx(ctx context.Context, fn func(ScriptTx) error) error
+	// DeletePartitionItems deletes at most limit stored items (live or
+	// expired) of the logical partition pk (canonical) of c and returns
+	// how many it deleted (a logical partition is deleted in such bounded
+	// steps).
+	DeletePartitionItems(ctx context.Context, c Container, pk string, limit int) (int64, error)
+	// SplitRanges applies the splits p.Plan returns atomically: each
+	// parent's row is kept with status RangeStatusSplit (its id is never
+	// reused), its children are stored live, NextRangeID moves past them
+	// and RangesVersion increases by one (when anything was split). It
+	// returns the container afterwards, as GetContainer would.
+	SplitRanges(ctx context.Context, p SplitRangesParams) (Container, error)
+	// CurrentLSN returns the latest log sequence number issued. LSNs are
+	// drawn from one sequence for every container, so the latest is an
+	// upper bound of any LSN a client has seen.
+	CurrentLSN(ctx context.Context) (int64, error)
+	// ResetAll removes every database with everything in it (containers,
+	// items, scripts, users, permissions, offers, partition key ranges,
+	// change feeds) as one atomic step, faster than deleting them one by
+	// one: a concurrent request sees all of it or none of it, and one
+	// that addresses a removed resource after the step fails as it would
+	// after a delete (404, or 410 for a partition key range). Resources
+	// created again afterwards with the same ids are new ones (new RIDs,
+	// empty change feeds), so nothing a client cached about the old ones
+	// applies to them. It returns how many databases it removed.
+	ResetAll(ctx context.Context) (int, error)
+	// ContainerUsage returns container c's usage, its items judged live
+	// under e, at a cost that does not grow with the container.
+	ContainerUsage(ctx context.Context, c Container, e Expiry) (ContainerUsage, error)
+
 	// ReadItems returns live items in creation order (Seq), after
 	// p.AfterSeq, at most p.Limit of them.
 	ReadItems(ctx context.Context, p ReadItemsParams) ([]Item, error)
-
-	// CountItems counts a container's stored rows and live items under e.
-	CountItems(ctx context.Context, c Container, e Expiry) (ContainerStats, error)
 	// ContainerStats counts, for every container, stored rows and live
 	// items as of unix time now.
 	ContainerStats(ctx context.Context, now int64) ([]ContainerStats, error)
@@ -99,9 +144,12 @@ type CreateDatabaseParams struct {
 
 // CreateContainerParams are the inputs of Store.CreateContainer.
 type CreateContainerParams struct {
-	DatabaseRef  string
-	ID           string
-	Properties   []byte
+	DatabaseRef string
+	ID          string
+	Properties  []byte
+	// Definition is Properties parsed (ParseContainerDefinition); nil
+	// makes the store parse it.
+	Definition   *ContainerDefinition
 	PartitionKey PartitionKeyDefinition
 	DefaultTTL   *int32
 	TS           int64
@@ -124,10 +172,13 @@ type ReplaceContainerParams struct {
 	DatabaseRef string
 	CollRef     string
 	Properties  []byte
-	DefaultTTL  *int32
-	TS          int64
-	ETag        string
-	Check       func(current Container) error
+	// Definition is Properties parsed (ParseContainerDefinition); nil
+	// makes the store parse it.
+	Definition *ContainerDefinition
+	DefaultTTL *int32
+	TS         int64
+	ETag       string
+	Check      func(current Container) error
 }
 
 // ReplaceOfferParams are the inputs of Store.ReplaceOffer.

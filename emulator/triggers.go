@@ -101,11 +101,7 @@ func (s *Service) triggeredWrite(ctx context.Context, op string, r ItemRequest) 
 			return res, err
 		}
 	}
-	txs, ok := s.store.(ScriptTxStore)
-	if !ok {
-		return res, Errorf(KindInternal, "The store cannot run triggers.")
-	}
-	err = txs.InScriptTx(ctx, func(tx ScriptTx) error {
+	err = s.store.InScriptTx(ctx, func(tx ScriptTx) error {
 		res = ItemResult{Container: c} // a run again starts afresh
 		h := &scriptHost{s: s, c: c, pk: pk, tx: tx}
 		key := ItemKey{Container: c, PK: pk, ID: r.ID, Expiry: s.expiry(c)}

@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -61,26 +60,10 @@ func keyedIndexName(num int64, path []string) string {
 	return n[:i] + "_k_" + n[i+3:]
 }
 
-// policy is the part of an indexing policy that decides which indexes
-// exist.
-type policy struct {
-	IndexingMode     string `json:"indexingMode"`
-	CompositeIndexes [][]struct {
-		Path  string `json:"path"`
-		Order string `json:"order"`
-	} `json:"compositeIndexes"`
-	IncludedPaths []struct {
-		Path string `json:"path"`
-	} `json:"includedPaths"`
-	ExcludedPaths []struct {
-		Path string `json:"path"`
-	} `json:"excludedPaths"`
-}
-
-// indexed applies the policy's path rules to a document path: the most
-// specific matching included or excluded path wins.
-func (p policy) indexed(path []string) bool {
-	if strings.EqualFold(p.IndexingMode, "none") {
+// pathIndexed applies the path rules of an indexing policy to a document
+// path: the most specific matching included or excluded path wins.
+func pathIndexed(p emulator.IndexingPolicy, path []string) bool {
+	if strings.EqualFold(p.Mode, "none") {
 		return false
 	}
 	best, include := -1, true
@@ -116,10 +99,10 @@ func (p policy) indexed(path []string) bool {
 		}
 	}
 	for _, ip := range p.IncludedPaths {
-		try(ip.Path, true)
+		try(ip, true)
 	}
 	for _, ep := range p.ExcludedPaths {
-		try(ep.Path, false)
+		try(ep, false)
 	}
 	return best >= 0 && include
 }
@@ -131,32 +114,6 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// queryProperties parses, in one pass, the container properties a query
-// page needs: the indexing policy, and the distance function of each path
-// of the vectorEmbeddingPolicy (nil without one).
-func queryProperties(c emulator.Container) (policy, map[string]string) {
-	var props struct {
-		IndexingPolicy policy `json:"indexingPolicy"`
-		Vectors        struct {
-			Embeddings []struct {
-				Path             string `json:"path"`
-				DistanceFunction string `json:"distanceFunction"`
-			} `json:"vectorEmbeddings"`
-		} `json:"vectorEmbeddingPolicy"`
-	}
-	_ = json.Unmarshal(c.Properties, &props)
-	var fns map[string]string
-	for _, e := range props.Vectors.Embeddings {
-		if e.Path != "" && e.DistanceFunction != "" {
-			if fns == nil {
-				fns = map[string]string{}
-			}
-			fns[e.Path] = e.DistanceFunction
-		}
-	}
-	return props.IndexingPolicy, fns
-}
-
 // ensureIndexes creates the missing path indexes a query can use: with
 // keyed the partition-first ones, else the global ones. The
 // per-container set of known index names is only touched under the lock;
@@ -164,7 +121,7 @@ func queryProperties(c emulator.Container) (policy, map[string]string) {
 // IF NOT EXISTS, and a lost race is a duplicate-name error we ignore).
 // An index that a stored value is too long for is not made, and not
 // tried again (blockIndex); the query goes on without it.
-func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol policy, paths [][]string, keyed bool) error {
+func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol emulator.IndexingPolicy, paths [][]string, keyed bool) error {
 	if len(paths) == 0 {
 		return nil
 	}
@@ -203,7 +160,7 @@ func (s *Store) ensureIndexes(ctx context.Context, c emulator.Container, pol pol
 		if keyed {
 			name = keyedIndexName(c.Num, p)
 		}
-		if known[name] || s.autoIdx.blocked[c.Num][name] || len(known) >= maxAutoIndexes || !pol.indexed(p) || !validIndexPath(p) {
+		if known[name] || s.autoIdx.blocked[c.Num][name] || len(known) >= maxAutoIndexes || !pathIndexed(pol, p) || !validIndexPath(p) {
 			continue
 		}
 		known[name] = true
@@ -283,13 +240,13 @@ func validIndexPath(path []string) bool {
 	return true
 }
 
-// composites returns the policy's composite indexes.
-func (p policy) composites() []sqlgen.CompositeIndex {
+// composites returns an indexing policy's composite indexes.
+func composites(p emulator.IndexingPolicy) []sqlgen.CompositeIndex {
 	var out []sqlgen.CompositeIndex
 	for _, ci := range p.CompositeIndexes {
 		var c sqlgen.CompositeIndex
 		for _, e := range ci {
-			c = append(c, sqlgen.CompositePath{Path: emulator.SplitPath(e.Path), Desc: strings.EqualFold(e.Order, "descending")})
+			c = append(c, sqlgen.CompositePath{Path: emulator.SplitPath(e.Path), Desc: e.Descending})
 		}
 		if len(c) > 0 {
 			out = append(out, c)
@@ -309,13 +266,9 @@ const maxCompositePaths = 16
 // cannot build (too many paths, a path that is not valid UTF-8 or holds
 // NUL) is the request's fault (400), checked before any DDL. An index that
 // a stored value is too long for is left out (tolerateLongValues).
-func compositeIndexesDDL(num int64, props []byte, replace bool) (string, error) {
-	var pp struct {
-		IndexingPolicy policy `json:"indexingPolicy"`
-	}
-	_ = json.Unmarshal(props, &pp)
-	composites := pp.IndexingPolicy.composites()
-	for _, ci := range composites {
+func compositeIndexesDDL(num int64, d *emulator.ContainerDefinition, replace bool) (string, error) {
+	cis := composites(d.Indexing)
+	for _, ci := range cis {
 		if len(ci) > maxCompositePaths {
 			return "", emulator.BadRequest("A composite index can have at most %d paths here; this one has %d.", maxCompositePaths, len(ci))
 		}
@@ -330,7 +283,7 @@ func compositeIndexesDDL(num int64, props []byte, replace bool) (string, error) 
 		// drop every composite index first: a replace may change them
 		fmt.Fprintf(&b, `DO $$ DECLARE i text; BEGIN FOR i IN SELECT indexname FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = 'items_%d' AND indexname LIKE 'items\_%d\_c\_%%' LOOP EXECUTE 'DROP INDEX cosmos.' || quote_ident(i); END LOOP; END $$;`, num, num)
 	}
-	for _, ci := range composites {
+	for _, ci := range cis {
 		h := fnv.New64a()
 		h.Write([]byte(sqlgen.CompositeIndexKey("doc", ci)))
 		b.WriteString("\n" + tolerateLongValues(fmt.Sprintf("CREATE INDEX items_%d_c_%016x ON %s (%s);", num, h.Sum64(), itemsTable(num), sqlgen.CompositeIndexKey("doc", ci))))
@@ -353,16 +306,12 @@ func tolerateLongValues(ddl string) string {
 	return "DO " + tag + " BEGIN " + ddl + " EXCEPTION WHEN program_limit_exceeded THEN NULL; END " + tag + ";"
 }
 
-// sameComposites reports whether two container bodies declare the same
-// composite indexes.
-func sameComposites(a, b []byte) bool {
-	key := func(props []byte) string {
-		var pp struct {
-			IndexingPolicy policy `json:"indexingPolicy"`
-		}
-		_ = json.Unmarshal(props, &pp)
+// sameComposites reports whether two container definitions declare the
+// same composite indexes.
+func sameComposites(a, b *emulator.ContainerDefinition) bool {
+	key := func(d *emulator.ContainerDefinition) string {
 		var parts []string
-		for _, ci := range pp.IndexingPolicy.composites() {
+		for _, ci := range composites(d.Indexing) {
 			parts = append(parts, sqlgen.CompositeIndexKey("doc", ci))
 		}
 		return strings.Join(parts, ";")

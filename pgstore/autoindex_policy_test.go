@@ -1,8 +1,9 @@
 package pgstore
 
 import (
-	"encoding/json"
 	"testing"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
 // TestPolicyIndexed: the path rules of an indexing policy decide which
@@ -25,11 +26,11 @@ func TestPolicyIndexed(t *testing.T) {
 		{`{"indexingMode":"none"}`, []string{"a"}, false},
 	}
 	for _, tt := range tests {
-		var p policy
-		if err := json.Unmarshal([]byte(tt.policy), &p); err != nil {
+		d, err := emulator.ParseContainerDefinition([]byte(`{"indexingPolicy":` + tt.policy + `}`))
+		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.indexed(tt.path); got != tt.want {
+		if got := pathIndexed(d.Indexing, tt.path); got != tt.want {
 			t.Errorf("%s: indexed(%v) = %v, want %v", tt.policy, tt.path, got, tt.want)
 		}
 	}

@@ -34,6 +34,7 @@ func TestAutoIndexConcurrentQueries(t *testing.T) {
 	defer s.Close()
 	c := newContainer(t, s, nil)
 	c.Properties = []byte(`{"indexingPolicy":{"includedPaths":[{"path":"/*"}]}}`)
+	c.Def, _ = emulator.ParseContainerDefinition(c.Properties)
 	insertDocs(t, s, c, 50000, 0) // index builds take a moment
 	query := func(text string) error {
 		q, err := emulator.ParseQuery(text)

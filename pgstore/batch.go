@@ -12,9 +12,7 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
-var _ emulator.TxStore = (*Store)(nil)
-
-// InItemTx implements emulator.TxStore: fn's item operations run in one
+// InItemTx implements emulator.Store: fn's item operations run in one
 // READ COMMITTED transaction on one connection, committed when fn returns
 // nil and rolled back otherwise. The item statements are those of the
 // single operations (itemOps), so a batch behaves exactly like its
@@ -29,7 +27,7 @@ var _ emulator.TxStore = (*Store)(nil)
 // its first statement and its COMMIT with whatever it sends last
 // (batchTx), and a transaction that sent nothing (every operation refused
 // before reaching the store) sends neither.
-func (s *Store) InItemTx(ctx context.Context, opts emulator.TxOptions, fn func(emulator.ItemStore) error) error {
+func (s *Store) InItemTx(ctx context.Context, opts emulator.TxOptions, fn func(emulator.ItemTx) error) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return classify("begin batch", err)
@@ -133,9 +131,7 @@ WHERE seq = ANY($2::bigint[]) ORDER BY seq`, t.coll, t.seqs)
 	return err // after a failure the connection is still in a transaction: Release drops it
 }
 
-var _ emulator.PartitionDeleter = (*Store)(nil)
-
-// DeletePartitionItems implements emulator.PartitionDeleter: one DELETE of
+// DeletePartitionItems implements emulator.Store: one DELETE of
 // at most limit rows of the partition, found through the (pk, id) key.
 func (s *Store) DeletePartitionItems(ctx context.Context, c emulator.Container, pk string, limit int) (int64, error) {
 	t := itemsTable(c.Num)
@@ -146,9 +142,9 @@ func (s *Store) DeletePartitionItems(ctx context.Context, c emulator.Container, 
 	return tag.RowsAffected(), nil
 }
 
-var _ emulator.ItemPipeliner = itemOps{}
+var _ emulator.ItemTx = itemOps{}
 
-// RunItemOps implements emulator.ItemPipeliner: the operations' statements
+// RunItemOps implements emulator.ItemTx: the operations' statements
 // go to PostgreSQL in one pgx.Batch (one round trip) and run in order on
 // o's querier (a batch's transaction). A run of creates becomes one
 // multi-row INSERT (createManyStmt).
@@ -279,7 +275,7 @@ func (o itemOps) RunItemOps(ctx context.Context, ops []emulator.ItemOp) ([]emula
 func createRun(ops []emulator.ItemOp, i int) int {
 	seen := map[[2]string]bool{}
 	j := i
-	if len(uniqueKeyPaths(ops[i].Params.Container.Properties)) > 0 {
+	if len(ops[i].Params.Container.Definition().UniqueKeys) > 0 {
 		// one refused row would fail the whole INSERT: each create of a
 		// container with unique keys is a statement of its own
 		return i + 1

@@ -48,8 +48,8 @@ func benchBatchCreates(b *testing.B, s *Store, c emulator.Container) {
 			}
 			t0 := time.Now()
 			var t1 time.Time
-			err := s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemStore) error {
-				_, err := st.(emulator.ItemPipeliner).RunItemOps(ctx, ops)
+			err := s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemTx) error {
+				_, err := st.RunItemOps(ctx, ops)
 				t1 = time.Now()
 				return err
 			})

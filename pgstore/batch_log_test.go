@@ -46,9 +46,9 @@ func TestBatchCreateRunLog(t *testing.T) {
 				ops[i] = at(c, op)
 			}
 			var res []emulator.ItemOpResult
-			err := s.InItemTx(ctx, emulator.TxOptions{SharedLSN: tc.shared}, func(st emulator.ItemStore) error {
+			err := s.InItemTx(ctx, emulator.TxOptions{SharedLSN: tc.shared}, func(st emulator.ItemTx) error {
 				var err error
-				res, err = st.(emulator.ItemPipeliner).RunItemOps(ctx, ops)
+				res, err = st.RunItemOps(ctx, ops)
 				return err
 			})
 			if err != nil {

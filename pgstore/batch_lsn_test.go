@@ -21,9 +21,9 @@ func writeOp(c emulator.Container, op, id string) emulator.ItemOp {
 func runTx(t *testing.T, s *Store, opts emulator.TxOptions, ops ...emulator.ItemOp) []emulator.ItemOpResult {
 	t.Helper()
 	var out []emulator.ItemOpResult
-	err := s.InItemTx(context.Background(), opts, func(st emulator.ItemStore) error {
+	err := s.InItemTx(context.Background(), opts, func(st emulator.ItemTx) error {
 		var err error
-		out, err = st.(emulator.ItemPipeliner).RunItemOps(context.Background(), ops)
+		out, err = st.RunItemOps(context.Background(), ops)
 		return err
 	})
 	if err != nil {

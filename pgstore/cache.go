@@ -27,6 +27,11 @@ type containerCache struct {
 	enabled bool
 	gen     uint64
 	m       map[[2]string]cachedContainer
+	// lastPayload is the payload of the last notification the listener
+	// handled: notifications arrive in commit order, so a test that
+	// sends one of its own knows, once it is here, that every change
+	// committed before it has cleared the cache.
+	lastPayload string
 }
 
 type cachedContainer struct {
@@ -122,10 +127,14 @@ func (s *Store) listenOnce(ctx context.Context, failed *bool) error {
 	s.cache.setEnabled(true)
 	defer s.cache.setEnabled(false)
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
 			return fmt.Errorf("wait for notification: %w", err)
 		}
 		s.cache.clear()
+		s.cache.mu.Lock()
+		s.cache.lastPayload = n.Payload
+		s.cache.mu.Unlock()
 	}
 }
 

@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -145,16 +144,9 @@ func (s *Store) changeHorizon(ctx context.Context, c emulator.Container) (int64,
 // its changeFeedPolicy.retentionDuration (minutes) when positive, else
 // emulator.DefaultChangeFeedRetention.
 func retentionSeconds(c emulator.Container) int64 {
-	var p struct {
-		Policy struct {
-			Retention json.Number `json:"retentionDuration"`
-		} `json:"changeFeedPolicy"`
-	}
 	minutes := int64(emulator.DefaultChangeFeedRetention.Minutes())
-	if json.Unmarshal(c.Properties, &p) == nil {
-		if m, err := p.Policy.Retention.Int64(); err == nil && m > 0 {
-			minutes = m
-		}
+	if m := c.Definition().ChangeFeedRetentionMinutes; m > 0 {
+		minutes = m
 	}
 	return minutes * 60
 }

@@ -423,8 +423,8 @@ func testChangeLogReaderMissesNothing(t *testing.T, sweep bool) {
 						}
 					}
 				} else {
-					err = s.InItemTx(ctx, emulator.TxOptions{SharedLSN: w == 1}, func(st emulator.ItemStore) error {
-						_, err := st.(emulator.ItemPipeliner).RunItemOps(ctx, ops)
+					err = s.InItemTx(ctx, emulator.TxOptions{SharedLSN: w == 1}, func(st emulator.ItemTx) error {
+						_, err := st.RunItemOps(ctx, ops)
 						return err
 					})
 				}

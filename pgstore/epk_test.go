@@ -130,7 +130,7 @@ func TestEPKStoredOnEveryWritePath(t *testing.T) {
 					emulator.ItemOp{Op: emulator.BatchCreate, Params: params(k, id("batch-run-b"), nil)},
 					emulator.ItemOp{Op: emulator.BatchUpsert, Params: params(k, id("batch-upsert"), nil)},
 					emulator.ItemOp{Op: emulator.BatchReplace, Params: params(k, id("create"), nil)})
-				err := s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemStore) error {
+				err := s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemTx) error {
 					if _, err := st.CreateItem(ctx, params(k, id("batch-one"), nil)); err != nil {
 						return err
 					}
@@ -557,7 +557,7 @@ func BenchmarkEPKRangeQuery(b *testing.B) {
 	c := newDefContainer(b, s, "bench", emulator.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: "Hash", Version: 2}, nil)
 	const n = 10000
 	for from := 0; from < n; from += 500 {
-		err := s.InItemTx(ctx, emulator.TxOptions{}, func(st emulator.ItemStore) error {
+		err := s.InItemTx(ctx, emulator.TxOptions{}, func(st emulator.ItemTx) error {
 			var ops []emulator.ItemOp
 			for i := from; i < from+500; i++ {
 				id, pk := "id"+strconv.Itoa(i), "p"+strconv.Itoa(i%1000)
@@ -565,7 +565,7 @@ func BenchmarkEPKRangeQuery(b *testing.B) {
 					ItemKey: emulator.ItemKey{Container: c, PK: emulator.PartitionKey{pk}.Canonical(), ID: id},
 					Body:    []byte(fmt.Sprintf(`{"id":%q,"pk":%q,"n":%d,"pad":"%s"}`, id, pk, i, strings.Repeat("x", 200))), TS: 1, ETag: `"e"`}})
 			}
-			_, err := st.(emulator.ItemPipeliner).RunItemOps(ctx, ops)
+			_, err := st.RunItemOps(ctx, ops)
 			return err
 		})
 		if err != nil {

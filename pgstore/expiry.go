@@ -301,7 +301,8 @@ func (s *Store) ContainerStats(ctx context.Context, now int64) ([]emulator.Conta
 	return out, nil
 }
 
-// CountItems implements emulator.Store.
+// CountItems counts container c's stored rows and live items under e
+// (a full count; ContainerStats reports it for every container).
 func (s *Store) CountItems(ctx context.Context, c emulator.Container, e emulator.Expiry) (emulator.ContainerStats, error) {
 	a := args{}
 	st := emulator.ContainerStats{Database: c.DatabaseID, Container: c.ID}

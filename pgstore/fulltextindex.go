@@ -1,8 +1,6 @@
 package pgstore
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -31,30 +29,19 @@ type fullTextIndex struct {
 	cfg  string // text search configuration (sqlgen.FullTextConfig)
 }
 
-// fullTextIndexes returns the full-text indexes a container body
+// fullTextIndexes returns the full-text indexes a container definition
 // declares, in policy order, each path once, with the configuration of its
 // language; paths this store cannot write into DDL are left out (they
 // only go without an index).
-func fullTextIndexes(props []byte) []fullTextIndex {
-	if !bytes.Contains(props, []byte(`"fullTextIndexes"`)) {
-		return nil // (most containers: no second parse of the body)
-	}
-	var pp struct {
-		IndexingPolicy struct {
-			FullTextIndexes []struct {
-				Path string `json:"path"`
-			} `json:"fullTextIndexes"`
-		} `json:"indexingPolicy"`
-	}
-	_ = json.Unmarshal(props, &pp)
-	if len(pp.IndexingPolicy.FullTextIndexes) == 0 {
+func fullTextIndexes(d *emulator.ContainerDefinition) []fullTextIndex {
+	if len(d.Indexing.FullTextIndexes) == 0 {
 		return nil
 	}
-	configs, def := fullTextConfigs(emulator.Container{Properties: props})
+	configs, def := fullTextConfigs(d)
 	seen := map[string]bool{}
 	var out []fullTextIndex
-	for _, ix := range pp.IndexingPolicy.FullTextIndexes {
-		path := emulator.SplitPath(ix.Path)
+	for _, ixPath := range d.Indexing.FullTextIndexes {
+		path := emulator.SplitPath(ixPath)
 		key := "/" + strings.Join(path, "/")
 		if len(path) == 0 || seen[key] || !validIndexPath(path) {
 			continue
@@ -67,9 +54,9 @@ func fullTextIndexes(props []byte) []fullTextIndex {
 
 // fullTextIndexed returns the paths ("/a/b") of a container's full-text
 // indexes (sqlgen.Input.FullTextIndexed), nil without any.
-func fullTextIndexed(c emulator.Container) map[string]bool {
+func fullTextIndexed(d *emulator.ContainerDefinition) map[string]bool {
 	var m map[string]bool
-	for _, ix := range fullTextIndexes(c.Properties) {
+	for _, ix := range fullTextIndexes(d) {
 		if m == nil {
 			m = map[string]bool{}
 		}
@@ -83,12 +70,12 @@ func fullTextIndexed(c emulator.Container) map[string]bool {
 // there is nothing to do). An index that a stored document's processed
 // text is too large for is left out (tolerateLongValues): the filters on
 // its path scan, with the same results.
-func fullTextIndexesDDL(num int64, props []byte, replace bool) string {
+func fullTextIndexesDDL(num int64, d *emulator.ContainerDefinition, replace bool) string {
 	var b strings.Builder
 	if replace {
 		fmt.Fprintf(&b, `DO $$ DECLARE i text; BEGIN FOR i IN SELECT indexname FROM pg_indexes WHERE schemaname = 'cosmos' AND tablename = 'items_%d' AND indexname LIKE 'items\_%d\_f\_%%' LOOP EXECUTE 'DROP INDEX cosmos.' || quote_ident(i); END LOOP; END $$;`, num, num)
 	}
-	for _, ix := range fullTextIndexes(props) {
+	for _, ix := range fullTextIndexes(d) {
 		expr, ok := sqlgen.FullTextIndexExpr("doc", ix.cfg, ix.path)
 		if !ok {
 			continue
@@ -100,12 +87,12 @@ func fullTextIndexesDDL(num int64, props []byte, replace bool) string {
 	return b.String()
 }
 
-// sameFullTextIndexes reports whether two container bodies make the same
-// full-text indexes (paths and configurations).
-func sameFullTextIndexes(a, b []byte) bool {
-	key := func(props []byte) string {
+// sameFullTextIndexes reports whether two container definitions make the
+// same full-text indexes (paths and configurations).
+func sameFullTextIndexes(a, b *emulator.ContainerDefinition) bool {
+	key := func(d *emulator.ContainerDefinition) string {
 		var parts []string
-		for _, ix := range fullTextIndexes(props) {
+		for _, ix := range fullTextIndexes(d) {
 			parts = append(parts, ix.cfg+"\x00"+strings.Join(ix.path, "\x00"))
 		}
 		return strings.Join(parts, "\x01")

@@ -87,20 +87,21 @@ type itemStmt struct {
 	// or replace writes (oversize.note).
 	num  int64
 	body []byte
-	// pk, id, exp and props are the write's partition key, id, expiry and
-	// container properties; unique reports that the container has unique
-	// keys (uniquekeys.go).
-	pk, id string
-	exp    emulator.Expiry
-	props  []byte
-	unique bool
+	// pk, id and exp are the write's partition key, id and expiry;
+	// uniqueKeys are the container's unique keys (uniquekeys.go) and
+	// unique reports that it has some.
+	pk, id     string
+	exp        emulator.Expiry
+	uniqueKeys [][][]string
+	unique     bool
 }
 
 // writing returns st with the container and document it writes.
 func (st itemStmt) writing(p emulator.WriteItemParams) itemStmt {
 	st.num, st.body = p.Container.Num, p.Body
-	st.pk, st.id, st.exp, st.props = p.PK, p.ID, p.Expiry, p.Container.Properties
-	st.unique = len(uniqueKeyPaths(p.Container.Properties)) > 0
+	st.pk, st.id, st.exp = p.PK, p.ID, p.Expiry
+	st.uniqueKeys = p.Container.Definition().UniqueKeys
+	st.unique = len(st.uniqueKeys) > 0
 	return st
 }
 

@@ -106,10 +106,7 @@ func BenchmarkCreateWithPathIndexes(b *testing.B) {
 		b.Fatal(err)
 	}
 	path := [][]string{{"n"}}
-	var all policy
-	if err := json.Unmarshal([]byte(`{"includedPaths":[{"path":"/*"}]}`), &all); err != nil {
-		b.Fatal(err)
-	}
+	all := emulator.IndexingPolicy{IncludedPaths: []string{"/*"}}
 	for _, tt := range []struct {
 		name          string
 		global, keyed bool

@@ -2,11 +2,7 @@ package pgstore
 
 import (
 	"context"
-
-	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
-
-var _ emulator.LSNStore = (*Store)(nil)
 
 // CurrentLSN returns the last value of cosmos.lsn_seq, the sequence every
 // write's LSN is drawn from (1 before the first write, the sequence's

@@ -40,8 +40,8 @@ CREATE TRIGGER probe_xid BEFORE INSERT OR UPDATE ON `+tbl+` FOR EACH ROW EXECUTE
 			for i, id := range ids {
 				ops[i] = emulator.ItemOp{Op: emulator.BatchCreate, Params: params(id)}
 			}
-			return s.InItemTx(ctx, emulator.TxOptions{SharedLSN: shared}, func(st emulator.ItemStore) error {
-				res, err := st.(emulator.ItemPipeliner).RunItemOps(ctx, ops)
+			return s.InItemTx(ctx, emulator.TxOptions{SharedLSN: shared}, func(st emulator.ItemTx) error {
+				res, err := st.RunItemOps(ctx, ops)
 				for _, r := range res {
 					if err == nil {
 						err = r.Err

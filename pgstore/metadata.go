@@ -109,9 +109,7 @@ func (s *Store) DeleteDatabase(ctx context.Context, ref string) error {
 	return classify("delete database", err)
 }
 
-var _ emulator.Resetter = (*Store)(nil)
-
-// ResetAll implements emulator.Resetter in one transaction, as
+// ResetAll implements emulator.Store in one transaction, as
 // DeleteDatabase does for one database but with one statement for all:
 // it locks the metadata tables against writers (EXCLUSIVE: container
 // lookups, which only read, go on; creates, replaces, deletes, splits and
@@ -181,6 +179,7 @@ func scanContainer(row pgx.Row) (emulator.Container, error) {
 		return c, err
 	}
 	c.Properties = []byte(props)
+	c.Def, _ = emulator.ParseContainerDefinition(c.Properties) // (stored bodies are objects)
 	if err := json.Unmarshal(pkDef, &c.PartitionKey); err != nil {
 		return c, fmt.Errorf("container %s: partition key definition: %w", c.ID, err)
 	}
@@ -276,6 +275,10 @@ CREATE INDEX IF NOT EXISTS ` + name + `_exp_expiry ON ` + t + ` (exp) WHERE ttl 
 
 // CreateContainer implements emulator.Store.
 func (s *Store) CreateContainer(ctx context.Context, p emulator.CreateContainerParams) (emulator.Container, error) {
+	def := p.Definition
+	if def == nil {
+		def, _ = emulator.ParseContainerDefinition(p.Properties)
+	}
 	var c emulator.Container
 	err := s.metaTx(ctx, func(tx pgx.Tx) error {
 		d, err := scanDatabase(tx.QueryRow(ctx, lookupDatabase+` FOR SHARE`, p.DatabaseRef))
@@ -304,12 +307,12 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 		}
 		// A claimed spare is the table newItemsTableDDL makes; what
 		// depends on the container's properties is added here.
-		ddl, err := compositeIndexesDDL(num, p.Properties, false)
+		ddl, err := compositeIndexesDDL(num, def, false)
 		if err != nil {
 			return err
 		}
-		ddl += uniqueKeyIndexesDDL(num, p.Properties)
-		ddl += fullTextIndexesDDL(num, p.Properties, false)
+		ddl += uniqueKeyIndexesDDL(num, def)
+		ddl += fullTextIndexesDDL(num, def, false)
 		if p.DefaultTTL != nil {
 			ddl = expiryIndexesDDL(num, true) + "\n" + ddl
 		}
@@ -332,7 +335,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (db_num, id) DO NOTHING`
 			return err
 		}
 		c = emulator.Container{Num: num, DatabaseNum: d.Num, DatabaseID: d.ID, DatabaseRID: d.RID, ID: p.ID, RID: rid,
-			Properties: p.Properties, PartitionKey: p.PartitionKey, DefaultTTL: p.DefaultTTL, TS: p.TS, ETag: p.ETag,
+			Properties: p.Properties, Def: def, PartitionKey: p.PartitionKey, DefaultTTL: p.DefaultTTL, TS: p.TS, ETag: p.ETag,
 			Ranges: ranges, RangesVersion: 1, NextRangeID: len(ranges)}
 		offer := p.Offer
 		if offer == nil && p.DefaultOffer != nil {
@@ -386,6 +389,10 @@ func (s *Store) ListContainers(ctx context.Context, dbRef string) (emulator.Data
 
 // ReplaceContainer implements emulator.Store.
 func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContainerParams) (emulator.Container, error) {
+	def := p.Definition
+	if def == nil {
+		def, _ = emulator.ParseContainerDefinition(p.Properties)
+	}
 	var c emulator.Container
 	newIndexes := false // the composite or full-text indexes changed: analyze once committed
 	err := s.metaTx(ctx, func(tx pgx.Tx) error {
@@ -402,8 +409,8 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 			cur.Num, string(p.Properties), p.DefaultTTL, p.TS, p.ETag); err != nil {
 			return err
 		}
-		if !sameComposites(cur.Properties, p.Properties) {
-			composites, err := compositeIndexesDDL(cur.Num, p.Properties, true)
+		if !sameComposites(cur.Def, def) {
+			composites, err := compositeIndexesDDL(cur.Num, def, true)
 			if err != nil {
 				return err
 			}
@@ -412,8 +419,8 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 			}
 			newIndexes = true
 		}
-		if !sameFullTextIndexes(cur.Properties, p.Properties) {
-			if _, err := tx.Exec(ctx, fullTextIndexesDDL(cur.Num, p.Properties, true)); err != nil {
+		if !sameFullTextIndexes(cur.Def, def) {
+			if _, err := tx.Exec(ctx, fullTextIndexesDDL(cur.Num, def, true)); err != nil {
 				return err
 			}
 			newIndexes = true
@@ -424,7 +431,7 @@ func (s *Store) ReplaceContainer(ctx context.Context, p emulator.ReplaceContaine
 			}
 		}
 		c = cur
-		c.Properties, c.DefaultTTL, c.TS, c.ETag = p.Properties, p.DefaultTTL, p.TS, p.ETag
+		c.Properties, c.Def, c.DefaultTTL, c.TS, c.ETag = p.Properties, def, p.DefaultTTL, p.TS, p.ETag
 		return s.notifyMetadataChanged(ctx, tx)
 	})
 	s.cache.clear()

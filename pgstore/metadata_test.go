@@ -73,7 +73,7 @@ func TestExpiryIndexesFollowContainerTTL(t *testing.T) {
 
 // TestContainerCacheSeesOtherProcessesChanges: two stores (two emulator
 // processes) on one database; a change made through one is seen by the
-// other's cached lookups.
+// other's cached lookups, the parsed definition included.
 func TestContainerCacheSeesOtherProcessesChanges(t *testing.T) {
 	pg := pgtest.NewDatabase(t)
 	ctx := context.Background()
@@ -103,13 +103,17 @@ func TestContainerCacheSeesOtherProcessesChanges(t *testing.T) {
 	if got, err := b.GetContainer(ctx, "db", c.ID); err != nil || got.DefaultTTL != nil {
 		t.Fatalf("b: %v %v", got.DefaultTTL, err)
 	}
-	if _, err := a.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: c.ID, Properties: []byte(`{}`), DefaultTTL: i32(7), TS: 2, ETag: `"g"`}); err != nil {
+	if _, err := a.ReplaceContainer(ctx, emulator.ReplaceContainerParams{DatabaseRef: "db", CollRef: c.ID,
+		Properties: []byte(`{"computedProperties":[{"name":"cp","query":"SELECT VALUE 1 FROM c"}]}`), DefaultTTL: i32(7), TS: 2, ETag: `"g"`}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the new defaultTtl", func() bool {
 		got, err := b.GetContainer(ctx, "db", c.ID)
 		return err == nil && got.DefaultTTL != nil && *got.DefaultTTL == 7
 	})
+	if got, _ := b.GetContainer(ctx, "db", c.ID); got.Def == nil || got.Def.ComputedProperties["cp"].Query != "SELECT VALUE 1 FROM c" {
+		t.Fatalf("b's cached container after the replace: definition %+v, want the computed property cp", got.Def)
+	}
 	if err := a.DeleteContainer(ctx, "db", c.ID); err != nil {
 		t.Fatal(err)
 	}

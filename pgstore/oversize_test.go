@@ -136,12 +136,12 @@ func TestLongValueOnIndexedPathWrites(t *testing.T) {
 			return nil
 		},
 		"bulk": func(_ emulator.Container, docs []emulator.WriteItemParams) error {
-			return s.InItemTx(ctx, emulator.TxOptions{}, func(st emulator.ItemStore) error {
+			return s.InItemTx(ctx, emulator.TxOptions{}, func(st emulator.ItemTx) error {
 				var ops []emulator.ItemOp
 				for _, d := range docs {
 					ops = append(ops, emulator.ItemOp{Op: emulator.BatchCreate, Params: d})
 				}
-				out, err := st.(emulator.ItemPipeliner).RunItemOps(ctx, ops)
+				out, err := st.RunItemOps(ctx, ops)
 				if err != nil {
 					return err
 				}
@@ -154,7 +154,7 @@ func TestLongValueOnIndexedPathWrites(t *testing.T) {
 			})
 		},
 		"batch": func(_ emulator.Container, docs []emulator.WriteItemParams) error {
-			return s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemStore) error {
+			return s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemTx) error {
 				for _, d := range docs {
 					if _, _, err := st.UpsertItem(ctx, d); err != nil {
 						return err
@@ -343,7 +343,7 @@ func TestConcurrentLongValueWrites(t *testing.T) {
 			if i%4 == 0 {
 				_, errs[i] = s.CreateItem(ctx, d)
 			} else {
-				errs[i] = s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemStore) error {
+				errs[i] = s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemTx) error {
 					_, err := st.CreateItem(ctx, d)
 					return err
 				})

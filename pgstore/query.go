@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -139,7 +138,11 @@ func (s *Store) runQuery(ctx context.Context, p queryRun) (emulator.QueryPage, e
 	if p.raw {
 		st, err = s.translateResources(p, cur)
 	} else {
-		st, err = s.translateQuery(ctx, p.QueryItemsParams, cur)
+		if p.on == nil {
+			st, err = s.translateCached(ctx, p.QueryItemsParams, cur)
+		} else {
+			st, err = s.translateQuery(ctx, p.QueryItemsParams, cur)
+		}
 		if err == nil && p.on == nil {
 			err = s.ensureQueryIndexes(ctx, p.QueryItemsParams, st)
 		}
@@ -433,18 +436,18 @@ func (s *Store) translateWindow(ctx context.Context, p emulator.QueryItemsParams
 		live = "(" + live + " AND r.seq <= " + a.add(w.end) + ")"
 	}
 	collRID, _ := emulator.DecodeRID(p.Container.RID)
-	pol, vectorFns := queryProperties(p.Container) // parsed once per page
-	ftConfigs, ftDefault := fullTextConfigs(p.Container)
-	sqlgen.ApplyVectorEmbeddingPolicy(p.Query, vectorFns)
+	def := p.Container.Definition()
+	ftConfigs, ftDefault := fullTextConfigs(def)
+	sqlgen.ApplyVectorEmbeddingPolicy(p.Query, def.VectorDistanceFunctions)
 	pkPath, pkJSON := partitionKeyValue(p)
 	epkMin, epkMax := epkBounds(p.EPK)
 	st, err := sqlgen.Translate(p.Query, sqlgen.Input{
 		Table: itemsTable(p.Container.Num), CollRID: collRID, SelfPrefix: p.Container.Self() + "docs/",
 		Args: a, Live: live, PK: p.PK, PKPrefix: p.PKPrefix, PKPath: pkPath, PKJSON: pkJSON, EPKMin: epkMin, EPKMax: epkMax,
 		Params: p.Params, PageSize: p.Page.Limit(), Cursor: cur, Ctx: ctx,
-		CodePointCollation: s.codePointCollation, CompositeIndexes: pol.composites(),
+		CodePointCollation: s.codePointCollation, CompositeIndexes: composites(def.Indexing),
 		NowTicks: nowTicks(p.Now), UDF: udf,
-		FullTextConfigs: ftConfigs, FullTextDefault: ftDefault, FullTextIndexed: fullTextIndexed(p.Container),
+		FullTextConfigs: ftConfigs, FullTextDefault: ftDefault, FullTextIndexed: fullTextIndexed(def),
 	})
 	if err != nil {
 		return nil, translationError(err)
@@ -452,28 +455,14 @@ func (s *Store) translateWindow(ctx context.Context, p emulator.QueryItemsParams
 	return st, nil
 }
 
-// fullTextConfigs reads a container's fullTextPolicy: the text search
-// configuration of each declared path ("/a/b", as sqlgen.Input wants it)
-// and of the default language (sqlgen.FullTextConfig). A path declared
-// without a language takes the default language's.
-func fullTextConfigs(c emulator.Container) (map[string]string, string) {
-	if !bytes.Contains(c.Properties, []byte(`"fullTextPolicy"`)) {
-		// most containers: no second parse of the body on every page
-		return nil, sqlgen.FullTextConfig("")
-	}
-	var props struct {
-		Policy struct {
-			DefaultLanguage string `json:"defaultLanguage"`
-			Paths           []struct {
-				Path     string `json:"path"`
-				Language string `json:"language"`
-			} `json:"fullTextPaths"`
-		} `json:"fullTextPolicy"`
-	}
-	_ = json.Unmarshal(c.Properties, &props)
-	def := sqlgen.FullTextConfig(props.Policy.DefaultLanguage)
+// fullTextConfigs returns, from a container's fullTextPolicy, the text
+// search configuration of each declared path ("/a/b", as sqlgen.Input
+// wants it) and of the default language (sqlgen.FullTextConfig). A path
+// declared without a language takes the default language's.
+func fullTextConfigs(d *emulator.ContainerDefinition) (map[string]string, string) {
+	def := sqlgen.FullTextConfig(d.FullText.DefaultLanguage)
 	var m map[string]string
-	for _, p := range props.Policy.Paths {
+	for _, p := range d.FullText.Paths {
 		if m == nil {
 			m = map[string]string{}
 		}
@@ -529,7 +518,7 @@ func (s *Store) ensureQueryIndexes(ctx context.Context, p emulator.QueryItemsPar
 	if len(paths) == 0 {
 		return nil // nothing to index: the properties need no parsing
 	}
-	pol, _ := queryProperties(p.Container)
+	pol := p.Container.Definition().Indexing
 	// one partition (with a key short enough): the partition-first
 	// indexes, which read only its entries; else the global ones
 	return classify("index", s.ensureIndexes(ctx, p.Container, pol, paths, st.KeyedIndexes))

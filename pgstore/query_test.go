@@ -23,6 +23,7 @@ func TestQueryPushdownUsesIndexes(t *testing.T) {
 	ctx := context.Background()
 	c := newContainer(t, s, nil)
 	c.Properties = []byte(`{"indexingPolicy":{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],"excludedPaths":[{"path":"/\"_etag\"/?"},{"path":"/secret/*"}]}}`)
+	c.Def, _ = emulator.ParseContainerDefinition(c.Properties)
 	_, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
 SELECT '["p' || (g % 100) || '"]', 'id' || g, g,
        '{"id":"id' || g || '","pk":"p' || (g % 100) || '","n":' || g || ',"s":"s' || lpad(g::text, 6, '0') || '","nested":{"v":' || (g % 1000) || '},"secret":{"x":' || g || '}}',
@@ -182,6 +183,7 @@ func TestSinglePartitionFilterUsesPartitionFirstIndex(t *testing.T) {
 	ctx := context.Background()
 	c := newContainer(t, s, nil)
 	c.Properties = []byte(`{"indexingPolicy":{"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}]}}`)
+	c.Def, _ = emulator.ParseContainerDefinition(c.Properties)
 	const n, partitions = 400_000, 4000
 	_, err := s.pool.Exec(ctx, `INSERT INTO `+itemsTable(c.Num)+` (pk, id, seq, body, ts, ttl, etag, lsn, epk)
 SELECT '["p' || (g % $2) || '"]', 'id' || g, g, '{"id":"id' || g || '","pk":"p' || (g % $2) || '","n":' || g / $2 || '}', 1000, NULL, '"e"', g, ''

@@ -156,8 +156,8 @@ func TestWriteRacesAnswerLikeTheService(t *testing.T) {
 func runRaceOp(ctx context.Context, s *Store, mode string, op emulator.ItemOp) emulator.ItemOpResult {
 	if mode == "batch" {
 		var r emulator.ItemOpResult
-		err := s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemStore) error {
-			out, err := st.(emulator.ItemPipeliner).RunItemOps(ctx, []emulator.ItemOp{op})
+		err := s.InItemTx(ctx, emulator.TxOptions{SharedLSN: true}, func(st emulator.ItemTx) error {
+			out, err := st.RunItemOps(ctx, []emulator.ItemOp{op})
 			if err == nil {
 				r = out[0]
 			}

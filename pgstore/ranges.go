@@ -10,9 +10,7 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
-var _ emulator.RangeStore = (*Store)(nil)
-
-// SplitRanges implements emulator.RangeStore: one transaction holding the
+// SplitRanges implements emulator.Store: one transaction holding the
 // container's row lock (so that two splits of one container serialise and
 // each plans over the other's result), announced to every emulator
 // process like any metadata change, so that cached containers pick up the

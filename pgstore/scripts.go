@@ -106,8 +106,6 @@ func (s *Store) DeleteScript(ctx context.Context, c emulator.Container, kind emu
 	return classify("delete script", err)
 }
 
-var _ emulator.ScriptTxStore = (*Store)(nil)
-
 // scriptTx is a script's transaction: the item statements of the single
 // operations (itemOps) with the transaction's shared LSN, and the query
 // engine, all on tx.
@@ -123,7 +121,7 @@ func (t scriptTx) QueryItems(ctx context.Context, p emulator.QueryItemsParams) (
 	return t.s.runQuery(ctx, queryRun{QueryItemsParams: p, on: t.tx})
 }
 
-// InScriptTx implements emulator.ScriptTxStore: one READ COMMITTED
+// InScriptTx implements emulator.Store: one READ COMMITTED
 // transaction whose writes share one LSN, as a transactional batch's do
 // (InItemTx), so TTL, _lsn and the change log treat them like any other
 // write. When a path index refuses a long value (oversize.go),

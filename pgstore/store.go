@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/lru"
 )
 
 //go:embed migrations/*.sql
@@ -32,13 +33,15 @@ const migrationLockID = 0x436f736d6f73 // "Cosmos"
 // Store is the PostgreSQL implementation of emulator.Store. It is safe for
 // concurrent use; Close releases its connections.
 type Store struct {
-	pool    *pgxpool.Pool
-	cache   *containerCache
-	autoIdx autoIndexes
-	vacuum  vacuumState
-	trim    trimState
-	tables  tableWork
-	epk     epkFill
+	pool  *pgxpool.Pool
+	cache *containerCache
+	// statements caches translated query pages (statementcache.go).
+	statements *lru.Cache[statementKey, cachedStatement]
+	autoIdx    autoIndexes
+	vacuum     vacuumState
+	trim       trimState
+	tables     tableWork
+	epk        epkFill
 	// codePointCollation: the database orders text by code point (C).
 	codePointCollation bool
 	// background is the context of the store's own work (the metadata
@@ -174,7 +177,7 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, opts Options) (*Store,
 	if pageTimeout <= 0 {
 		pageTimeout = DefaultPageTimeout
 	}
-	s := &Store{pool: pool, log: log, pageTimeout: pageTimeout, cache: newContainerCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}, blocked: map[int64]map[string]bool{}},
+	s := &Store{pool: pool, log: log, pageTimeout: pageTimeout, cache: newContainerCache(), statements: newStatementCache(), listenDone: make(chan struct{}), autoIdx: autoIndexes{known: map[int64]map[string]bool{}, blocked: map[int64]map[string]bool{}},
 		scriptSlots: make(chan struct{}, scriptSlotCount(cfg.MaxConns))}
 	var collate string
 	if err := pool.QueryRow(ctx, `SELECT datcollate FROM pg_database WHERE datname = current_database()`).Scan(&collate); err != nil {

@@ -1,9 +1,7 @@
 package pgstore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"regexp"
 	"strconv"
@@ -42,7 +40,7 @@ import (
 //
 // Inside a transaction (a batch, a stored procedure) a refused statement
 // would abort the whole transaction, while a failed operation must leave
-// it usable (emulator.TxStore): there, every write of a container with
+// it usable (emulator.Store.InItemTx): there, every write of a container with
 // unique keys runs under a savepoint, rolled back to when the index refuses
 // it. Single operations need none.
 
@@ -56,37 +54,6 @@ const (
 	savepointUnique = `SAVEPOINT cosmos_unique`
 	releaseUnique   = `RELEASE SAVEPOINT cosmos_unique`
 )
-
-// uniqueKeyPaths returns the unique keys of a container's properties, each
-// as its split paths; keys without paths (which constrain nothing) are
-// left out. A body without the word is not parsed (the usual case).
-func uniqueKeyPaths(props []byte) [][][]string {
-	if !bytes.Contains(props, []byte(`"uniqueKeys"`)) {
-		return nil
-	}
-	var pp struct {
-		UniqueKeyPolicy struct {
-			UniqueKeys []struct {
-				Paths []string `json:"paths"`
-			} `json:"uniqueKeys"`
-		} `json:"uniqueKeyPolicy"`
-	}
-	if json.Unmarshal(props, &pp) != nil {
-		return nil
-	}
-	var out [][][]string
-	for _, k := range pp.UniqueKeyPolicy.UniqueKeys {
-		if len(k.Paths) == 0 {
-			continue
-		}
-		key := make([][]string, len(k.Paths))
-		for i, p := range k.Paths {
-			key[i] = emulator.SplitPath(p)
-		}
-		out = append(out, key)
-	}
-	return out
-}
 
 // uniqueValueExpr is the index expression of the value at path in the
 // jsonb expression doc. Path segments are client text: they are written as
@@ -106,9 +73,9 @@ func uniqueValueExpr(doc string, path []string) string {
 // uniqueKeyIndexesDDL creates the unique key indexes of container num
 // ("" when its properties declare none). The table is new and empty, so
 // the indexes take no time to build.
-func uniqueKeyIndexesDDL(num int64, props []byte) string {
+func uniqueKeyIndexesDDL(num int64, d *emulator.ContainerDefinition) string {
 	var b strings.Builder
-	for k, key := range uniqueKeyPaths(props) {
+	for k, key := range d.UniqueKeys {
 		cols := []string{"cosmos.unique_pk(pk)"}
 		for _, path := range key {
 			cols = append(cols, "("+uniqueValueExpr("doc", path)+")")
@@ -142,7 +109,7 @@ func docExpr(body string) string {
 func expiredHoldersSQL(st itemStmt, selectCols string) (string, args) {
 	a := args{st.pk, st.id, string(st.body)}
 	var keys []string
-	for _, key := range uniqueKeyPaths(st.props) {
+	for _, key := range st.uniqueKeys {
 		var eq []string
 		for _, path := range key {
 			eq = append(eq, uniqueValueExpr("doc", path)+" = "+uniqueValueExpr("(SELECT d FROM nd)", path))

@@ -141,7 +141,7 @@ func TestUniqueKeysInTransaction(t *testing.T) {
 	for _, tc := range cases {
 		runs := 0
 		var res []emulator.ItemOpResult
-		err := s.InItemTx(ctx, emulator.TxOptions{}, func(st emulator.ItemStore) error {
+		err := s.InItemTx(ctx, emulator.TxOptions{}, func(st emulator.ItemTx) error {
 			runs++
 			o := st.(itemOps)
 			if tc.pipelined {

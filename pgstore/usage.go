@@ -7,13 +7,11 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
-var _ emulator.UsageStore = (*Store)(nil)
-
 // usageScanRows bounds the rows ContainerUsage reads to count a
 // container's live items (a variable so that a test can lower it).
 var usageScanRows int64 = 10_000
 
-// ContainerUsage implements emulator.UsageStore, at a cost bounded
+// ContainerUsage implements emulator.Store, at a cost bounded
 // whatever the container's size, since a container read must stay cheap:
 //
 //   - the sizes are the items table's: pg_table_size (rows and TOAST) for

@@ -29,6 +29,7 @@ func dtPart(unit, a string) string {
 // tests may move); without it, PostgreSQL's clock.
 func nowTicks(t *translator, static bool) string {
 	if t.in.NowTicks != 0 {
+		t.usedNow = true
 		now := t.bind(t.in.NowTicks) + "::bigint"
 		if static {
 			return now

@@ -174,6 +174,9 @@ type Statement struct {
 	// Total is the TOP/LIMIT bound of the whole query (-1: none) and
 	// Offset its OFFSET, for callers that page UDF queries themselves.
 	Total, Offset int64
+	// UsesNow is true when the statement binds Input.NowTicks (the query
+	// reads the current time): it holds for that time only.
+	UsesNow bool
 }
 
 // Cursor is the position after the last row of a page: the keyset of that
@@ -206,6 +209,7 @@ type translator struct {
 	// idWhere is a WHERE clause that is exactly c.id = 'x', which the id
 	// column term alone evaluates (see idkey.go); nil otherwise.
 	idWhere   cosmosql.Expr
+	usedNow   bool              // Input.NowTicks was bound (Statement.UsesNow)
 	depth     int               // subquery nesting
 	raw8      map[string]string // see f8
 	exprDepth int               // nesting of val (see MaxExprDepth)
@@ -261,7 +265,11 @@ func Translate(q *cosmosql.Query, in Input) (*Statement, error) {
 		t.udfBatch, t.udfWhole = in.UDF.Batch, in.UDF.Whole
 		t.udfScan = t.udfBatch == nil
 	}
-	return t.query(q)
+	st, err := t.query(q)
+	if st != nil {
+		st.UsesNow = t.usedNow
+	}
+	return st, err
 }
 
 // scope is the FROM and WHERE of a query: the row sources, the filters,
