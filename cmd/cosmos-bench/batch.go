@@ -91,18 +91,18 @@ func (b *bench) runBatch(ctx context.Context, res *batchResult) (err error) {
 	if res.Single, err = measure(cfg.batch.runs, single("s")); err != nil {
 		return fmt.Errorf("single create: %w", err)
 	}
-	before, err := docsHandlerTotals(ctx, sdk.http, emu.url, "Batch")
+	before, err := docsMetrics(ctx, sdk.http, emu.url)
 	if err != nil {
 		return err
 	}
 	if res.Batch, err = measure(cfg.batch.runs, batch("b")); err != nil {
 		return fmt.Errorf("transactional batch: %w", err)
 	}
-	after, err := docsHandlerTotals(ctx, sdk.http, emu.url, "Batch")
+	after, err := docsMetrics(ctx, sdk.http, emu.url)
 	if err != nil {
 		return err
 	}
-	res.HandlerMeanMs = after.meanMs(before)
+	res.HandlerMeanMs = after["Batch"].meanMs(before["Batch"])
 	res.BatchRatio = ratio(res.Batch.P50, res.Single.P50)
 	if res.SDKFloor, err = batchSDKFloor(ctx, emu.url, sdk.db.ID(), cfg.batch.runs, cfg.http1, body); err != nil {
 		return err

@@ -29,8 +29,6 @@ import (
 //   - the typical suite cycle: create a database, a container, 100 items,
 //     run 10 single-partition queries, delete the database, -cycles times,
 //     total time each;
-//   - a clean slate: deleting every database one by one against POST
-//     /_emulator/reset (reset.go);
 //   - with -baseline-bin, the suite cycle on two emulators started side by
 //     side in the default mode of emulatortest (--ephemeral, nothing else):
 //     the baseline binary and -bin, one cycle on each in turn (the order
@@ -44,9 +42,6 @@ type containersConfig struct {
 	churn       int    // containers created and dropped in the churn
 	cycles      int    // suite cycles
 	baselineBin string // an earlier build to compare the suite cycle with, "" for none
-	// the reset comparison (reset.go): databases, containers each, and
-	// rounds of each way (0: skipped)
-	resetDBs, resetContainers, resetRounds int
 }
 
 // containersResult is what the containers scenario measured.
@@ -69,9 +64,6 @@ type containersResult struct {
 	Cycle       latencyStats `json:"suite_cycle"`
 	// CycleSteps breaks the cycle down by step (cycleSteps).
 	CycleSteps []cycleStepStats `json:"suite_cycle_steps"`
-	// Reset compares POST /_emulator/reset with deleting the databases
-	// one by one (reset.go); nil when skipped.
-	Reset *resetResult `json:"reset,omitempty"`
 	// Versus is the suite cycle against the baseline build (-baseline-bin),
 	// nil without it.
 	Versus *cycleVersus `json:"suite_cycle_vs_baseline,omitempty"`
@@ -270,7 +262,7 @@ func (b *bench) runCycles(ctx context.Context, url string, res *containersResult
 		res.CycleSteps = append(res.CycleSteps, cycleStepStats{Step: name, Stats: newLatencyStats(stepTimes[j], 0),
 			Requests: float64(stepRequests[j]) / float64(cfg.containers.cycles)})
 	}
-	return b.runResetCompare(ctx, url, res)
+	return nil
 }
 
 // runCycleVersus runs the suite cycle alternately on the baseline binary
@@ -507,9 +499,6 @@ func writeContainersReport(w io.Writer, r *containersResult) {
 			fmt.Fprintf(tw, "%s\t%7.1f\t%7.1f\t%7.1f\t%8.1f\t%7.2f\t\n", st.Step, st.Stats.P50, st.Stats.P90, st.Stats.Mean, st.Requests, per)
 		}
 		tw.Flush()
-	}
-	if r.Reset != nil {
-		writeResetReport(w, r.Reset)
 	}
 	if r.Churn == 0 {
 		return

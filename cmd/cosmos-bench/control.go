@@ -156,28 +156,6 @@ func (c *controlClient) stats(ctx context.Context, db, coll string) (containerSt
 	return containerStats{}, fmt.Errorf("stats: no entry for %s/%s in %s", db, coll, b)
 }
 
-// sweeperDeleted returns the rows the sweeper has deleted since the
-// emulator started (GET /_emulator/stats), whether or not the sweep calls
-// that deleted them were answered.
-func (c *controlClient) sweeperDeleted(ctx context.Context) (int64, error) {
-	_, b, err := c.do(ctx, http.MethodGet, "/_emulator/stats", nil, nil)
-	if err != nil {
-		return 0, err
-	}
-	var r struct {
-		Sweeper *struct {
-			Deleted int64 `json:"deleted"`
-		} `json:"sweeper"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return 0, fmt.Errorf("stats: %w", err)
-	}
-	if r.Sweeper == nil {
-		return 0, errNoSweeper
-	}
-	return r.Sweeper.Deleted, nil
-}
-
 // readFeed reads the whole read feed of container db/coll (GET
 // /dbs/{db}/colls/{coll}/docs), of one logical partition when pk is not
 // "" (a string partition key value), pageSize items a page, following the

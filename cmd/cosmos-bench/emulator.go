@@ -99,7 +99,7 @@ func (e *emulatorProcess) pid() int { return e.cmd.Process.Pid }
 
 // cpu samples the CPU time of the emulator and of its managed PostgreSQL
 // (none with an external one), see sampleProcCPU.
-func (e *emulatorProcess) cpu() procCPU { return sampleProcCPU(e.pid(), pgPostmaster(e.pid(), nil), 0) }
+func (e *emulatorProcess) cpu() procCPU { return sampleProcCPU(e.pid(), 0) }
 
 // stop sends SIGTERM and waits for the process to exit (it stops its
 // PostgreSQL first), killing it after stopTimeout. It returns how long the

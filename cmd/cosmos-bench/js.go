@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 )
 
@@ -21,29 +21,27 @@ import (
 // JavaScript SDK: compat_test/js/bench.mjs (-js-dir) in one Node process on
 // one keep-alive agent. The script announces its phases on stdout and
 // waits for a go-ahead line on stdin at each boundary, so this side samples
-// the CPU time (/proc utime+stime) of the emulator process and of its
-// managed PostgreSQL (the postmaster, its live children, and the children
-// it has reaped) exactly around each phase:
+// the CPU time (/proc) of the emulator, of its managed PostgreSQL and of
+// the replaying proxy, and the emulator's metrics, exactly around each
+// phase:
 //
-//   - floor: point reads interleaved one for one with GET /_emulator/health
-//     on the same agent; the read p50 over the health p50 is the issue's
-//     "JS read at most 2.0x the HTTPS floor";
-//   - mix-1, mix-16: create 25 / read 40 / replace 20 / query 15 % at
-//     concurrency 1 and 16, ops/s and p50/p99 per operation, and CPU
-//     milliseconds per operation of the emulator and of PostgreSQL;
-//   - replay-mix-1-a/-b, replay-mix-16-a/-b: the same mix at the same
-//     concurrency through the replaying proxy (replay.go), every request
-//     answered from memory, half right before and half right after the
-//     emulator's mix: the throughput no server can pass, measured in the
-//     same moments (the Targets row "JS mix vs the replay floor"). The
-//     requests the proxy forwarded during these phases are counted (0
-//     when the floor is pure).
+//   - floor: point reads interleaved one for one with GET /_emulator/health;
+//   - replay: the same through the replaying proxy (replay.go), answered
+//     from memory: the SDK floor, and the proxy's CPU per request;
+//   - mix-<c> for each -js-concurrency c: create 25 / read 40 / replace 20 /
+//     query 15 % from c workers, ops/s and latencies per operation, CPU
+//     per operation;
+//   - replay-mix-<c>-a/-b: the same mix through the proxy, half right
+//     before and half right after mix-<c>: the throughput no server can
+//     pass, in the same moments (the Targets row "JS mix vs the replay
+//     floor"). The requests the proxy forwarded then are counted (0 when
+//     the floor is pure).
 //
-// The raw pgx statements of the point scenario (INSERT, primary-key SELECT,
-// UPDATE) run against the same PostgreSQL afterwards as the SQL floor of
-// each operation. With -js-profile, CPU and allocation profiles of the
-// emulator are taken (over its --pprof server) during the mix phase of the
-// highest concurrency and written to that directory.
+// At one client (mix-1) each operation kind gets a breakdown (metrics.go):
+// client p50 and mean, its SDK floor from replay-mix-1, the emulator's
+// handler time and phases per operation from its metrics, and the
+// remainder. With -js-profile, CPU and allocation profiles of the emulator
+// are taken (over its --pprof server) during the last mix phase.
 
 // jsConfig configures the js scenario.
 type jsConfig struct {
@@ -52,7 +50,6 @@ type jsConfig struct {
 	concurrency string // comma-separated
 	profileDir  string // where to write pprof profiles, "" for none
 	profileSecs int    // length of the CPU profile
-	sqlStats    bool   // run on a PostgreSQL with pg_stat_statements and report the top statements
 }
 
 // jsResult is what the js scenario measured.
@@ -60,13 +57,12 @@ type jsResult struct {
 	SDK   string `json:"sdk"`
 	Node  string `json:"node"`
 	N     int    `json:"n"`
-	Size  int    `json:"size"`
 	Floor struct {
 		Health latencyStats `json:"health"`
 		Read   latencyStats `json:"read"`
 	} `json:"floor"`
-	// Replay is the SDK floor: point reads and health requests through a
-	// proxy that answers them from memory (replay.go), interleaved.
+	// Replay is the SDK floor: point reads and health requests through the
+	// replaying proxy, interleaved, then creates and replaces.
 	Replay struct {
 		Health  latencyStats `json:"health"`
 		Read    latencyStats `json:"read"`
@@ -82,12 +78,10 @@ type jsResult struct {
 	ReplayForwarded map[string]int64 `json:"replay_forwarded,omitempty"`
 	// CPU maps a phase name to the CPU time spent during it.
 	CPU map[string]phaseCPU `json:"cpu"`
-	// Raw holds the raw pgx statements' latencies by operation.
-	Raw map[string]latencyStats `json:"raw_pgx"`
+	// Breakdown is mix-1's per operation kind.
+	Breakdown []breakdown `json:"breakdown_one_client,omitempty"`
 	// Profiles lists the profile files written (-js-profile).
 	Profiles []string `json:"profiles,omitempty"`
-	// SQL is the top statements during the mixed phases (-js-sql-stats).
-	SQL []sqlStatement `json:"sql,omitempty"`
 }
 
 // jsMix is one mixed phase as bench.mjs reports it.
@@ -117,35 +111,19 @@ type procCPU struct {
 	emulator, pgTk, replay int64
 }
 
-// sampleProcCPU reads the CPU ticks of the emulator process emuPID, of
-// the PostgreSQL postmasters pms (pgPostmaster): each server's own time,
-// that of its live children and that of the children it has reaped
-// (backends that exited), and of the replaying proxy's process replayPID.
-func sampleProcCPU(emuPID int, pms []int, replayPID int) procCPU {
+// sampleProcCPU reads the CPU ticks of the emulator process emuPID, of its
+// managed PostgreSQL (the postmasters among its children: each one's own
+// time, its live children's and its reaped children's) and of the
+// replaying proxy's process replayPID.
+func sampleProcCPU(emuPID, replayPID int) procCPU {
 	s := procCPU{at: time.Now(), emulator: procTicks(emuPID), replay: procTicks(replayPID)}
-	for _, pm := range pms {
+	for _, pm := range childrenOf(emuPID) {
 		s.pgTk += procTicks(pm) + procChildTicks(pm)
 		for _, pid := range descendantsOf(pm) {
 			s.pgTk += procTicks(pid)
 		}
 	}
 	return s
-}
-
-// pgPostmaster returns the PostgreSQL postmasters serving the emulator:
-// the -js-sql-stats server's, or the managed cluster's (the emulator's
-// children; none with an external PostgreSQL).
-func pgPostmaster(emuPID int, stats *statsServer) []int {
-	if stats != nil {
-		return []int{stats.srv.Pid()}
-	}
-	return childrenOf(emuPID)
-}
-
-// firstField returns the first comma-separated field of s.
-func firstField(s string) string {
-	f, _, _ := strings.Cut(s, ",")
-	return strings.TrimSpace(f)
 }
 
 // since returns the CPU spent from a to s.
@@ -181,29 +159,18 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 		}
 		extra = append(extra, "--pprof", pprofAddr)
 	}
-	var stats *statsServer
-	if cfg.js.sqlStats {
-		if cfg.pg != "" {
-			return errors.New("-js-sql-stats runs its own PostgreSQL; leave -pg out")
-		}
-		if stats, err = startStatsServer(ctx, filepath.Join(b.workDir, "js-sql-stats"), b.logf); err != nil {
-			return err
-		}
-		defer stats.Close() //nolint:errcheck
-		extra = append(extra, "--pg", stats.conn)
-	}
-	dataDir := filepath.Join(b.workDir, "js")
-	emu, err := b.start(ctx, dataDir, "emulator-js.log", extra...)
+	emu, err := b.start(ctx, filepath.Join(b.workDir, "js"), "emulator-js.log", extra...)
 	if err != nil {
 		return err
 	}
 	defer emu.stop()
-
 	replay, err := startReplayProcess(ctx, emu.url)
 	if err != nil {
 		return err
 	}
 	defer replay.Close()
+	metricsClient := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local emulator, self-signed
+	defer metricsClient.CloseIdleConnections()
 
 	b.logf("js: %d operations per phase through @azure/cosmos (%s)", cfg.js.n, dir)
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "bench.mjs"))
@@ -223,13 +190,21 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting node: %w", err)
 	}
-	res.CPU = map[string]phaseCPU{}
-	res.ReplayForwarded = map[string]int64{}
+	defer func() {
+		if err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			err = fmt.Errorf("%w\n%s", err, stderr.String())
+		}
+	}()
+	res.CPU, res.ReplayForwarded = map[string]phaseCPU{}, map[string]int64{}
 	var replayBegun replayStats
-	profilePhase := "mix-" + lastField(cfg.js.concurrency)
+	concs := strings.Split(cfg.js.concurrency, ",")
+	profilePhase := "mix-" + strings.TrimSpace(concs[len(concs)-1])
 	var profWG sync.WaitGroup
 	var profErr error
 	begun := map[string]procCPU{}
+	var metricsBefore, metricsAfter map[string]handlerTotals
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	var result string
@@ -244,12 +219,11 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 			continue
 		}
 		name, what, _ := strings.Cut(phase, " ")
-		sample := sampleProcCPU(emu.pid(), pgPostmaster(emu.pid(), stats), replay.Pid())
-		if c, ok := replayMixConcurrency(name); ok {
+		sample := sampleProcCPU(emu.pid(), replay.Pid())
+		if rest, ok := strings.CutPrefix(name, "replay-mix-"); ok {
+			c, _, _ := strings.Cut(rest, "-")
 			st, err := replayStatsOf(ctx, replay.URL())
 			if err != nil {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
 				return err
 			}
 			if what == "BEGIN" {
@@ -258,14 +232,20 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 				res.ReplayForwarded[c] += st.Forwarded - replayBegun.Forwarded
 			}
 		}
+		if name == "mix-1" {
+			m, err := docsMetrics(ctx, metricsClient, emu.url)
+			if err != nil {
+				return err
+			}
+			if what == "BEGIN" {
+				metricsBefore = m
+			} else {
+				metricsAfter = m
+			}
+		}
 		switch what {
 		case "BEGIN":
 			begun[name] = sample
-			if stats != nil && name == "mix-"+firstField(cfg.js.concurrency) {
-				if err := stats.reset(ctx); err != nil {
-					return err
-				}
-			}
 			if name == profilePhase && pprofAddr != "" {
 				profWG.Add(1)
 				go func() {
@@ -275,83 +255,39 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 			}
 		case "END":
 			res.CPU[name] = sample.since(begun[name], cfg.pg != "")
-			if stats != nil && name == profilePhase {
-				if res.SQL, err = stats.top(ctx, 12); err != nil {
-					return err
-				}
-			}
 			b.logf("js: phase %s done in %.2f s", name, res.CPU[name].Seconds)
-			if name == profilePhase && pprofAddr != "" && res.CPU[name].Seconds < float64(cfg.js.profileSecs) {
-				b.logf("js: warning: the phase was shorter than the %d s profile, which includes idle time; raise -js-n", cfg.js.profileSecs)
-			}
 		}
 		if _, err := io.WriteString(stdin, "go\n"); err != nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			return fmt.Errorf("node: %w\n%s", err, stderr.String())
+			return fmt.Errorf("node: %w", err)
 		}
 	}
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("node bench.mjs: %v\n%s", err, stderr.String())
+		return fmt.Errorf("node bench.mjs: %w", err)
 	}
 	profWG.Wait()
 	if profErr != nil {
 		return fmt.Errorf("profiles: %w", profErr)
 	}
 	if result == "" {
-		return fmt.Errorf("node bench.mjs printed no RESULT line\n%s", stderr.String())
+		return errors.New("node bench.mjs printed no RESULT line")
 	}
 	if err := json.Unmarshal([]byte(result), res); err != nil {
 		return fmt.Errorf("node bench.mjs: %w", err)
 	}
-
-	// SQL floors on the same PostgreSQL, sequential.
-	pgConn, err := b.pgConnString(dataDir)
-	if stats != nil {
-		pgConn, err = stats.conn, nil
-	}
-	if err != nil {
-		return err
-	}
-	raw, err := newRawBench(ctx, pgConn, 1)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := raw.close(context.Background()); cerr != nil && err == nil {
-			err = cerr
+	for i, m := range res.Mixes {
+		if m.Concurrency != 1 || metricsAfter == nil || i >= len(res.ReplayMixes) {
+			continue
 		}
-	}()
-	items := newItemSet(cfg.warmup+cfg.js.n, cfg.itemSize)
-	w := workload{warmup: cfg.warmup, n: cfg.js.n, concurrency: 1}
-	res.Raw = map[string]latencyStats{}
-	for _, op := range []struct {
-		name string
-		f    opFunc
-	}{{"create", raw.create(items)}, {"read", raw.read(items)}, {"replace", raw.replace(items)}} {
-		if res.Raw[op.name], _, err = w.run(ctx, op.f); err != nil {
-			return fmt.Errorf("raw %s: %w", op.name, err)
+		f := res.ReplayMixes[i]
+		res.Breakdown = []breakdown{
+			newBreakdown("create", m.Create, f.Create, metricsBefore, metricsAfter, "Create"),
+			newBreakdown("read", m.Read, f.Read, metricsBefore, metricsAfter, "Read"),
+			newBreakdown("replace", m.Replace, f.Replace, metricsBefore, metricsAfter, "Replace"),
+			newBreakdown("query", m.Query, f.Query, metricsBefore, metricsAfter, "Query", "QueryPlan"),
 		}
 	}
 	return nil
-}
-
-// replayMixConcurrency returns the concurrency of a replay mix phase's
-// name ("replay-mix-16-a" → "16"), and whether name is one.
-func replayMixConcurrency(name string) (string, bool) {
-	rest, ok := strings.CutPrefix(name, "replay-mix-")
-	if !ok {
-		return "", false
-	}
-	c, _, _ := strings.Cut(rest, "-")
-	return c, true
-}
-
-// lastField returns the last comma-separated field of s.
-func lastField(s string) string {
-	f := strings.Split(s, ",")
-	return strings.TrimSpace(f[len(f)-1])
 }
 
 // ensureNodeModules runs npm ci in dir unless @azure/cosmos is installed.
@@ -431,92 +367,30 @@ func fetchTo(ctx context.Context, url, out string) error {
 
 // writeJSReport writes the js scenario's tables.
 func writeJSReport(w io.Writer, r *jsResult) {
-	fmt.Fprintf(w, "\nJS SDK scenario (%s, Node %s, one process, one keep-alive agent; %d operations per phase, %d-byte items), latencies in ms\n", r.SDK, r.Node, r.N, r.Size)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	h, rd := r.Floor.Health, r.Floor.Read
-	fmt.Fprintln(tw, "floor phase (interleaved)\t    p50\t    p99\tratio to floor p50\ttarget\t")
-	fmt.Fprintf(tw, "GET /_emulator/health (HTTPS floor)\t%7.3f\t%7.3f\t\t\t\n", h.P50, h.P99)
-	fmt.Fprintf(tw, "point read through the SDK\t%7.3f\t%7.3f\t%.2fx\t%s\t\n", rd.P50, rd.P99, ratio(rd.P50, h.P50), "≤ 2.0x: "+verdict(ratio(rd.P50, h.P50) <= 2.0))
-	if rh, rr := r.Replay.Health, r.Replay.Read; rh.Ops > 0 {
-		fmt.Fprintf(tw, "SDK floor: health through a replaying proxy\t%7.3f\t%7.3f\t\t\t\n", rh.P50, rh.P99)
-		fmt.Fprintf(tw, "SDK floor: point read answered from memory\t%7.3f\t%7.3f\t%.2fx\t(no server work: the best any server can do)\t\n", rr.P50, rr.P99, ratio(rr.P50, rh.P50))
-		for _, o := range []struct {
-			name string
-			s    latencyStats
-		}{{"create", r.Replay.Create}, {"replace", r.Replay.Replace}} {
-			if o.s.Ops > 0 {
-				fmt.Fprintf(tw, "SDK floor: %s answered from memory\t%7.3f\t%7.3f\t%.2fx\t(target: 2x + the raw write)\t\n", o.name, o.s.P50, o.s.P99, ratio(o.s.P50, rh.P50))
-			}
+	fmt.Fprintf(w, "\nJS SDK (%s, Node %s, one keep-alive agent, %d operations per phase; ms)\n", r.SDK, r.Node, r.N)
+	h, rd, rh, rr := r.Floor.Health, r.Floor.Read, r.Replay.Health, r.Replay.Read
+	fmt.Fprintf(w, "point read p50 / health p50, interleaved: %.3f / %.3f = %.2fx; answered from memory: %.3f / %.3f = %.2fx (create %.3f, replace %.3f)\n",
+		rd.P50, h.P50, ratio(rd.P50, h.P50), rr.P50, rh.P50, ratio(rr.P50, rh.P50), r.Replay.Create.P50, r.Replay.Replace.P50)
+	fmt.Fprintln(w, "mix      ops/s   p50     p99     floor ops/s  emulator/floor  forwarded  CPU/op: emulator  PostgreSQL")
+	for i, m := range r.Mixes {
+		var f jsMix
+		if i < len(r.ReplayMixes) {
+			f = r.ReplayMixes[i]
 		}
+		c := r.CPU[fmt.Sprintf("mix-%d", m.Concurrency)]
+		n := float64(max(m.Total.Ops, 1))
+		fmt.Fprintf(w, "c=%-4d %7.0f %7.3f %7.3f %12.0f %15.2f %10d %17.3f %11.3f\n", m.Concurrency, m.Total.OpsPerSec, m.Total.P50, m.Total.P99,
+			f.Total.OpsPerSec, ratio(m.Total.OpsPerSec, f.Total.OpsPerSec), r.ReplayForwarded[fmt.Sprint(m.Concurrency)], c.EmulatorMS/n, c.PostgresMS/n)
 	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "mix\top\t  ops/s\t    p50\t    p99\traw pgx p50\ttarget at c=1 (create, replace: p50 ≤ 2x floor + raw write)\t")
-	for _, m := range r.Mixes {
-		for _, o := range []struct {
-			name string
-			s    latencyStats
-		}{{"all", m.Total}, {"create", m.Create}, {"read", m.Read}, {"replace", m.Replace}, {"query", m.Query}} {
-			rawCol, target := "", ""
-			if rs, ok := r.Raw[o.name]; ok {
-				rawCol = fmt.Sprintf("%.3f", rs.P50)
-				if o.name != "read" && m.Concurrency == 1 {
-					// Issue 12: create and replace at most 2x the floor plus the raw write.
-					lim := 2*h.P50 + rs.P50
-					target = fmt.Sprintf("%.2f ms vs ≤ %.2f: %s", o.s.P50, lim, verdict(o.s.P50 <= lim))
-				}
-			}
-			fmt.Fprintf(tw, "c=%d\t%s\t%7.0f\t%7.3f\t%7.3f\t%s\t%s\t\n", m.Concurrency, o.name, o.s.OpsPerSec, o.s.P50, o.s.P99, rawCol, target)
-		}
-	}
-	tw.Flush()
-	if len(r.ReplayMixes) == len(r.Mixes) && len(r.Mixes) > 0 {
-		fmt.Fprintln(w, "\nThe same mix through the replaying proxy (every request answered from memory; half right before, half right after each emulator mix)")
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "mix	emulator ops/s	floor ops/s	emulator/floor	floor p50	floor p99	requests the proxy forwarded	")
-		for i, m := range r.Mixes {
-			f := r.ReplayMixes[i]
-			fmt.Fprintf(tw, "c=%d	%7.0f	%7.0f	%.2f	%7.3f	%7.3f	%d	\n", m.Concurrency, m.Total.OpsPerSec, f.Total.OpsPerSec,
-				ratio(m.Total.OpsPerSec, f.Total.OpsPerSec), f.Total.P50, f.Total.P99, r.ReplayForwarded[fmt.Sprint(m.Concurrency)])
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\nCPU time per operation (from /proc: emulator process; PostgreSQL = postmaster, its children and reaped children)")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "phase\t  ops\twall s\temulator ms/op\tPostgreSQL ms/op\ttotal ms/op\t")
-	phases := []string{"floor"}
-	for _, m := range r.Mixes {
-		phases = append(phases, fmt.Sprintf("mix-%d", m.Concurrency))
-	}
-	for _, p := range phases {
-		c, ok := r.CPU[p]
-		if !ok {
-			continue
-		}
-		ops := r.N
-		if p == "floor" {
-			ops = 2 * r.N // a read and a health request each round
-		}
-		pg := "n/a"
-		total := c.EmulatorMS / float64(ops)
-		if c.PostgresMS >= 0 {
-			pg = fmt.Sprintf("%.3f", c.PostgresMS/float64(ops))
-			total += c.PostgresMS / float64(ops)
-		}
-		fmt.Fprintf(tw, "%s\t%5d\t%6.2f\t%.3f\t%s\t%.3f\t\n", p, ops, c.Seconds, c.EmulatorMS/float64(ops), pg, total)
-	}
-	tw.Flush()
 	if c, ok := r.CPU["replay"]; ok && r.N > 0 {
-		// The CPU floor: the same interleave of point reads and health
-		// requests, answered from memory by the replaying proxy, a Go
-		// net/http server over TLS on as many CPUs as the emulator's default.
-		floor, emu := c.ReplayMS/float64(2*r.N), r.CPU["floor"].EmulatorMS/float64(2*r.N)
-		fmt.Fprintf(w, "CPU floor: the replaying proxy (Go net/http over TLS, answering from memory) spent %.3f ms per request over the same\n"+
-			"interleave of point reads and health requests; the emulator's floor phase %.3f ms per request = %.2fx that floor\n", floor, emu, ratio(emu, floor))
+		fmt.Fprintf(w, "CPU floor: the replaying proxy spent %.3f ms per request (reads and health, interleaved)\n", c.ReplayMS/float64(2*r.N))
+	}
+	if len(r.Breakdown) > 0 {
+		fmt.Fprintln(w, "\nPer operation at one client (ms; handler and phases: the emulator's metrics per operation, a query's plan request included;")
+		fmt.Fprintln(w, "remainder: client mean - SDK floor mean - handler mean, i.e. TLS and HTTP outside the handler)")
+		writeBreakdowns(w, r.Breakdown)
 	}
 	for _, p := range r.Profiles {
 		fmt.Fprintf(w, "profile: %s (go tool pprof -top %s)\n", p, p)
 	}
-	writeSQLStats(w, r.SQL, r.N*len(r.Mixes))
 }

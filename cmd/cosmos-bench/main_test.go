@@ -41,8 +41,8 @@ func TestParseScenarios(t *testing.T) {
 			t.Fatalf("%q: %v", c.arg, err)
 		}
 		for _, name := range scenarioNames {
-			if cfg.has(name) != slices.Contains(c.want, name) {
-				t.Errorf("%q: has(%s) = %v", c.arg, name, cfg.has(name))
+			if cfg.scenarios[name] != slices.Contains(c.want, name) {
+				t.Errorf("%q: %s selected: %v", c.arg, name, cfg.scenarios[name])
 			}
 		}
 	}

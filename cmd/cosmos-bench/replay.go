@@ -251,39 +251,46 @@ func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int,
 // (an SDK bench on the emulator at endpoint) and through a replaying proxy
 // of it, alternately, n of each: the Go SDK's read against the SDK floor in
 // the same moments, one client each. It returns the emulator's and the
-// floor's latencies.
-func readVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int, http1 bool) (emuRead, floorRead latencyStats, err error) {
+// floor's latencies, and the read's breakdown (the emulator's metrics
+// read around the measured reads).
+func readVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int, http1 bool) (emuRead, floorRead latencyStats, bd breakdown, err error) {
 	sb, _, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
 	if err != nil {
-		return emuRead, floorRead, err
+		return emuRead, floorRead, bd, err
 	}
 	defer done()
 	er, fr := emu.read(items), sb.read(items)
 	const k = 50
 	for i := 0; i < k; i++ { // the proxy records each item; both warm up
 		if _, err := fr(ctx, i); err != nil {
-			return emuRead, floorRead, fmt.Errorf("read floor: %w", err)
+			return emuRead, floorRead, bd, fmt.Errorf("read floor: %w", err)
 		}
 		if _, err := er(ctx, i); err != nil {
-			return emuRead, floorRead, fmt.Errorf("read: %w", err)
+			return emuRead, floorRead, bd, fmt.Errorf("read: %w", err)
 		}
+	}
+	before, err := docsMetrics(ctx, emu.http, endpoint)
+	if err != nil {
+		return emuRead, floorRead, bd, err
 	}
 	es, fs := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
 	t0 := time.Now()
 	for i := 0; i < n; i++ {
 		s := time.Now()
 		if _, err := er(ctx, i%k); err != nil {
-			return emuRead, floorRead, fmt.Errorf("read: %w", err)
+			return emuRead, floorRead, bd, fmt.Errorf("read: %w", err)
 		}
 		es = append(es, time.Since(s))
 		s = time.Now()
 		if _, err := fr(ctx, i%k); err != nil {
-			return emuRead, floorRead, fmt.Errorf("read floor: %w", err)
+			return emuRead, floorRead, bd, fmt.Errorf("read floor: %w", err)
 		}
 		fs = append(fs, time.Since(s))
 	}
 	el := time.Since(t0)
-	return newLatencyStats(es, el), newLatencyStats(fs, el), nil
+	after, err := docsMetrics(ctx, emu.http, endpoint)
+	emuRead, floorRead = newLatencyStats(es, el), newLatencyStats(fs, el)
+	return emuRead, floorRead, newBreakdown("read", emuRead, floorRead, before, after, "Read"), err
 }
 
 // startReplaySDK starts a replaying proxy of the emulator at endpoint in a

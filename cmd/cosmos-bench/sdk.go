@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,7 +17,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // emulatorKey is the emulator's well-known master key (its default --key).
@@ -252,99 +250,4 @@ func (b *sdkBench) health() opFunc {
 		}
 		return 0, err
 	}
-}
-
-// sdkRun is a scenario's emulator process, on its own data directory, with
-// a database created through the SDK, the clients to reach it and a pgx
-// pool on its PostgreSQL database (for seeding).
-type sdkRun struct {
-	dataDir   string
-	emu       *emulatorProcess
-	ctl       *controlClient
-	client    *azcosmos.Client
-	hc        *http.Client
-	dbID      string
-	db        *azcosmos.DatabaseClient
-	pool      *pgxpool.Pool
-	pgVersion string
-}
-
-// startSDKRun starts the emulator on the data directory name under the
-// run's work directory (logging to name-emulator.log) and creates a
-// database through the SDK with one connection. On error everything it
-// started is stopped again.
-func (b *bench) startSDKRun(ctx context.Context, name string) (r *sdkRun, err error) {
-	r = &sdkRun{dataDir: filepath.Join(b.workDir, name)}
-	b.logf("%s: starting the emulator", name)
-	if r.emu, err = b.start(ctx, r.dataDir, name+"-emulator.log"); err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			r.close(b.logf)
-		}
-	}()
-	if r.ctl, err = newControlClient(r.emu.url, b.cfg.http1); err != nil {
-		return r, err
-	}
-	if r.client, r.hc, err = newSDKClient(r.emu.url, 1, b.cfg.http1); err != nil {
-		return r, err
-	}
-	dbID := newDatabaseID()
-	if _, err := r.client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
-		return r, fmt.Errorf("SDK: creating database %s: %w", dbID, err)
-	}
-	r.dbID = dbID
-	if r.db, err = r.client.NewDatabase(dbID); err != nil {
-		return r, err
-	}
-	if r.pool, err = b.connectPG(ctx, r.dataDir); err != nil {
-		return r, err
-	}
-	if err := r.pool.QueryRow(ctx, `SHOW server_version`).Scan(&r.pgVersion); err != nil {
-		return r, fmt.Errorf("pgx: %w", err)
-	}
-	return r, nil
-}
-
-// createContainer creates container id, partitioned on /pk with the
-// default indexing policy, through the SDK, and returns its client and its
-// items table.
-func (r *sdkRun) createContainer(ctx context.Context, id string) (*azcosmos.ContainerClient, string, error) {
-	props := azcosmos.ContainerProperties{ID: id, PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
-	if _, err := r.db.CreateContainer(ctx, props, nil); err != nil {
-		return nil, "", fmt.Errorf("SDK: creating container %s: %w", id, err)
-	}
-	c, err := r.db.NewContainer(id)
-	if err != nil {
-		return nil, "", err
-	}
-	_, table, err := itemsTable(ctx, r.pool, r.dbID, id)
-	return c, table, err
-}
-
-// close deletes the database (an external PostgreSQL keeps it otherwise),
-// closes the clients and stops the emulator. It returns the deletion's
-// error.
-func (r *sdkRun) close(logf func(string, ...any)) error {
-	var err error
-	if r.pool != nil {
-		r.pool.Close()
-	}
-	if r.db != nil {
-		if _, derr := r.db.Delete(context.Background(), nil); derr != nil {
-			err = fmt.Errorf("deleting the benchmark database: %w", derr)
-		}
-	}
-	if r.hc != nil {
-		r.hc.CloseIdleConnections()
-	}
-	if r.ctl != nil {
-		r.ctl.close()
-	}
-	r.emu.stop()
-	if r.emu.exitErr != nil {
-		logf("warning: the emulator exited with %v (log: %s)", r.emu.exitErr, r.emu.logPath)
-	}
-	return err
 }

@@ -154,7 +154,8 @@ func jsMixTargets(r *results) []targetRow {
 func pointReadTarget(r *results) []targetRow {
 	row := targetRow{Name: "Go SDK point read p50 minus the replay floor's, 1 client",
 		Target: fmt.Sprintf("<= %.2f ms", targetReadOverFloorMs), Limit: targetReadOverFloorMs, Unit: "ms"}
-	if p := r.ReadPair; p.Emulator.Ops > 0 && p.Floor.Ops > 0 {
+	if r.Point != nil && r.Point.ReadPair.Floor.Ops > 0 {
+		p := r.Point.ReadPair
 		row.Value = p.Emulator.P50 - p.Floor.P50
 		row.Measured = fmt.Sprintf("emulator %.3f ms, floor %.3f ms", p.Emulator.P50, p.Floor.P50)
 	} else {

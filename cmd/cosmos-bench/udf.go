@@ -179,11 +179,11 @@ func (b *bench) runUDF(ctx context.Context, res *udfResult) error {
 
 // writeUDFReport writes the udf scenario's table.
 func writeUDFReport(w io.Writer, r *udfResult) {
-	fmt.Fprintf(w, "\nUDF scenario: %s items in 100 partitions, queried across partitions through the Go SDK (pages of 1,000), latencies in ms\n", thousands(r.Items))
+	fmt.Fprintf(w, "\nUDF scenario: %d items in 100 partitions, queried across partitions through the Go SDK (pages of 1,000), latencies in ms\n", r.Items)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "query\tresults\t  runs\t    p50\t    p90\t    max\titems/s\t")
 	for _, q := range r.Queries {
-		fmt.Fprintf(tw, "%s\t%7d\t%6d\t%7.1f\t%7.1f\t%7.1f\t%s\t\n", q.Query, q.Results, q.Latency.Ops, q.Latency.P50, q.Latency.P90, q.Latency.Max, thousands(int(q.ItemsPerSec)))
+		fmt.Fprintf(tw, "%s\t%7d\t%6d\t%7.1f\t%7.1f\t%7.1f\t%.0f\t\n", q.Query, q.Results, q.Latency.Ops, q.Latency.P50, q.Latency.P90, q.Latency.Max, q.ItemsPerSec)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "emulator RSS: %.1f MB before, %.1f MB at most while the queries ran (sampled every 10 ms), %.1f MB after\n", r.RSSBeforeMB, r.RSSPeakMB, r.RSSAfterMB)

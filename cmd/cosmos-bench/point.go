@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+)
+
+// The point scenario measures, in one run: the ready time of the emulator
+// (-bin) on a fresh data directory (initdb included) and again on the same
+// one; the emulator process's RSS idle (PostgreSQL's processes are
+// separate, not counted) and after the benchmark; create, read, query by
+// id and replace of a ~1 KB item through the Go SDK against the same
+// statements through raw pgx on the same PostgreSQL (INSERT, primary-key
+// SELECT, UPDATE on a table bench_raw), with the emulator's handler time
+// and CPU per operation; GET /_emulator/health (the HTTPS floor of any
+// request); the SDK floor (reads and health through a proxy answering
+// from memory, replay.go); and point reads through the emulator and the
+// proxy alternately, with the read's breakdown (metrics.go).
+
+// Targets of the point scenario.
+const (
+	targetFreshReady    = 5.0  // seconds, fresh data directory
+	targetExistingReady = 1.0  // seconds, existing cluster
+	targetIdleRSS       = 40.0 // MB, emulator process only
+)
+
+// pointResult is the point scenario's results.
+type pointResult struct {
+	ReadyFresh    float64    `json:"ready_fresh_seconds"`
+	ReadyExisting float64    `json:"ready_existing_seconds"`
+	IdleMB        float64    `json:"idle_rss_mb"`
+	AfterMB       float64    `json:"after_benchmark_rss_mb"`
+	Ops           []opResult `json:"operations"`
+	// Health times GET /_emulator/health over the SDK's connection.
+	Health    latencyStats `json:"health"`
+	HealthCPU perOpCPU     `json:"health_cpu_ms"`
+	// FloorHealth and FloorRead are health requests and point reads
+	// through the replaying proxy, interleaved; FloorCPUms is the proxy's
+	// CPU per request.
+	FloorHealth latencyStats `json:"sdk_floor_health"`
+	FloorRead   latencyStats `json:"sdk_floor_read"`
+	FloorCPUms  float64      `json:"sdk_floor_proxy_cpu_ms"`
+	// ReadPair is reads through the emulator and the proxy, alternating:
+	// the Targets row "Go SDK point read minus the replay floor".
+	ReadPair readPair  `json:"point_read_vs_replay_floor"`
+	Read     breakdown `json:"point_read_breakdown"`
+}
+
+// readPair is one client's point reads of the same items through the
+// emulator and through the replaying proxy, alternating one for one.
+type readPair struct {
+	Emulator latencyStats `json:"emulator"`
+	Floor    latencyStats `json:"replay_floor"`
+}
+
+// opResult compares one point operation through the emulator and raw.
+type opResult struct {
+	Op       string       `json:"op"`
+	Emulator latencyStats `json:"emulator_sdk"`
+	// HTTP is the part of Emulator's latencies from request written to
+	// response read (loopback, TLS, HTTP and the emulator's work).
+	HTTP          latencyStats `json:"emulator_sdk_http"`
+	HandlerMeanMs float64      `json:"emulator_handler_mean_ms"`
+	Raw           latencyStats `json:"raw_pgx"`
+	CPU           perOpCPU     `json:"cpu_ms_per_op"`
+}
+
+// perOpCPU is CPU time per operation in ms, from /proc: the emulator
+// process and PostgreSQL (-1 when not measured).
+type perOpCPU struct {
+	Emulator float64 `json:"emulator"`
+	Postgres float64 `json:"postgres"`
+}
+
+// runPoint runs the point scenario.
+func (b *bench) runPoint(ctx context.Context, res *pointResult) (err error) {
+	cfg, logf := b.cfg, b.logf
+	dataDir := filepath.Join(b.workDir, "data")
+	logf("starting %s on a fresh data directory", filepath.Base(b.bin))
+	first, err := b.start(ctx, dataDir, "emulator-1.log")
+	if err != nil {
+		return err
+	}
+	res.ReadyFresh = first.ready.Seconds()
+	first.stop()
+	emu, err := b.start(ctx, dataDir, "emulator-2.log")
+	if err != nil {
+		return err
+	}
+	defer emu.stop()
+	res.ReadyExisting = emu.ready.Seconds()
+	if res.IdleMB, err = idleRSS(ctx, emu, cfg.idleWait); err != nil {
+		return err
+	}
+	pgConn, err := b.pgConnString(dataDir)
+	if err != nil {
+		return err
+	}
+	raw, err := newRawBench(ctx, pgConn, cfg.concurrency)
+	if err != nil {
+		return err
+	}
+	defer raw.close(context.Background()) //nolint:errcheck
+	sdk, err := newSDKBench(ctx, emu.url, cfg.concurrency, cfg.http1)
+	if err != nil {
+		return err
+	}
+	defer sdk.close(context.Background()) //nolint:errcheck
+	items := newItemSet(cfg.warmup+cfg.n, cfg.itemSize)
+	w := workload{warmup: cfg.warmup, n: cfg.n, concurrency: cfg.concurrency}
+	for _, op := range []struct {
+		name, metric string
+		sdk, raw     opFunc
+	}{
+		{"create", "Create", sdk.create(items), raw.create(items)},
+		{"read", "Read", sdk.read(items), raw.read(items)},
+		{"query", "Query", sdk.query(items), raw.read(items)},
+		{"replace", "Replace", sdk.replace(items), raw.replace(items)},
+	} {
+		logf("%s: SDK via the emulator, then raw pgx", op.name)
+		r := opResult{Op: op.name}
+		before, err := docsMetrics(ctx, sdk.http, emu.url)
+		if err != nil {
+			return err
+		}
+		cpu0 := emu.cpu()
+		if r.Emulator, r.HTTP, err = w.run(ctx, op.sdk); err != nil {
+			return fmt.Errorf("%s through the SDK: %w", op.name, err)
+		}
+		r.CPU = w.perOp(emu.cpu().since(cpu0, cfg.pg != ""))
+		after, err := docsMetrics(ctx, sdk.http, emu.url)
+		if err != nil {
+			return err
+		}
+		r.HandlerMeanMs = after[op.metric].meanMs(before[op.metric])
+		if r.Raw, _, err = w.run(ctx, op.raw); err != nil {
+			return fmt.Errorf("raw %s: %w", op.name, err)
+		}
+		res.Ops = append(res.Ops, r)
+	}
+	if res.AfterMB, err = rssMB(emu.pid()); err != nil {
+		return err
+	}
+	logf("HTTP floor: GET /_emulator/health")
+	cpu0 := emu.cpu()
+	if res.Health, _, err = w.run(ctx, sdk.health()); err != nil {
+		return fmt.Errorf("health requests: %w", err)
+	}
+	res.HealthCPU = w.perOp(emu.cpu().since(cpu0, cfg.pg != ""))
+	logf("SDK floor: point reads and health through a replaying proxy")
+	if res.FloorHealth, res.FloorRead, res.FloorCPUms, err = sdkFloor(ctx, emu.url, sdk.db.ID(), items, cfg.n, cfg.http1); err != nil {
+		return err
+	}
+	logf("point reads through the emulator and through a replaying proxy, alternately")
+	res.ReadPair.Emulator, res.ReadPair.Floor, res.Read, err = readVsFloor(ctx, sdk, emu.url, sdk.db.ID(), items, cfg.n, cfg.http1)
+	return err
+}
+
+// idleRSS waits d with no traffic and returns the emulator's VmRSS in MB.
+func idleRSS(ctx context.Context, e *emulatorProcess, d time.Duration) (float64, error) {
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-e.exited:
+		return 0, fmt.Errorf("the emulator exited unexpectedly: %v (log: %s)", e.exitErr, e.logPath)
+	case <-time.After(d):
+	}
+	return rssMB(e.pid())
+}
+
+// writePointReport writes the point scenario's tables.
+func writePointReport(w io.Writer, r *pointResult) {
+	fmt.Fprintf(w, "\nready: fresh data directory %.2f s (target < %.0f s: %s), existing cluster %.2f s (< %.0f s: %s)\n",
+		r.ReadyFresh, targetFreshReady, verdict(r.ReadyFresh < targetFreshReady), r.ReadyExisting, targetExistingReady, verdict(r.ReadyExisting < targetExistingReady))
+	fmt.Fprintf(w, "emulator RSS (PostgreSQL not counted): idle %.1f MB (target < %.0f MB: %s), after the benchmark %.1f MB\n",
+		r.IdleMB, targetIdleRSS, verdict(r.IdleMB < targetIdleRSS), r.AfterMB)
+	fmt.Fprintln(w, "\nPoint operations, Go SDK (ms)        p50     p99    HTTP p50  handler mean  raw pgx p50  emulator CPU  PostgreSQL CPU")
+	for _, o := range r.Ops {
+		fmt.Fprintf(w, "  %-34s %7.3f %7.3f %9.3f %13.3f %12.3f %13.3f %15.3f\n", o.Op, o.Emulator.P50, o.Emulator.P99, o.HTTP.P50, o.HandlerMeanMs, o.Raw.P50, o.CPU.Emulator, o.CPU.Postgres)
+	}
+	fmt.Fprintf(w, "  %-34s %7.3f %7.3f %9s %13s %12s %13.3f %15.3f\n", "GET /_emulator/health", r.Health.P50, r.Health.P99, "", "", "", r.HealthCPU.Emulator, r.HealthCPU.Postgres)
+	fmt.Fprintf(w, "SDK floor (replaying proxy): read p50 %.3f ms, health p50 %.3f ms = %.2fx; the proxy's CPU %.3f ms per request\n",
+		r.FloorRead.P50, r.FloorHealth.P50, ratio(r.FloorRead.P50, r.FloorHealth.P50), r.FloorCPUms)
+	fmt.Fprintf(w, "point reads alternating with the floor: p50 %.3f ms vs %.3f ms; per read (ms, means):\n", r.ReadPair.Emulator.P50, r.ReadPair.Floor.P50)
+	writeBreakdowns(w, []breakdown{r.Read})
+}
+
+// verdict renders a target check.
+func verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "MISSED"
+}
