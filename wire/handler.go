@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
 )
 
 // Config configures NewHandler.
@@ -292,7 +293,10 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 			return
 		}
 		if !exemptFromAuth(r) || accountReadWithAuth(r) {
-			if err := h.authenticate(r); err != nil {
+			authenticated := reqphase.Start(r.Context(), reqphase.Auth)
+			err := h.authenticate(r)
+			authenticated()
+			if err != nil {
 				h.writeError(w, r, err)
 				return
 			}

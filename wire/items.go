@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
 )
 
 // itemRequest decodes the parts of an item request common to every verb.
@@ -48,7 +49,9 @@ func wantsMinimal(r *http.Request) bool {
 func (h *handler) writeItem(w http.ResponseWriter, r *http.Request, status int, res emulator.ItemResult, write bool) {
 	body := res.Body // a post-trigger's response body
 	if body == nil {
+		encoded := reqphase.Start(r.Context(), reqphase.Encode)
 		body = res.Item.JSON(res.Container)
+		encoded()
 	}
 	hd := w.Header()
 	hd.Set("X-Ms-Request-Charge", charge(write, len(body)))
