@@ -62,7 +62,7 @@ func (b *bench) runBatch(ctx context.Context, res *batchResult) (err error) {
 		return err
 	}
 	defer emu.stop()
-	sdk, err := newSDKBench(ctx, emu.url, 1, cfg.http1)
+	sdk, err := newSDKBench(ctx, emu.url)
 	if err != nil {
 		return err
 	}
@@ -104,11 +104,11 @@ func (b *bench) runBatch(ctx context.Context, res *batchResult) (err error) {
 	}
 	res.HandlerMeanMs = after["Batch"].meanMs(before["Batch"])
 	res.BatchRatio = ratio(res.Batch.P50, res.Single.P50)
-	if res.SDKFloor, err = batchSDKFloor(ctx, emu.url, sdk.db.ID(), cfg.batch.runs, cfg.http1, body); err != nil {
+	if res.SDKFloor, err = batchSDKFloor(ctx, emu.url, sdk.db.ID(), cfg.batch.runs, body); err != nil {
 		return err
 	}
 
-	cc, err := newControlClient(emu.url, cfg.http1)
+	cc, err := newControlClient(emu.url)
 	if err != nil {
 		return err
 	}
@@ -184,8 +184,8 @@ func createBatch(ctx context.Context, c *azcosmos.ContainerClient, body func(str
 // one's recorded response: the SDK's encoding of the batch, loopback, TLS
 // and HTTP, and the SDK's parsing of the 100 results, without any server
 // work.
-func batchSDKFloor(ctx context.Context, endpoint, dbID string, n int, http1 bool, body func(string) []byte) (latencyStats, error) {
-	sb, _, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
+func batchSDKFloor(ctx context.Context, endpoint, dbID string, n int, body func(string) []byte) (latencyStats, error) {
+	sb, _, done, err := startReplaySDK(ctx, endpoint, dbID)
 	if err != nil {
 		return latencyStats{}, err
 	}

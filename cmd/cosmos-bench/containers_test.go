@@ -17,7 +17,7 @@ import (
 // its one read of the account (GET /), so the second cycle is checked.
 func TestSuiteCycleRequests(t *testing.T) {
 	e := emulatortest.Start(t)
-	client, _, err := newSDKClient(e.Endpoint, 1, false)
+	client, _, err := newSDKClient(e.Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}

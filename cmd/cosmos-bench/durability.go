@@ -95,7 +95,7 @@ func (b *bench) runDurability(ctx context.Context, res *durabilityResult) (err e
 		e := &durabilityEmulator{level: level, emu: emu}
 		emus = append(emus, e)
 		var client *azcosmos.Client
-		if client, e.hc, err = newSDKClient(emu.url, 1, b.cfg.http1); err != nil {
+		if client, e.hc, err = newSDKClient(emu.url); err != nil {
 			return err
 		}
 		dbID := newDatabaseID()

@@ -16,7 +16,7 @@
 // Usage (make bench builds the emulator first; BENCHARGS passes flags):
 //
 //	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
-//	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-concurrency 1] [-json]
+//	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-json]
 //	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16] [-js-profile dir] [-js-profile-seconds 5]
 //	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10] [-baseline-bin bin/cosmos-emulator-9d640b9]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batch 1000] [-ttl-window 1s]
@@ -57,11 +57,9 @@ type config struct {
 	pg           string
 	n            int
 	warmup       int
-	concurrency  int
 	itemSize     int
 	idleWait     time.Duration
 	readyTimeout time.Duration
-	http1        bool
 	jsonOut      bool
 	keep         bool
 	verbose      bool
@@ -135,11 +133,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it")
 	fs.IntVar(&cfg.n, "n", 2000, "measured operations per operation kind")
 	fs.IntVar(&cfg.warmup, "warmup", 200, "unmeasured warm-up operations per operation kind")
-	fs.IntVar(&cfg.concurrency, "concurrency", 1, "concurrent clients (goroutines) of the point scenario")
 	fs.IntVar(&cfg.itemSize, "size", 1024, "size in bytes of the item JSON the client sends")
 	fs.DurationVar(&cfg.idleWait, "idle-wait", 2*time.Second, "how long the emulator idles after ready before its RSS is read")
 	fs.DurationVar(&cfg.readyTimeout, "ready-timeout", 2*time.Minute, "how long to wait for the emulator's ready line")
-	fs.BoolVar(&cfg.http1, "http1", false, "make the Go SDK use HTTP/1.1 instead of HTTP/2")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of tables")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary data directory (and the emulator logs in it)")
 	fs.BoolVar(&cfg.verbose, "v", false, "copy the emulator's log (its stderr) to stderr")
@@ -213,7 +209,7 @@ func validate(cfg config) error {
 		bad bool
 		msg string
 	}{
-		{cfg.n < 1 || cfg.warmup < 0 || cfg.concurrency < 1 || cfg.itemSize < 128, "-n and -concurrency must be at least 1, -warmup not negative, -size at least 128"},
+		{cfg.n < 1 || cfg.warmup < 0 || cfg.itemSize < 128, "-n must be at least 1, -warmup not negative, -size at least 128"},
 		{cfg.udf.items < 1 || cfg.udf.runs < 1 || cfg.sproc.runs < 1 || cfg.batch.runs < 1 || cfg.batch.bulkItems < 1, "-udf-items, -udf-n, -sproc-n, -batch-n and -bulk-items must be positive"},
 		{cfg.js.n < 1 || cfg.js.profileSecs < 1, "-js-n and -js-profile-seconds must be at least 1"},
 		{cfg.containers.n < 1 || cfg.containers.churn < 0 || cfg.containers.cycles < 1, "-containers-n and -cycles must be at least 1, -churn not negative"},

@@ -99,26 +99,26 @@ func (b *bench) runPoint(ctx context.Context, res *pointResult) (err error) {
 	if err != nil {
 		return err
 	}
-	raw, err := newRawBench(ctx, pgConn, cfg.concurrency)
+	raw, err := newRawBench(ctx, pgConn)
 	if err != nil {
 		return err
 	}
-	defer raw.close(context.Background()) //nolint:errcheck
-	sdk, err := newSDKBench(ctx, emu.url, cfg.concurrency, cfg.http1)
+	defer raw.close()
+	sdk, err := newSDKBench(ctx, emu.url)
 	if err != nil {
 		return err
 	}
 	defer sdk.close(context.Background()) //nolint:errcheck
 	items := newItemSet(cfg.warmup+cfg.n, cfg.itemSize)
-	w := workload{warmup: cfg.warmup, n: cfg.n, concurrency: cfg.concurrency}
+	w := workload{warmup: cfg.warmup, n: cfg.n}
 	for _, op := range []struct {
 		name, metric string
 		sdk, raw     opFunc
 	}{
-		{"create", "Create", sdk.create(items), raw.create(items)},
-		{"read", "Read", sdk.read(items), raw.read(items)},
-		{"query", "Query", sdk.query(items), raw.read(items)},
-		{"replace", "Replace", sdk.replace(items), raw.replace(items)},
+		{"create", "Create", sdk.create(items), raw.op(items, rawInsert, false)},
+		{"read", "Read", sdk.read(items), raw.op(items, rawSelect, false)},
+		{"query", "Query", sdk.query(items), raw.op(items, rawSelect, false)},
+		{"replace", "Replace", sdk.replace(items), raw.op(items, rawUpdate, true)},
 	} {
 		logf("%s: SDK via the emulator, then raw pgx", op.name)
 		r := opResult{Op: op.name}
@@ -151,11 +151,11 @@ func (b *bench) runPoint(ctx context.Context, res *pointResult) (err error) {
 	}
 	res.HealthCPU = w.perOp(emu.cpu().since(cpu0, cfg.pg != ""))
 	logf("SDK floor: point reads and health through a replaying proxy")
-	if res.FloorHealth, res.FloorRead, res.FloorCPUms, err = sdkFloor(ctx, emu.url, sdk.db.ID(), items, cfg.n, cfg.http1); err != nil {
+	if res.FloorHealth, res.FloorRead, res.FloorCPUms, err = sdkFloor(ctx, emu.url, sdk.db.ID(), items, cfg.n); err != nil {
 		return err
 	}
 	logf("point reads through the emulator and through a replaying proxy, alternately")
-	res.ReadPair.Emulator, res.ReadPair.Floor, res.Read, err = readVsFloor(ctx, sdk, emu.url, sdk.db.ID(), items, cfg.n, cfg.http1)
+	res.ReadPair.Emulator, res.ReadPair.Floor, res.Read, err = readVsFloor(ctx, sdk, emu.url, sdk.db.ID(), items, cfg.n)
 	return err
 }
 

@@ -224,7 +224,7 @@ func (b *bench) runQuery(ctx context.Context, res *compareResult) (err error) {
 			var err error
 			if spec.range0 {
 				var raw []json.RawMessage
-				raw, _, err = run.ctl.queryRange(ctx, run.dbID, ids[j], "0", sent, r.params)
+				raw, err = run.ctl.queryRange(ctx, run.dbID, ids[j], "0", sent, r.params)
 				for _, d := range raw {
 					docs = append(docs, d)
 				}

@@ -213,8 +213,8 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 // (read once first, so that the proxy has recorded them) interleaved with
 // n health requests, on a client of its own. It returns the health and
 // read latencies, and the proxy's CPU time per request over them in ms.
-func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int, http1 bool) (health, read latencyStats, cpuMs float64, err error) {
-	sb, proxy, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
+func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int) (health, read latencyStats, cpuMs float64, err error) {
+	sb, proxy, done, err := startReplaySDK(ctx, endpoint, dbID)
 	if err != nil {
 		return health, read, 0, err
 	}
@@ -253,8 +253,8 @@ func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int,
 // the same moments, one client each. It returns the emulator's and the
 // floor's latencies, and the read's breakdown (the emulator's metrics
 // read around the measured reads).
-func readVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int, http1 bool) (emuRead, floorRead latencyStats, bd breakdown, err error) {
-	sb, _, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
+func readVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int) (emuRead, floorRead latencyStats, bd breakdown, err error) {
+	sb, _, done, err := startReplaySDK(ctx, endpoint, dbID)
 	if err != nil {
 		return emuRead, floorRead, bd, err
 	}
@@ -297,12 +297,12 @@ func readVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, item
 // process of its own and returns an SDK bench on it for the benchmark
 // database dbID's container "items", the proxy, and a function that closes
 // both.
-func startReplaySDK(ctx context.Context, endpoint, dbID string, http1 bool) (*sdkBench, *replayProcess, func(), error) {
+func startReplaySDK(ctx context.Context, endpoint, dbID string) (*sdkBench, *replayProcess, func(), error) {
 	p, err := startReplayProcess(ctx, endpoint)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	client, httpClient, err := newSDKClient(p.URL(), 1, http1)
+	client, httpClient, err := newSDKClient(p.URL())
 	if err != nil {
 		p.Close()
 		return nil, nil, nil, err

@@ -48,10 +48,10 @@ func (b *bench) startSDKRun(ctx context.Context, name string, extra ...string) (
 			r.close(b.logf)
 		}
 	}()
-	if r.ctl, err = newControlClient(r.emu.url, b.cfg.http1); err != nil {
+	if r.ctl, err = newControlClient(r.emu.url); err != nil {
 		return r, err
 	}
-	if r.client, r.hc, err = newSDKClient(r.emu.url, 1, b.cfg.http1); err != nil {
+	if r.client, r.hc, err = newSDKClient(r.emu.url); err != nil {
 		return r, err
 	}
 	dbID := newDatabaseID()
@@ -277,3 +277,54 @@ func writeCompare(w io.Writer, title string, r *compareResult) {
 
 // ms converts d to float milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// watchRSS samples the VmRSS of process pid every 10 ms until the returned
+// function is called, which returns the RSS before and the peak, in MB.
+func watchRSS(pid int) func() (before, peak float64) {
+	before, _ := rssMB(pid)
+	peak, stop, done := before, make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for sleepCtx(context.Background(), 10*time.Millisecond) == nil {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if m, err := rssMB(pid); err == nil {
+				peak = max(peak, m)
+			}
+		}
+	}()
+	return func() (float64, float64) {
+		close(stop)
+		<-done
+		return before, peak
+	}
+}
+
+// connectPG connects to the PostgreSQL database of the emulator running on
+// dataDir: -pg, or the managed cluster's socket.
+func (b *bench) connectPG(ctx context.Context, dataDir string) (*pgxpool.Pool, error) {
+	conn, err := b.pgConnString(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return pgxpool.New(ctx, conn)
+}
+
+// pgConnString returns the connection string of the PostgreSQL database of
+// the emulator running on dataDir: -pg, or the managed cluster's socket.
+func (b *bench) pgConnString(dataDir string) (string, error) {
+	if b.cfg.pg != "" {
+		return b.cfg.pg, nil
+	}
+	return managedConnString(dataDir)
+}
+
+// itemsTable returns the items table of container containerID in database
+// dbID.
+func itemsTable(ctx context.Context, pool *pgxpool.Pool, dbID, containerID string) (num int64, table string, err error) {
+	err = pool.QueryRow(ctx, `SELECT c.num FROM cosmos.containers c JOIN cosmos.databases d ON d.num = c.db_num WHERE d.id = $1 AND c.id = $2`, dbID, containerID).Scan(&num)
+	return num, fmt.Sprintf("cosmos.items_%d", num), err
+}

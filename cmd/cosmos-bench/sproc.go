@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"text/tabwriter"
-	"time"
 )
 
 // The sproc scenario (-scenario sproc) measures stored procedure
@@ -47,20 +45,12 @@ const (
 // runSproc runs the sproc scenario on a fresh emulator.
 func (b *bench) runSproc(ctx context.Context, res *sprocResult) (err error) {
 	cfg := b.cfg
-	emu, err := b.start(ctx, filepath.Join(b.workDir, "sproc"), "emulator-sproc.log")
+	run, err := b.startSDKRun(ctx, "sproc")
 	if err != nil {
 		return err
 	}
-	defer emu.stop()
-	cc, err := newControlClient(emu.url, cfg.http1)
-	if err != nil {
-		return err
-	}
-	defer cc.close()
-	db := newDatabaseID()
-	if _, _, err := cc.doExpect(ctx, http.StatusCreated, http.MethodPost, "/dbs", nil, []byte(`{"id":"`+db+`"}`)); err != nil {
-		return err
-	}
+	defer run.closeInto(&err, b.logf)
+	cc, db := run.ctl, run.dbID
 	coll := "/dbs/" + db + "/colls/c"
 	if _, _, err := cc.doExpect(ctx, http.StatusCreated, http.MethodPost, "/dbs/"+db+"/colls", nil, []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}`)); err != nil {
 		return err
@@ -79,22 +69,21 @@ func (b *bench) runSproc(ctx context.Context, res *sprocResult) (err error) {
 		}
 		return err
 	}
-	measure := measureSequential
 	trivial := func(int) error { return exec("trivial", `[]`, `"ok"`) }
 	create := func(prefix string) func(i int) error {
 		return func(i int) error { return exec("create100", fmt.Sprintf(`["%s%d"]`, prefix, i), `100`) }
 	}
 	b.logf("sproc: %d executions of a trivial procedure and of one creating 100 documents (after %d of each unmeasured)", cfg.sproc.runs, min(cfg.warmup, 20))
-	if _, err := measure(min(cfg.warmup, 20), trivial); err != nil {
+	if _, err := measureSequential(min(cfg.warmup, 20), trivial); err != nil {
 		return fmt.Errorf("trivial: %w", err)
 	}
-	if _, err := measure(min(cfg.warmup, 20), create("w")); err != nil {
+	if _, err := measureSequential(min(cfg.warmup, 20), create("w")); err != nil {
 		return fmt.Errorf("create100: %w", err)
 	}
-	if res.Trivial, err = measure(cfg.sproc.runs, trivial); err != nil {
+	if res.Trivial, err = measureSequential(cfg.sproc.runs, trivial); err != nil {
 		return fmt.Errorf("trivial: %w", err)
 	}
-	if res.Create100, err = measure(cfg.sproc.runs, create("m")); err != nil {
+	if res.Create100, err = measureSequential(cfg.sproc.runs, create("m")); err != nil {
 		return fmt.Errorf("create100: %w", err)
 	}
 	if res.Create100.Seconds > 0 {
@@ -104,21 +93,6 @@ func (b *bench) runSproc(ctx context.Context, res *sprocResult) (err error) {
 		return errors.New("sproc: nothing measured")
 	}
 	return nil
-}
-
-// measureSequential runs f(0) .. f(n-1) one after another and returns
-// their latencies; the first error stops it.
-func measureSequential(n int, f func(i int) error) (latencyStats, error) {
-	lat := make([]time.Duration, 0, n)
-	t0 := time.Now()
-	for i := 0; i < n; i++ {
-		s := time.Now()
-		if err := f(i); err != nil {
-			return latencyStats{}, err
-		}
-		lat = append(lat, time.Since(s))
-	}
-	return newLatencyStats(lat, time.Since(t0)), nil
 }
 
 // writeSprocReport writes the sproc scenario's table.

@@ -212,7 +212,7 @@ func (b *bench) runTTL(ctx context.Context, res *ttlResult) (err error) {
 		})
 	}
 	logf("ttl: %d SDK point reads, no sweep running", tc.reads)
-	w := workload{warmup: b.cfg.warmup, n: tc.reads, concurrency: 1}
+	w := workload{warmup: b.cfg.warmup, n: tc.reads}
 	if res.ReadsIdle, _, err = w.run(ctx, read); err != nil {
 		return fmt.Errorf("point reads: %w", err)
 	}
@@ -266,9 +266,9 @@ func (f ttlFeed) once(ctx context.Context, run *sdkRun, coll string, cs map[stri
 	var err error
 	switch {
 	case f.query == "" && f.all:
-		n, _, err = run.ctl.readFeed(ctx, run.dbID, coll, "", ttlFeedPage)
+		n, err = run.ctl.readFeed(ctx, run.dbID, coll, "", ttlFeedPage)
 	case f.query == "":
-		n, _, err = run.ctl.readFeed(ctx, run.dbID, coll, pk, ttlFeedPage)
+		n, err = run.ctl.readFeed(ctx, run.dbID, coll, pk, ttlFeedPage)
 	default:
 		key := azcosmos.NewPartitionKey()
 		if f.withPK {
