@@ -180,7 +180,9 @@ func (c *controlClient) queryPlan(ctx context.Context, db, coll, query string) (
 		"x-ms-cosmos-is-query-plan-request": "True", "x-ms-cosmos-query-version": "1.4",
 		"x-ms-cosmos-supported-query-features": "Aggregate, CompositeAggregate, Distinct, MultipleOrderBy, OffsetAndLimit, OrderBy, Top, GroupBy, DCount, NonValueAggregate, MultipleAggregates",
 	}, b)
-	var plan struct{ QueryInfo struct{ RewrittenQuery string } }
+	var plan struct {
+		QueryInfo struct{ RewrittenQuery string }
+	}
 	if err == nil {
 		err = json.Unmarshal(resp, &plan)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,10 +139,6 @@ func (s procCPU) since(a procCPU, externalPG bool) phaseCPU {
 // runJS runs the js scenario on a fresh emulator.
 func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 	cfg := b.cfg
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return errors.New("node is not installed (the js scenario drives @azure/cosmos)")
-	}
 	dir, err := filepath.Abs(cfg.js.dir)
 	if err != nil {
 		return err
@@ -169,34 +164,11 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 		return err
 	}
 	defer replay.Close()
-	metricsClient := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // local emulator, self-signed
-	defer metricsClient.CloseIdleConnections()
-
+	_, metricsClient, err := newSDKClient(emu.url)
+	if err != nil {
+		return err
+	}
 	b.logf("js: %d operations per phase through @azure/cosmos (%s)", cfg.js.n, dir)
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "bench.mjs"))
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "COSMOS_ENDPOINT="+emu.url, "COSMOS_KEY="+emulatorKey, "COSMOS_DB="+newDatabaseID(),
-		"BENCH_REPLAY_ENDPOINT="+replay.URL(), fmt.Sprintf("BENCH_N=%d", cfg.js.n), fmt.Sprintf("BENCH_SIZE=%d", cfg.itemSize), "BENCH_CONCURRENCY="+cfg.js.concurrency)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting node: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			err = fmt.Errorf("%w\n%s", err, stderr.String())
-		}
-	}()
 	res.CPU, res.ReplayForwarded = map[string]phaseCPU{}, map[string]int64{}
 	var replayBegun replayStats
 	concs := strings.Split(cfg.js.concurrency, ",")
@@ -205,46 +177,26 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 	var profErr error
 	begun := map[string]procCPU{}
 	var metricsBefore, metricsAfter map[string]handlerTotals
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	var result string
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "RESULT "); ok {
-			result = rest
-			continue
-		}
-		phase, ok := strings.CutPrefix(line, "PHASE ")
-		if !ok {
-			continue
-		}
-		name, what, _ := strings.Cut(phase, " ")
+	result, err := driveBench(ctx, dir, emu.url, replay.URL(), cfg.js.n, cfg.itemSize, cfg.js.concurrency, func(name, what string) (err error) {
 		sample := sampleProcCPU(emu.pid(), replay.Pid())
 		if rest, ok := strings.CutPrefix(name, "replay-mix-"); ok {
 			c, _, _ := strings.Cut(rest, "-")
 			st, err := replayStatsOf(ctx, replay.URL())
-			if err != nil {
-				return err
-			}
 			if what == "BEGIN" {
 				replayBegun = st
 			} else {
 				res.ReplayForwarded[c] += st.Forwarded - replayBegun.Forwarded
 			}
-		}
-		if name == "mix-1" {
-			m, err := docsMetrics(ctx, metricsClient, emu.url)
 			if err != nil {
 				return err
 			}
-			if what == "BEGIN" {
-				metricsBefore = m
-			} else {
-				metricsAfter = m
-			}
 		}
-		switch what {
-		case "BEGIN":
+		if name == "mix-1" && what == "BEGIN" {
+			metricsBefore, err = docsMetrics(ctx, metricsClient, emu.url)
+		} else if name == "mix-1" {
+			metricsAfter, err = docsMetrics(ctx, metricsClient, emu.url)
+		}
+		if what == "BEGIN" {
 			begun[name] = sample
 			if name == profilePhase && pprofAddr != "" {
 				profWG.Add(1)
@@ -253,24 +205,15 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 					res.Profiles, profErr = takeProfiles(ctx, "http://"+pprofAddr, cfg.js.profileDir, cfg.js.profileSecs)
 				}()
 			}
-		case "END":
+		} else {
 			res.CPU[name] = sample.since(begun[name], cfg.pg != "")
 			b.logf("js: phase %s done in %.2f s", name, res.CPU[name].Seconds)
 		}
-		if _, err := io.WriteString(stdin, "go\n"); err != nil {
-			return fmt.Errorf("node: %w", err)
-		}
-	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("node bench.mjs: %w", err)
-	}
+		return err
+	})
 	profWG.Wait()
-	if profErr != nil {
-		return fmt.Errorf("profiles: %w", profErr)
-	}
-	if result == "" {
-		return errors.New("node bench.mjs printed no RESULT line")
+	if err = errors.Join(err, profErr); err != nil {
+		return err
 	}
 	if err := json.Unmarshal([]byte(result), res); err != nil {
 		return fmt.Errorf("node bench.mjs: %w", err)
@@ -288,6 +231,56 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 		}
 	}
 	return nil
+}
+
+// driveBench runs dir/bench.mjs against the emulator at endpoint (and the
+// replaying proxy at replay) with n operations per phase of size-byte
+// items at the concurrencies concs, calls phase at each of its phase
+// boundaries ("PHASE <name> BEGIN|END") before letting it go on, and
+// returns its RESULT line's JSON.
+func driveBench(ctx context.Context, dir, endpoint, replay string, n, size int, concs string, phase func(name, what string) error) (string, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", errors.New("node is not installed (the js scenario drives @azure/cosmos)")
+	}
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "bench.mjs"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "COSMOS_ENDPOINT="+endpoint, "COSMOS_KEY="+emulatorKey, "COSMOS_DB="+newDatabaseID(), "BENCH_REPLAY_ENDPOINT="+replay,
+		fmt.Sprintf("BENCH_N=%d", n), fmt.Sprintf("BENCH_SIZE=%d", size), "BENCH_CONCURRENCY="+concs, fmt.Sprintf("BENCH_SEED=%d", min(500, n)), fmt.Sprintf("BENCH_WARMUP=%d", min(300, n)))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("starting node: %w", err)
+	}
+	var result string
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() && err == nil {
+		if r, ok := strings.CutPrefix(sc.Text(), "RESULT "); ok {
+			result = r
+		} else if p, ok := strings.CutPrefix(sc.Text(), "PHASE "); ok {
+			name, what, _ := strings.Cut(p, " ")
+			if err = phase(name, what); err == nil {
+				_, err = io.WriteString(stdin, "go\n")
+			}
+		}
+	}
+	stdin.Close()
+	if err != nil {
+		_ = cmd.Process.Kill()
+	}
+	if werr := cmd.Wait(); err == nil && werr != nil {
+		err = werr
+	}
+	if err == nil && result == "" {
+		err = errors.New("no RESULT line")
+	}
+	if err != nil {
+		return "", fmt.Errorf("node bench.mjs: %w\n%s", err, stderr.String())
+	}
+	return result, nil
 }
 
 // ensureNodeModules runs npm ci in dir unless @azure/cosmos is installed.

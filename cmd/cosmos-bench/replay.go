@@ -209,87 +209,50 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 }
 
 // sdkFloor measures the Go SDK's own floor through a replaying proxy of
-// the emulator at endpoint: n point reads of the first 50 items of items
-// (read once first, so that the proxy has recorded them) interleaved with
-// n health requests, on a client of its own. It returns the health and
-// read latencies, and the proxy's CPU time per request over them in ms.
+// the emulator at endpoint: n point reads of the first 50 of items (read
+// once first, so that the proxy has recorded them) and n health requests,
+// alternating, on a client of its own. It returns the health and read
+// latencies, and the proxy's CPU time per request over them in ms.
 func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int) (health, read latencyStats, cpuMs float64, err error) {
 	sb, proxy, done, err := startReplaySDK(ctx, endpoint, dbID)
 	if err != nil {
 		return health, read, 0, err
 	}
 	defer done()
-	rd, hl := sb.read(items), sb.health()
-	const k = 50
-	for i := 0; i < k; i++ {
-		if _, err := rd(ctx, i); err != nil {
-			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
-		}
-		if _, err := hl(ctx, i); err != nil {
-			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
-		}
+	ops := []opFunc{sb.health(), sb.read(items)}
+	ticks := procTicks(proxy.Pid())
+	lat, err := alternate(50, n, func(side, i int) error { _, err := ops[side](ctx, i%50); return err }, 2)
+	if err != nil {
+		return health, read, 0, fmt.Errorf("SDK floor: %w", err)
 	}
-	hs, rs := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
-	t0, ticks := time.Now(), procTicks(proxy.Pid())
-	for i := 0; i < n; i++ {
-		s := time.Now()
-		if _, err := hl(ctx, i); err != nil {
-			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
-		}
-		hs = append(hs, time.Since(s))
-		s = time.Now()
-		if _, err := rd(ctx, i%k); err != nil {
-			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
-		}
-		rs = append(rs, time.Since(s))
-	}
-	el, ticks := time.Since(t0), procTicks(proxy.Pid())-ticks
-	return newLatencyStats(hs, el), newLatencyStats(rs, el), float64(ticks) * 1000 / clockTicks / float64(2*n), nil
+	cpuMs = float64(procTicks(proxy.Pid())-ticks) * 1000 / clockTicks / float64(2*(n+50))
+	return newLatencyStats(lat[0], 0), newLatencyStats(lat[1], 0), cpuMs, nil
 }
 
 // readVsFloor measures point reads of the first 50 of items through emu
 // (an SDK bench on the emulator at endpoint) and through a replaying proxy
-// of it, alternately, n of each: the Go SDK's read against the SDK floor in
-// the same moments, one client each. It returns the emulator's and the
-// floor's latencies, and the read's breakdown (the emulator's metrics
-// read around the measured reads).
+// of it, alternating, n of each after 50 (which the proxy records): the Go
+// SDK's read against the SDK floor in the same moments, one client each.
+// It returns the emulator's and the floor's latencies, and the read's
+// breakdown (the handler's mean over every read the emulator served
+// meanwhile, warm-up included).
 func readVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int) (emuRead, floorRead latencyStats, bd breakdown, err error) {
 	sb, _, done, err := startReplaySDK(ctx, endpoint, dbID)
 	if err != nil {
 		return emuRead, floorRead, bd, err
 	}
 	defer done()
-	er, fr := emu.read(items), sb.read(items)
-	const k = 50
-	for i := 0; i < k; i++ { // the proxy records each item; both warm up
-		if _, err := fr(ctx, i); err != nil {
-			return emuRead, floorRead, bd, fmt.Errorf("read floor: %w", err)
-		}
-		if _, err := er(ctx, i); err != nil {
-			return emuRead, floorRead, bd, fmt.Errorf("read: %w", err)
-		}
-	}
+	ops := []opFunc{emu.read(items), sb.read(items)}
 	before, err := docsMetrics(ctx, emu.http, endpoint)
 	if err != nil {
 		return emuRead, floorRead, bd, err
 	}
-	es, fs := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
-	t0 := time.Now()
-	for i := 0; i < n; i++ {
-		s := time.Now()
-		if _, err := er(ctx, i%k); err != nil {
-			return emuRead, floorRead, bd, fmt.Errorf("read: %w", err)
-		}
-		es = append(es, time.Since(s))
-		s = time.Now()
-		if _, err := fr(ctx, i%k); err != nil {
-			return emuRead, floorRead, bd, fmt.Errorf("read floor: %w", err)
-		}
-		fs = append(fs, time.Since(s))
+	lat, err := alternate(50, n, func(side, i int) error { _, err := ops[side](ctx, i%50); return err }, 2)
+	if err != nil {
+		return emuRead, floorRead, bd, fmt.Errorf("reads against the floor: %w", err)
 	}
-	el := time.Since(t0)
 	after, err := docsMetrics(ctx, emu.http, endpoint)
-	emuRead, floorRead = newLatencyStats(es, el), newLatencyStats(fs, el)
+	emuRead, floorRead = newLatencyStats(lat[0], 0), newLatencyStats(lat[1], 0)
 	return emuRead, floorRead, newBreakdown("read", emuRead, floorRead, before, after, "Read"), err
 }
 

@@ -133,7 +133,9 @@ func newLatencyStats(lat []time.Duration, elapsed time.Duration) latencyStats {
 	if elapsed == 0 {
 		elapsed = sum
 	}
-	pct := func(p float64) float64 { return ms(lat[min(max(int(math.Ceil(p/100*float64(len(lat)))), 1), len(lat))-1]) }
+	pct := func(p float64) float64 {
+		return ms(lat[min(max(int(math.Ceil(p/100*float64(len(lat)))), 1), len(lat))-1])
+	}
 	s.Seconds, s.OpsPerSec = elapsed.Seconds(), float64(len(lat))/elapsed.Seconds()
 	s.Mean, s.P50, s.P90, s.P99, s.Max = ms(sum/time.Duration(len(lat))), pct(50), pct(90), pct(99), ms(lat[len(lat)-1])
 	return s
