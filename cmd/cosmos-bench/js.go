@@ -297,65 +297,39 @@ func ensureNodeModules(ctx context.Context, dir string, logf func(string, ...any
 	return nil
 }
 
-// takeProfiles fetches a CPU profile and an allocation profile (the
-// allocations of the same seconds) from the emulator's pprof server at
-// base and writes them to dir, returning their paths.
+// takeProfiles fetches a CPU profile and an allocation profile of the same
+// seconds from the emulator's pprof server at base, at once, into dir, and
+// returns their paths.
 func takeProfiles(ctx context.Context, base, dir string, seconds int) ([]string, error) {
+	paths := []string{filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "allocs.pprof")}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var (
-		mu    sync.Mutex
-		paths []string
-		errs  []error
-		wg    sync.WaitGroup
-	)
-	for name, path := range map[string]string{
-		"cpu.pprof":    fmt.Sprintf("/debug/pprof/profile?seconds=%d", seconds),
-		"allocs.pprof": fmt.Sprintf("/debug/pprof/allocs?seconds=%d", seconds),
-	} {
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, kind := range []string{"profile", "allocs"} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out := filepath.Join(dir, name)
-			err := fetchTo(ctx, base+path, out)
-			mu.Lock()
-			defer mu.Unlock()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/%s?seconds=%d", base, kind, seconds), nil)
+			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
-				errs = append(errs, err)
-			} else {
-				paths = append(paths, out)
+				errs[i] = err
+				return
 			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			if err == nil && resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("pprof %s: %s", kind, resp.Status)
+			}
+			if err == nil {
+				err = os.WriteFile(paths[i], b, 0o644)
+			}
+			errs[i] = err
 		}()
 	}
 	wg.Wait()
 	return paths, errors.Join(errs...)
-}
-
-// fetchTo writes the body of GET url to the file out.
-func fetchTo(ctx context.Context, url, out string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		return fmt.Errorf("GET %s: %s: %s", url, resp.Status, b)
-	}
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // writeJSReport writes the js scenario's tables.

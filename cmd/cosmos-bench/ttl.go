@@ -74,7 +74,7 @@ type ttlResult struct {
 	ReadsDuring latencyStats `json:"point_reads_during_sweep"`
 	// WindowRatios are the pairs' p99 ratios (with / without the sweep).
 	WindowRatios []float64     `json:"window_p99_ratios"`
-	Feeds        []feedResult  `json:"reads_of_many_items"`
+	Feeds        []opCompared  `json:"reads_of_many_items"`
 	Checks       []targetCheck `json:"checks,omitempty"`
 }
 
@@ -110,15 +110,8 @@ func (t *ttlResult) check() {
 		atMost("point-read p99 during the sweep / before it", ratio(t.ReadsDuring.P99, t.ReadsIdle.P99), targetReadP99Ratio),
 	}
 	for _, f := range t.Feeds {
-		t.Checks = append(t.Checks, atMost(f.Name+", with expired / live only", ratio(f.WithExpired, f.LiveOnly), targetFeedRatio))
+		t.Checks = append(t.Checks, atMost(f.Name+", p50 with expired / live only", f.P50Ratio, targetFeedRatio))
 	}
-}
-
-// feedResult is one read of many items, median ms on each container.
-type feedResult struct {
-	Name        string  `json:"name"`
-	WithExpired float64 `json:"with_expired_median_ms"`
-	LiveOnly    float64 `json:"live_only_median_ms"`
 }
 
 // sweepRun is one sweep of the whole backlog.
@@ -178,15 +171,8 @@ func (b *bench) runTTL(ctx context.Context, res *ttlResult) (err error) {
 	if err := checkStats(ctx, run.ctl, run.dbID, ttlBigID, tc.items, tc.live); err != nil {
 		return err
 	}
-	for _, f := range ttlFeeds(tc) {
-		logf("ttl: %s (%d runs on each container, alternating)", f.name, f.runs)
-		lat, err := alternate(1, f.runs, func(side, i int) error {
-			return f.once(ctx, run, []string{ttlBigID, ttlLiveID}[side], cs, i)
-		}, 2)
-		if err != nil {
-			return err
-		}
-		res.Feeds = append(res.Feeds, feedResult{Name: f.name, WithExpired: medianMS(lat[0]), LiveOnly: medianMS(lat[1])})
+	if res.Feeds, err = b.ttlFeeds(ctx, run, cs); err != nil {
+		return err
 	}
 	logf("ttl: sweeping %d expired rows, batch %d, nothing else running", expired, tc.batch)
 	if res.Sweep, err = sweepAll(ctx, run, expired); err != nil {
@@ -234,70 +220,51 @@ func checkStats(ctx context.Context, c *controlClient, db, coll string, stored, 
 	return err
 }
 
-// ttlFeed is one read of many items: a read feed (raw HTTP) of one
-// partition per run or of every item, or a query through the SDK with
-// @pk bound to the run's partition.
-type ttlFeed struct {
-	name, query string
-	withPK, all bool
-	runs, items int // items: expected per run (or count), -1: not checked
-	partitions  int // run i reads partition p<i*37 % partitions>
-}
-
-// ttlFeeds returns the reads of many items the scenario compares.
-func ttlFeeds(tc ttlConfig) []ttlFeed {
-	perPK := tc.live / tc.partitions
-	if tc.live%tc.partitions != 0 {
-		perPK = -1
-	}
-	p := tc.partitions
-	return []ttlFeed{
-		{name: "read feed, one partition", runs: 10 * tc.feedRuns, items: perPK, partitions: p},
-		{name: "read feed, all live items", all: true, runs: tc.feedRuns, items: tc.live, partitions: p},
-		{name: "query WHERE c.pk = @pk", query: "SELECT * FROM c WHERE c.pk = @pk", runs: 10 * tc.feedRuns, items: perPK, partitions: p},
-		{name: "query COUNT, partition key", query: "SELECT VALUE COUNT(1) FROM c", withPK: true, runs: 10 * tc.feedRuns, items: perPK, partitions: p},
-	}
-}
-
-// once runs the read of run i on container coll and checks its count.
-func (f ttlFeed) once(ctx context.Context, run *sdkRun, coll string, cs map[string]*azcosmos.ContainerClient, i int) error {
-	pk := "p" + strconv.Itoa(i*37%f.partitions)
-	var n int
-	var err error
-	switch {
-	case f.query == "" && f.all:
-		n, err = run.ctl.readFeed(ctx, run.dbID, coll, "", ttlFeedPage)
-	case f.query == "":
-		n, err = run.ctl.readFeed(ctx, run.dbID, coll, pk, ttlFeedPage)
-	default:
-		key := azcosmos.NewPartitionKey()
-		if f.withPK {
-			key = azcosmos.NewPartitionKeyString(pk)
+// ttlFeeds compares reads of many items on the live-only container and on
+// the one with the expired rows, alternating (compare): the read feed (raw
+// HTTP, pages of 1,000) of one partition per run and of every item, and
+// two queries through the SDK on the run's partition, WHERE on the
+// partition key and COUNT with a partition key; each checks its count.
+func (b *bench) ttlFeeds(ctx context.Context, run *sdkRun, cs map[string]*azcosmos.ContainerClient) ([]opCompared, error) {
+	tc := b.cfg.ttl
+	ids, perPK := []string{ttlLiveID, ttlBigID}, tc.live/tc.partitions
+	pk := func(i int) string { return "p" + strconv.Itoa(i*37%tc.partitions) }
+	expect := func(n, want int, err error) error {
+		if err == nil && n != want && (want != perPK || tc.live%tc.partitions == 0) {
+			err = fmt.Errorf("%d items, want %d", n, want)
 		}
-		var params []azcosmos.QueryParameter
-		if strings.Contains(f.query, "@pk") {
-			params = []azcosmos.QueryParameter{{Name: "@pk", Value: pk}}
+		return err
+	}
+	query := func(j int, sql string, key azcosmos.PartitionKey, params ...azcosmos.QueryParameter) (int, error) {
+		docs, _, err := sdkQuery(ctx, cs[ids[j]], sql, key, params)
+		if len(docs) == 1 && strings.Contains(sql, "COUNT") {
+			return strconv.Atoi(string(docs[0]))
 		}
-		var docs [][]byte
-		docs, _, err = sdkQuery(ctx, cs[coll], f.query, key, params)
-		n = len(docs)
-		if err == nil && f.withPK && len(docs) == 1 {
-			n, err = strconv.Atoi(string(docs[0]))
-		}
+		return len(docs), err
 	}
-	if err == nil && f.items >= 0 && n != f.items {
-		err = fmt.Errorf("%s of %s (partition %s) returned %d items, want %d", f.name, coll, pk, n, f.items)
+	sides := []string{"live only", "with expired"}
+	all, err := b.compare("ttl", sides, 0, tc.feedRuns, []compareOp{{"read feed, all live items", targetFeedRatio, func(j, _ int) error {
+		n, err := run.ctl.readFeed(ctx, run.dbID, ids[j], "", ttlFeedPage)
+		return expect(n, tc.live, err)
+	}}})
+	if err != nil {
+		return nil, err
 	}
-	return err
-}
-
-// medianMS returns the median of ds in ms.
-func medianMS(ds []time.Duration) float64 {
-	xs := make([]float64, len(ds))
-	for i, d := range ds {
-		xs[i] = ms(d)
-	}
-	return medianOf(xs)
+	one, err := b.compare("ttl", sides, 0, 10*tc.feedRuns, []compareOp{
+		{"read feed, one partition", targetFeedRatio, func(j, i int) error {
+			n, err := run.ctl.readFeed(ctx, run.dbID, ids[j], pk(i), ttlFeedPage)
+			return expect(n, perPK, err)
+		}},
+		{"query WHERE c.pk = @pk", targetFeedRatio, func(j, i int) error {
+			n, err := query(j, "SELECT * FROM c WHERE c.pk = @pk", azcosmos.NewPartitionKey(), azcosmos.QueryParameter{Name: "@pk", Value: pk(i)})
+			return expect(n, perPK, err)
+		}},
+		{"query COUNT, partition key", targetFeedRatio, func(j, i int) error {
+			n, err := query(j, "SELECT VALUE COUNT(1) FROM c", azcosmos.NewPartitionKeyString(pk(i)))
+			return expect(n, perPK, err)
+		}},
+	})
+	return append(all.Ops, one.Ops...), err
 }
 
 // medianOf returns the median of xs (0 for none).
@@ -474,7 +441,7 @@ func writeTTLReport(w io.Writer, t *ttlResult) {
 	fmt.Fprintf(w, "point reads p50 / p99: %.3f / %.3f ms before the sweep, %.3f / %.3f ms during it; window pairs' p99 ratios %.2f\n",
 		t.ReadsIdle.P50, t.ReadsIdle.P99, t.ReadsDuring.P50, t.ReadsDuring.P99, t.WindowRatios)
 	for _, f := range t.Feeds {
-		fmt.Fprintf(w, "%-28s median %8.2f ms with the expired rows, %8.2f ms live only\n", f.Name, f.WithExpired, f.LiveOnly)
+		fmt.Fprintf(w, "%-28s p50 %8.2f ms live only, %8.2f ms with the expired rows\n", f.Name, f.Latency[0].P50, f.Latency[1].P50)
 	}
 	writeChecks(w, t.Checks)
 }
