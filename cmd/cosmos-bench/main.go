@@ -20,12 +20,12 @@
 //	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16] [-js-profile dir] [-js-profile-seconds 5]
 //	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10] [-baseline-bin bin/cosmos-emulator-9d640b9]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batch 1000] [-ttl-window 1s]
-//	go run ./cmd/cosmos-bench -scenario query [-query-small 1000] [-query-large 100000] [-query-n 300] [-query-warmup 20]
-//	go run ./cmd/cosmos-bench -scenario scale [-scale-items 1000000] [-scale-small 1000] [-scale-n 1000] [-scale-warmup 200]
-//	go run ./cmd/cosmos-bench -scenario changefeed [-cf-items 100000] [-cf-page 1000] [-cf-size 400]
+//	go run ./cmd/cosmos-bench -scenario query [-query-large 100000] [-query-n 300] [-query-size 400]
+//	go run ./cmd/cosmos-bench -scenario scale [-scale-items 1000000] [-scale-n 1000] [-scale-warmup 200]
+//	go run ./cmd/cosmos-bench -scenario changefeed [-cf-items 100000]
 //	go run ./cmd/cosmos-bench -scenario sproc [-sproc-n 300]
 //	go run ./cmd/cosmos-bench -scenario udf [-udf-items 10000] [-udf-n 20]
-//	go run ./cmd/cosmos-bench -scenario ranges [-ranges 16] [-ranges-items 1000] [-ranges-n 1000] [-ranges-warmup 200]
+//	go run ./cmd/cosmos-bench -scenario ranges [-ranges 16] [-ranges-n 1000]
 //
 // It runs on Linux (it reads /proc for memory and CPU figures). The js
 // scenario needs node, and npm ci in -js-dir if @azure/cosmos is missing.
@@ -134,37 +134,24 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.n, "n", 2000, "measured operations per operation kind")
 	fs.IntVar(&cfg.warmup, "warmup", 200, "unmeasured warm-up operations per operation kind")
 	fs.IntVar(&cfg.itemSize, "size", 1024, "size in bytes of the item JSON the client sends")
-	fs.DurationVar(&cfg.idleWait, "idle-wait", 2*time.Second, "how long the emulator idles after ready before its RSS is read")
-	fs.DurationVar(&cfg.readyTimeout, "ready-timeout", 2*time.Minute, "how long to wait for the emulator's ready line")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of tables")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary data directory (and the emulator logs in it)")
 	fs.BoolVar(&cfg.verbose, "v", false, "copy the emulator's log (its stderr) to stderr")
 	fs.IntVar(&cfg.ttl.items, "ttl-items", 1_000_000, "ttl: items stored in the big container")
 	fs.IntVar(&cfg.ttl.live, "ttl-live", 100_000, "ttl: how many of them are live (the rest have expired)")
-	fs.IntVar(&cfg.ttl.partitions, "ttl-partitions", 1000, "ttl: logical partitions the items spread over")
-	fs.IntVar(&cfg.ttl.size, "ttl-size", 400, "ttl: size in bytes of each item's JSON")
 	fs.IntVar(&cfg.ttl.batch, "ttl-batch", 1000, "ttl: the emulator's --ttl-sweep-batch")
 	fs.IntVar(&cfg.ttl.reads, "ttl-reads", 3000, "ttl: measured SDK point reads before the sweep (after -warmup)")
 	fs.IntVar(&cfg.ttl.feedRuns, "ttl-feed-runs", 5, "ttl: runs of the full read feed (single-partition reads run 10 times as often)")
 	fs.DurationVar(&cfg.ttl.window, "ttl-window", time.Second, "ttl: length of the alternating windows without and with a sweep")
-	fs.IntVar(&cfg.query.small, "query-small", 1000, "query: items in the small container (a multiple of 1000)")
 	fs.IntVar(&cfg.query.large, "query-large", 100_000, "query: items in the large container (a multiple of 1000)")
 	fs.IntVar(&cfg.query.size, "query-size", 400, "query: size in bytes of each item's JSON")
 	fs.IntVar(&cfg.query.runs, "query-n", 300, "query: measured runs of each query on each container")
-	fs.IntVar(&cfg.query.warmup, "query-warmup", 20, "query: unmeasured runs of each query on each container, after the first")
 	fs.IntVar(&cfg.ranges.ranges, "ranges", 16, "ranges: partition key ranges of the second container (at least 2)")
-	fs.IntVar(&cfg.ranges.items, "ranges-items", 1000, "ranges: items in each container")
 	fs.IntVar(&cfg.ranges.runs, "ranges-n", 1000, "ranges: measured runs of each operation on each container")
-	fs.IntVar(&cfg.ranges.warmup, "ranges-warmup", 200, "ranges: unmeasured runs of each operation on each container")
 	fs.IntVar(&cfg.scale.large, "scale-items", 1_000_000, "scale: items in the large container (a multiple of 100)")
-	fs.IntVar(&cfg.scale.small, "scale-small", 1000, "scale: items in the small container (a multiple of 100)")
-	fs.IntVar(&cfg.scale.size, "scale-size", 1024, "scale: size in bytes of each item's JSON")
 	fs.IntVar(&cfg.scale.runs, "scale-n", 1000, "scale: measured runs of each operation on each container")
 	fs.IntVar(&cfg.scale.warmup, "scale-warmup", 200, "scale: unmeasured runs of each operation on each container")
-	fs.IntVar(&cfg.scale.hot, "scale-hot", 100, "scale: distinct items of the hot reads (at most -scale-small)")
 	fs.IntVar(&cfg.cf.items, "cf-items", 100_000, "changefeed: items in the container whose change feed is drained")
-	fs.IntVar(&cfg.cf.page, "cf-page", 1000, "changefeed: x-ms-max-item-count of each change feed page")
-	fs.IntVar(&cfg.cf.size, "cf-size", 400, "changefeed: size in bytes of each item's JSON")
 	fs.StringVar(&cfg.js.dir, "js-dir", "compat_test/js", "js: directory of bench.mjs and its node_modules (npm ci runs there if @azure/cosmos is missing)")
 	fs.IntVar(&cfg.js.n, "js-n", 2000, "js: measured operations per phase")
 	fs.StringVar(&cfg.js.concurrency, "js-concurrency", "1,16", "js: comma-separated concurrencies of the mixed phases")
@@ -182,6 +169,11 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
+	// Settings no documented figure varies.
+	cfg.idleWait, cfg.readyTimeout = 2*time.Second, 2*time.Minute
+	cfg.ttl.partitions, cfg.ttl.size, cfg.query.small, cfg.query.warmup = 1000, 400, 1000, 20
+	cfg.scale.small, cfg.scale.size, cfg.scale.hot, cfg.cf.page, cfg.cf.size = 1000, 1024, 100, 1000, 400
+	cfg.ranges.items, cfg.ranges.warmup = 1000, 200
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
@@ -210,17 +202,13 @@ func validate(cfg config) error {
 		msg string
 	}{
 		{cfg.n < 1 || cfg.warmup < 0 || cfg.itemSize < 128, "-n must be at least 1, -warmup not negative, -size at least 128"},
-		{cfg.udf.items < 1 || cfg.udf.runs < 1 || cfg.sproc.runs < 1 || cfg.batch.runs < 1 || cfg.batch.bulkItems < 1, "-udf-items, -udf-n, -sproc-n, -batch-n and -bulk-items must be positive"},
-		{cfg.js.n < 1 || cfg.js.profileSecs < 1, "-js-n and -js-profile-seconds must be at least 1"},
-		{cfg.containers.n < 1 || cfg.containers.churn < 0 || cfg.containers.cycles < 1, "-containers-n and -cycles must be at least 1, -churn not negative"},
-		{cfg.cf.items < 1 || cfg.cf.page < 1 || cfg.cf.size < 128, "-cf-items and -cf-page must be positive and -cf-size at least 128"},
-		{cfg.ttl.live < 1 || cfg.ttl.live >= cfg.ttl.items || cfg.ttl.partitions < 1 || cfg.ttl.partitions > cfg.ttl.live, "-ttl-live must be between 1 and -ttl-items (less), -ttl-partitions between 1 and -ttl-live"},
-		{cfg.ttl.size < 128 || cfg.ttl.batch < 1 || cfg.ttl.reads < 1 || cfg.ttl.feedRuns < 1 || cfg.ttl.window <= 0, "-ttl-size must be at least 128, -ttl-batch, -ttl-reads, -ttl-feed-runs and -ttl-window positive"},
-		{cfg.query.small < 1000 || cfg.query.small%1000 != 0 || cfg.query.large%1000 != 0 || cfg.query.large <= cfg.query.small, "-query-small and -query-large must be multiples of 1000, -query-large the larger"},
-		{cfg.query.size < 256 || cfg.query.runs < 1 || cfg.query.warmup < 0, "-query-size must be at least 256, -query-n at least 1, -query-warmup not negative"},
-		{cfg.scale.small < scalePerPartition || cfg.scale.small%scalePerPartition != 0 || cfg.scale.large%scalePerPartition != 0 || cfg.scale.large <= cfg.scale.small, "-scale-small and -scale-items must be multiples of 100, -scale-items the larger"},
-		{cfg.scale.size < 256 || cfg.scale.runs < 1 || cfg.scale.warmup < 0 || cfg.scale.hot < 1 || cfg.scale.hot > cfg.scale.small, "-scale-size must be at least 256, -scale-n at least 1, -scale-warmup not negative, -scale-hot between 1 and -scale-small"},
-		{cfg.ranges.ranges < 2 || cfg.ranges.items < 1 || cfg.ranges.runs < 1 || cfg.ranges.warmup < 0, "-ranges must be at least 2, -ranges-items and -ranges-n at least 1, -ranges-warmup not negative"},
+		{cfg.udf.items < 1 || cfg.udf.runs < 1 || cfg.sproc.runs < 1 || cfg.batch.runs < 1 || cfg.batch.bulkItems < 1 || cfg.cf.items < 1, "-udf-items, -udf-n, -sproc-n, -batch-n, -bulk-items and -cf-items must be positive"},
+		{cfg.js.n < 1 || cfg.js.profileSecs < 1 || cfg.containers.n < 1 || cfg.containers.churn < 0 || cfg.containers.cycles < 1, "-js-n, -js-profile-seconds, -containers-n and -cycles must be at least 1, -churn not negative"},
+		{cfg.ttl.live < 1000 || cfg.ttl.live%1000 != 0 || cfg.ttl.live >= cfg.ttl.items || cfg.ttl.batch < 1 || cfg.ttl.reads < 1 || cfg.ttl.feedRuns < 1 || cfg.ttl.window <= 0,
+			"-ttl-live must be a multiple of 1000 below -ttl-items, -ttl-batch, -ttl-reads, -ttl-feed-runs and -ttl-window positive"},
+		{cfg.query.large%1000 != 0 || cfg.query.large <= 1000 || cfg.query.size < 256 || cfg.query.runs < 1, "-query-large must be a multiple of 1000 above 1000, -query-size at least 256, -query-n at least 1"},
+		{cfg.scale.large%100 != 0 || cfg.scale.large <= 1000 || cfg.scale.runs < 1 || cfg.scale.warmup < 0, "-scale-items must be a multiple of 100 above 1000, -scale-n at least 1, -scale-warmup not negative"},
+		{cfg.ranges.ranges < 2 || cfg.ranges.runs < 1, "-ranges must be at least 2, -ranges-n at least 1"},
 	} {
 		if c.bad {
 			return errors.New(c.msg)

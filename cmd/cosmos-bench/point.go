@@ -37,16 +37,14 @@ type pointResult struct {
 	// Health times GET /_emulator/health over the SDK's connection.
 	Health    latencyStats `json:"health"`
 	HealthCPU perOpCPU     `json:"health_cpu_ms"`
-	// FloorHealth and FloorRead are health requests and point reads
-	// through the replaying proxy, interleaved; FloorCPUms is the proxy's
-	// CPU per request.
+	// ReadPair is reads through the emulator and the replaying proxy, and
+	// FloorHealth health requests through the proxy, alternating (the
+	// Targets row "Go SDK point read minus the replay floor");
+	// FloorCPUms is the proxy's CPU per request.
 	FloorHealth latencyStats `json:"sdk_floor_health"`
-	FloorRead   latencyStats `json:"sdk_floor_read"`
 	FloorCPUms  float64      `json:"sdk_floor_proxy_cpu_ms"`
-	// ReadPair is reads through the emulator and the proxy, alternating:
-	// the Targets row "Go SDK point read minus the replay floor".
-	ReadPair readPair  `json:"point_read_vs_replay_floor"`
-	Read     breakdown `json:"point_read_breakdown"`
+	ReadPair    readPair     `json:"point_read_vs_replay_floor"`
+	Read        breakdown    `json:"point_read_breakdown"`
 }
 
 // readPair is one client's point reads of the same items through the
@@ -60,9 +58,6 @@ type readPair struct {
 type opResult struct {
 	Op       string       `json:"op"`
 	Emulator latencyStats `json:"emulator_sdk"`
-	// HTTP is the part of Emulator's latencies from request written to
-	// response read (loopback, TLS, HTTP and the emulator's work).
-	HTTP          latencyStats `json:"emulator_sdk_http"`
 	HandlerMeanMs float64      `json:"emulator_handler_mean_ms"`
 	Raw           latencyStats `json:"raw_pgx"`
 	CPU           perOpCPU     `json:"cpu_ms_per_op"`
@@ -127,7 +122,7 @@ func (b *bench) runPoint(ctx context.Context, res *pointResult) (err error) {
 			return err
 		}
 		cpu0 := emu.cpu()
-		if r.Emulator, r.HTTP, err = w.run(ctx, op.sdk); err != nil {
+		if r.Emulator, err = w.run(ctx, op.sdk); err != nil {
 			return fmt.Errorf("%s through the SDK: %w", op.name, err)
 		}
 		r.CPU = w.perOp(emu.cpu().since(cpu0, cfg.pg != ""))
@@ -136,7 +131,7 @@ func (b *bench) runPoint(ctx context.Context, res *pointResult) (err error) {
 			return err
 		}
 		r.HandlerMeanMs = after[op.metric].meanMs(before[op.metric])
-		if r.Raw, _, err = w.run(ctx, op.raw); err != nil {
+		if r.Raw, err = w.run(ctx, op.raw); err != nil {
 			return fmt.Errorf("raw %s: %w", op.name, err)
 		}
 		res.Ops = append(res.Ops, r)
@@ -146,16 +141,15 @@ func (b *bench) runPoint(ctx context.Context, res *pointResult) (err error) {
 	}
 	logf("HTTP floor: GET /_emulator/health")
 	cpu0 := emu.cpu()
-	if res.Health, _, err = w.run(ctx, sdk.health()); err != nil {
+	if res.Health, err = w.run(ctx, sdk.health()); err != nil {
 		return fmt.Errorf("health requests: %w", err)
 	}
 	res.HealthCPU = w.perOp(emu.cpu().since(cpu0, cfg.pg != ""))
-	logf("SDK floor: point reads and health through a replaying proxy")
-	if res.FloorHealth, res.FloorRead, res.FloorCPUms, err = sdkFloor(ctx, emu.url, sdk.db.ID(), items, cfg.n); err != nil {
-		return err
+	logf("point reads through the emulator and through a replaying proxy, and health through it, alternating")
+	lat, cpuMs, bd, err := readsVsFloor(ctx, sdk, emu.url, sdk.db.ID(), items, cfg.n)
+	if err == nil {
+		res.ReadPair, res.FloorHealth, res.FloorCPUms, res.Read = readPair{lat[0], lat[1]}, lat[2], cpuMs, bd
 	}
-	logf("point reads through the emulator and through a replaying proxy, alternately")
-	res.ReadPair.Emulator, res.ReadPair.Floor, res.Read, err = readVsFloor(ctx, sdk, emu.url, sdk.db.ID(), items, cfg.n)
 	return err
 }
 
@@ -177,13 +171,13 @@ func writePointReport(w io.Writer, r *pointResult) {
 		r.ReadyFresh, targetFreshReady, verdict(r.ReadyFresh < targetFreshReady), r.ReadyExisting, targetExistingReady, verdict(r.ReadyExisting < targetExistingReady))
 	fmt.Fprintf(w, "emulator RSS (PostgreSQL not counted): idle %.1f MB (target < %.0f MB: %s), after the benchmark %.1f MB\n",
 		r.IdleMB, targetIdleRSS, verdict(r.IdleMB < targetIdleRSS), r.AfterMB)
-	fmt.Fprintln(w, "\nPoint operations, Go SDK (ms)        p50     p99    HTTP p50  handler mean  raw pgx p50  emulator CPU  PostgreSQL CPU")
+	fmt.Fprintln(w, "\nPoint operations, Go SDK (ms)        p50     p99  handler mean  raw pgx p50  emulator CPU  PostgreSQL CPU")
 	for _, o := range r.Ops {
-		fmt.Fprintf(w, "  %-34s %7.3f %7.3f %9.3f %13.3f %12.3f %13.3f %15.3f\n", o.Op, o.Emulator.P50, o.Emulator.P99, o.HTTP.P50, o.HandlerMeanMs, o.Raw.P50, o.CPU.Emulator, o.CPU.Postgres)
+		fmt.Fprintf(w, "  %-34s %7.3f %7.3f %13.3f %12.3f %13.3f %15.3f\n", o.Op, o.Emulator.P50, o.Emulator.P99, o.HandlerMeanMs, o.Raw.P50, o.CPU.Emulator, o.CPU.Postgres)
 	}
-	fmt.Fprintf(w, "  %-34s %7.3f %7.3f %9s %13s %12s %13.3f %15.3f\n", "GET /_emulator/health", r.Health.P50, r.Health.P99, "", "", "", r.HealthCPU.Emulator, r.HealthCPU.Postgres)
+	fmt.Fprintf(w, "  %-34s %7.3f %7.3f %13s %12s %13.3f %15.3f\n", "GET /_emulator/health", r.Health.P50, r.Health.P99, "", "", r.HealthCPU.Emulator, r.HealthCPU.Postgres)
 	fmt.Fprintf(w, "SDK floor (replaying proxy): read p50 %.3f ms, health p50 %.3f ms = %.2fx; the proxy's CPU %.3f ms per request\n",
-		r.FloorRead.P50, r.FloorHealth.P50, ratio(r.FloorRead.P50, r.FloorHealth.P50), r.FloorCPUms)
+		r.ReadPair.Floor.P50, r.FloorHealth.P50, ratio(r.ReadPair.Floor.P50, r.FloorHealth.P50), r.FloorCPUms)
 	fmt.Fprintf(w, "point reads alternating with the floor: p50 %.3f ms vs %.3f ms; per read (ms, means):\n", r.ReadPair.Emulator.P50, r.ReadPair.Floor.P50)
 	writeBreakdowns(w, []breakdown{r.Read})
 }

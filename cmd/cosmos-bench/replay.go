@@ -208,52 +208,36 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 	return c.ResponseWriter.Write(b)
 }
 
-// sdkFloor measures the Go SDK's own floor through a replaying proxy of
-// the emulator at endpoint: n point reads of the first 50 of items (read
-// once first, so that the proxy has recorded them) and n health requests,
-// alternating, on a client of its own. It returns the health and read
-// latencies, and the proxy's CPU time per request over them in ms.
-func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int) (health, read latencyStats, cpuMs float64, err error) {
-	sb, proxy, done, err := startReplaySDK(ctx, endpoint, dbID)
-	if err != nil {
-		return health, read, 0, err
-	}
-	defer done()
-	ops := []opFunc{sb.health(), sb.read(items)}
-	ticks := procTicks(proxy.Pid())
-	lat, err := alternate(50, n, func(side, i int) error { _, err := ops[side](ctx, i%50); return err }, 2)
-	if err != nil {
-		return health, read, 0, fmt.Errorf("SDK floor: %w", err)
-	}
-	cpuMs = float64(procTicks(proxy.Pid())-ticks) * 1000 / clockTicks / float64(2*(n+50))
-	return newLatencyStats(lat[0], 0), newLatencyStats(lat[1], 0), cpuMs, nil
-}
-
-// readVsFloor measures point reads of the first 50 of items through emu
-// (an SDK bench on the emulator at endpoint) and through a replaying proxy
-// of it, alternating, n of each after 50 (which the proxy records): the Go
-// SDK's read against the SDK floor in the same moments, one client each.
-// It returns the emulator's and the floor's latencies, and the read's
+// readsVsFloor measures, on clients of their own, point reads of the
+// first 50 of items through emu (an SDK bench on the emulator at endpoint)
+// and through a replaying proxy of it, and health requests through the
+// proxy, n of each after 50 (which the proxy records), alternating: the
+// Go SDK's read against the SDK floor in the same moments. It returns the
+// three latencies, the proxy's CPU time per request in ms, and the read's
 // breakdown (the handler's mean over every read the emulator served
 // meanwhile, warm-up included).
-func readVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int) (emuRead, floorRead latencyStats, bd breakdown, err error) {
-	sb, _, done, err := startReplaySDK(ctx, endpoint, dbID)
+func readsVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int) (lat []latencyStats, cpuMs float64, bd breakdown, err error) {
+	sb, proxy, done, err := startReplaySDK(ctx, endpoint, dbID)
 	if err != nil {
-		return emuRead, floorRead, bd, err
+		return nil, 0, bd, err
 	}
 	defer done()
-	ops := []opFunc{emu.read(items), sb.read(items)}
+	ops := []opFunc{emu.read(items), sb.read(items), sb.health()}
 	before, err := docsMetrics(ctx, emu.http, endpoint)
 	if err != nil {
-		return emuRead, floorRead, bd, err
+		return nil, 0, bd, err
 	}
-	lat, err := alternate(50, n, func(side, i int) error { _, err := ops[side](ctx, i%50); return err }, 2)
+	ticks := procTicks(proxy.Pid())
+	ds, err := alternate(50, n, func(side, i int) error { return ops[side](ctx, i%50) }, len(ops))
 	if err != nil {
-		return emuRead, floorRead, bd, fmt.Errorf("reads against the floor: %w", err)
+		return nil, 0, bd, fmt.Errorf("reads against the floor: %w", err)
 	}
+	cpuMs = float64(procTicks(proxy.Pid())-ticks) * 1000 / clockTicks / float64(3*(n+50))
 	after, err := docsMetrics(ctx, emu.http, endpoint)
-	emuRead, floorRead = newLatencyStats(lat[0], 0), newLatencyStats(lat[1], 0)
-	return emuRead, floorRead, newBreakdown("read", emuRead, floorRead, before, after, "Read"), err
+	for _, d := range ds {
+		lat = append(lat, newLatencyStats(d, 0))
+	}
+	return lat, cpuMs, newBreakdown("read", lat[0], lat[1], before, after, "Read"), err
 }
 
 // startReplaySDK starts a replaying proxy of the emulator at endpoint in a
@@ -265,24 +249,15 @@ func startReplaySDK(ctx context.Context, endpoint, dbID string) (*sdkBench, *rep
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	client, httpClient, err := newSDKClient(p.URL())
+	client, hc, err := newSDKClient(p.URL())
 	if err != nil {
 		p.Close()
 		return nil, nil, nil, err
 	}
-	done := func() {
-		httpClient.CloseIdleConnections()
-		p.Close()
-	}
-	sb := &sdkBench{endpoint: p.URL(), http: httpClient}
-	if sb.db, err = client.NewDatabase(dbID); err == nil {
-		sb.container, err = sb.db.NewContainer("items")
-	}
-	if err != nil {
-		done()
-		return nil, nil, nil, err
-	}
-	return sb, p, done, nil
+	sb := &sdkBench{endpoint: p.URL(), http: hc}
+	sb.db, _ = client.NewDatabase(dbID) // errors only for an empty id
+	sb.container, _ = sb.db.NewContainer("items")
+	return sb, p, func() { hc.CloseIdleConnections(); p.Close() }, nil
 }
 
 // replayProxyArg, as cosmos-bench's first argument followed by the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -21,40 +20,20 @@ import (
 // emulatorKey is the emulator's well-known master key (its default --key).
 const emulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 
-// ctxKey names what an operation passes timingTransport in its context: a
-// *time.Duration to add its HTTP time to (httpTime), or an *int to count
-// its requests in (httpCount).
-type ctxKey int
+// httpCount is the context key of an *int that countingTransport
+// increments for each request sent with that context.
+type httpCount struct{}
 
-const (
-	httpTime ctxKey = iota
-	httpCount
-)
-
-// timingTransport is the SDK's transport: it sends requests with an
-// http.Client and adds the time from sending a request to having read its
-// whole response body to the context's httpTime, which separates the HTTP
-// round trip (network, TLS and the emulator's work) from the SDK's own
-// client-side work, and counts the request in its httpCount.
-type timingTransport struct{ c *http.Client }
+// countingTransport is the SDK's transport: it sends requests with an
+// http.Client and counts them in the context's httpCount.
+type countingTransport struct{ c *http.Client }
 
 // Do implements azcore's policy.Transporter.
-func (t timingTransport) Do(req *http.Request) (*http.Response, error) {
-	t0 := time.Now()
-	resp, err := t.c.Do(req)
-	if err == nil {
-		var body []byte
-		body, err = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	if p, ok := req.Context().Value(httpTime).(*time.Duration); ok {
-		*p += time.Since(t0)
-	}
-	if n, ok := req.Context().Value(httpCount).(*int); ok {
+func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
+	if n, ok := req.Context().Value(httpCount{}).(*int); ok {
 		*n++
 	}
-	return resp, err
+	return t.c.Do(req)
 }
 
 // counted calls f with a context that counts the requests it sends, and
@@ -62,16 +41,8 @@ func (t timingTransport) Do(req *http.Request) (*http.Response, error) {
 func counted(ctx context.Context, f func(ctx context.Context) error) (time.Duration, int, error) {
 	var n int
 	t0 := time.Now()
-	err := f(context.WithValue(ctx, httpCount, &n))
+	err := f(context.WithValue(ctx, httpCount{}, &n))
 	return time.Since(t0), n, err
-}
-
-// timed calls f with a context that collects its HTTP time, and returns that
-// time.
-func timed(ctx context.Context, f func(ctx context.Context) error) (time.Duration, error) {
-	var d time.Duration
-	err := f(context.WithValue(ctx, httpTime, &d))
-	return d, err
 }
 
 // newSDKClient returns an SDK client of the emulator at endpoint (its
@@ -84,7 +55,7 @@ func newSDKClient(endpoint string) (*azcosmos.Client, *http.Client, error) {
 	}
 	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, MaxIdleConnsPerHost: 2}} //nolint:gosec // local emulator, self-signed
 	client, err := azcosmos.NewClientWithKey(endpoint, cred, &azcosmos.ClientOptions{
-		ClientOptions: azcore.ClientOptions{Transport: timingTransport{hc}, Retry: policy.RetryOptions{MaxRetries: -1}},
+		ClientOptions: azcore.ClientOptions{Transport: countingTransport{hc}, Retry: policy.RetryOptions{MaxRetries: -1}},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("SDK client: %w", err)
@@ -137,11 +108,11 @@ func (b *sdkBench) close(ctx context.Context) error {
 	return nil
 }
 
-// op returns an opFunc that runs f on item i, timing its HTTP part.
+// op returns an opFunc that runs f on item i.
 func (b *sdkBench) op(items *itemSet, f func(ctx context.Context, it *item, pk azcosmos.PartitionKey) error) opFunc {
-	return func(ctx context.Context, i int) (time.Duration, error) {
+	return func(ctx context.Context, i int) error {
 		it := items.get(i)
-		return timed(ctx, func(ctx context.Context) error { return f(ctx, it, azcosmos.NewPartitionKeyString(it.pk)) })
+		return f(ctx, it, azcosmos.NewPartitionKeyString(it.pk))
 	}
 }
 
@@ -192,17 +163,17 @@ func (b *sdkBench) replace(items *itemSet) opFunc {
 // HTTP and the emulator's HTTP stack.
 func (b *sdkBench) health() opFunc {
 	url := strings.TrimSuffix(b.endpoint, "/") + "/_emulator/health"
-	return func(ctx context.Context, _ int) (time.Duration, error) {
+	return func(ctx context.Context, _ int) error {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := b.http.Do(req)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		_, err = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if err == nil && resp.StatusCode != http.StatusOK {
 			err = fmt.Errorf("health: %s", resp.Status)
 		}
-		return 0, err
+		return err
 	}
 }

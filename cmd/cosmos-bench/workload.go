@@ -13,10 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// opFunc performs one operation on item i. It returns the part of its
-// latency spent in the HTTP transport (request sent to response body read),
-// or 0 when it makes no HTTP request.
-type opFunc func(ctx context.Context, i int) (time.Duration, error)
+// opFunc performs one operation on item i.
+type opFunc func(ctx context.Context, i int) error
 
 // item is one benchmark document.
 type item struct {
@@ -61,30 +59,24 @@ func document(id, pk string, version, size int) []byte {
 // [warmup, warmup+n).
 type workload struct{ warmup, n int }
 
-// run runs op and returns the statistics of the measured operations, and
-// of the HTTP part of their latencies (zero if op makes no HTTP requests).
-// It stops at the first error.
-func (w workload) run(ctx context.Context, op opFunc) (total, http latencyStats, err error) {
-	var lat, inner []time.Duration
+// run runs op and returns the statistics of the measured operations. It
+// stops at the first error.
+func (w workload) run(ctx context.Context, op opFunc) (latencyStats, error) {
+	var lat []time.Duration
 	var t0 time.Time
 	for i := range w.warmup + w.n {
 		if i == w.warmup {
 			t0 = time.Now()
 		}
 		s := time.Now()
-		d, err := op(ctx, i)
-		if err != nil {
-			return total, http, fmt.Errorf("item %d: %w", i, err)
+		if err := op(ctx, i); err != nil {
+			return latencyStats{}, fmt.Errorf("item %d: %w", i, err)
 		}
 		if i >= w.warmup {
-			lat, inner = append(lat, time.Since(s)), append(inner, d)
+			lat = append(lat, time.Since(s))
 		}
 	}
-	total = newLatencyStats(lat, time.Since(t0))
-	if slices.ContainsFunc(inner, func(d time.Duration) bool { return d > 0 }) {
-		http = newLatencyStats(inner, 0)
-	}
-	return total, http, nil
+	return newLatencyStats(lat, time.Since(t0)), nil
 }
 
 // perOp divides a phase's CPU time by the operations w runs (warm-up
@@ -101,8 +93,7 @@ func (w workload) perOp(c phaseCPU) perOpCPU {
 // measureSequential calls f(0) .. f(n-1) one after the other and returns
 // their latencies.
 func measureSequential(n int, f func(i int) error) (latencyStats, error) {
-	s, _, err := workload{n: n}.run(context.Background(), func(_ context.Context, i int) (time.Duration, error) { return 0, f(i) })
-	return s, err
+	return workload{n: n}.run(context.Background(), func(_ context.Context, i int) error { return f(i) })
 }
 
 // latencyStats summarises the measured operations of one benchmark.
@@ -186,7 +177,7 @@ func (r *rawBench) close() {
 // op returns an opFunc running sql with item i's partition key, id and
 // body (its replacement when replace) that must touch one row.
 func (r *rawBench) op(items *itemSet, sql string, replace bool) opFunc {
-	return func(ctx context.Context, i int) (time.Duration, error) {
+	return func(ctx context.Context, i int) error {
 		it := items.get(i)
 		body := it.body
 		if replace {
@@ -196,7 +187,7 @@ func (r *rawBench) op(items *itemSet, sql string, replace bool) opFunc {
 		if err == nil && tag.RowsAffected() != 1 {
 			err = fmt.Errorf("%s touched %d rows", sql, tag.RowsAffected())
 		}
-		return 0, err
+		return err
 	}
 }
 
