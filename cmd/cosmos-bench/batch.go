@@ -39,7 +39,9 @@ type batchResult struct {
 }
 
 // runBatch runs the batch scenario on a fresh emulator.
-func (b *bench) runBatch(ctx context.Context, res *batchResult) (err error) {
+func (b *bench) runBatch(ctx context.Context, r *results) (err error) {
+	res := &batchResult{}
+	r.Batch = res
 	cfg := b.cfg
 	run, err := b.startSDKRun(ctx, "batch")
 	if err != nil {

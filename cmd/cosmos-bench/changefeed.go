@@ -46,8 +46,11 @@ func (r *cfResult) check() {
 }
 
 // runChangeFeed runs the changefeed scenario into res.
-func (b *bench) runChangeFeed(ctx context.Context, res *cfResult) (err error) {
+func (b *bench) runChangeFeed(ctx context.Context, r *results) (err error) {
+	res := &cfResult{}
+	r.ChangeFeed = res
 	cc := b.cfg.cf
+	defer res.check()
 	run, err := b.startSDKRun(ctx, "cf")
 	if err != nil {
 		return err

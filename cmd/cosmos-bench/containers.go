@@ -82,7 +82,9 @@ type catalogState struct {
 }
 
 // runContainers runs the containers scenario on a fresh emulator.
-func (b *bench) runContainers(ctx context.Context, res *containersResult) (err error) {
+func (b *bench) runContainers(ctx context.Context, r *results) (err error) {
+	res := &containersResult{}
+	r.Containers = res
 	cfg := b.cfg.containers
 	dataDir := filepath.Join(b.workDir, "cont")
 	emu, err := b.start(ctx, dataDir, "emulator-containers-1.log")

@@ -40,7 +40,9 @@ type durabilityLevelRes struct {
 }
 
 // runDurability runs the durability scenario.
-func (b *bench) runDurability(ctx context.Context, res *durabilityResult) (err error) {
+func (b *bench) runDurability(ctx context.Context, r *results) (err error) {
+	res := &durabilityResult{}
+	r.Durability = res
 	*res = durabilityResult{Runs: b.cfg.n, Warmup: b.cfg.warmup}
 	if b.cfg.pg != "" {
 		res.Skipped = "the levels apply to the managed cluster; an external server (-pg) keeps its own settings"

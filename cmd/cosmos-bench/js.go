@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -39,16 +37,13 @@ import (
 // At one client (mix-1) each operation kind gets a breakdown (metrics.go):
 // client p50 and mean, its SDK floor from replay-mix-1, the emulator's
 // handler time and phases per operation from its metrics, and the
-// remainder. With -js-profile, CPU and allocation profiles of the emulator
-// are taken (over its --pprof server) during the last mix phase.
+// remainder.
 
 // jsConfig configures the js scenario.
 type jsConfig struct {
 	dir         string // compat_test/js: bench.mjs and node_modules
 	n           int    // measured operations per phase
 	concurrency string // comma-separated
-	profileDir  string // where to write pprof profiles, "" for none
-	profileSecs int    // length of the CPU profile
 }
 
 // jsResult is what the js scenario measured.
@@ -79,8 +74,6 @@ type jsResult struct {
 	CPU map[string]phaseCPU `json:"cpu"`
 	// Breakdown is mix-1's per operation kind.
 	Breakdown []breakdown `json:"breakdown_one_client,omitempty"`
-	// Profiles lists the profile files written (-js-profile).
-	Profiles []string `json:"profiles,omitempty"`
 }
 
 // jsMix is one mixed phase as bench.mjs reports it.
@@ -137,7 +130,9 @@ func (s procCPU) since(a procCPU, externalPG bool) phaseCPU {
 }
 
 // runJS runs the js scenario on a fresh emulator.
-func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
+func (b *bench) runJS(ctx context.Context, r *results) (err error) {
+	res := &jsResult{}
+	r.JS = res
 	cfg := b.cfg
 	dir, err := filepath.Abs(cfg.js.dir)
 	if err != nil {
@@ -146,15 +141,7 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 	if err := ensureNodeModules(ctx, dir, b.logf); err != nil {
 		return err
 	}
-	var extra []string
-	pprofAddr := ""
-	if cfg.js.profileDir != "" {
-		if pprofAddr, err = freeAddr(); err != nil {
-			return err
-		}
-		extra = append(extra, "--pprof", pprofAddr)
-	}
-	emu, err := b.start(ctx, filepath.Join(b.workDir, "js"), "emulator-js.log", extra...)
+	emu, err := b.start(ctx, filepath.Join(b.workDir, "js"), "emulator-js.log")
 	if err != nil {
 		return err
 	}
@@ -171,10 +158,6 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 	b.logf("js: %d operations per phase through @azure/cosmos (%s)", cfg.js.n, dir)
 	res.CPU, res.ReplayForwarded = map[string]phaseCPU{}, map[string]int64{}
 	var replayBegun replayStats
-	concs := strings.Split(cfg.js.concurrency, ",")
-	profilePhase := "mix-" + strings.TrimSpace(concs[len(concs)-1])
-	var profWG sync.WaitGroup
-	var profErr error
 	begun := map[string]procCPU{}
 	var metricsBefore, metricsAfter map[string]handlerTotals
 	result, err := driveBench(ctx, dir, emu.url, replay.URL(), cfg.js.n, cfg.itemSize, cfg.js.concurrency, func(name, what string) (err error) {
@@ -198,21 +181,13 @@ func (b *bench) runJS(ctx context.Context, res *jsResult) (err error) {
 		}
 		if what == "BEGIN" {
 			begun[name] = sample
-			if name == profilePhase && pprofAddr != "" {
-				profWG.Add(1)
-				go func() {
-					defer profWG.Done()
-					res.Profiles, profErr = takeProfiles(ctx, "http://"+pprofAddr, cfg.js.profileDir, cfg.js.profileSecs)
-				}()
-			}
 		} else {
 			res.CPU[name] = sample.since(begun[name], cfg.pg != "")
 			b.logf("js: phase %s done in %.2f s", name, res.CPU[name].Seconds)
 		}
 		return err
 	})
-	profWG.Wait()
-	if err = errors.Join(err, profErr); err != nil {
+	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal([]byte(result), res); err != nil {
@@ -297,41 +272,6 @@ func ensureNodeModules(ctx context.Context, dir string, logf func(string, ...any
 	return nil
 }
 
-// takeProfiles fetches a CPU profile and an allocation profile of the same
-// seconds from the emulator's pprof server at base, at once, into dir, and
-// returns their paths.
-func takeProfiles(ctx context.Context, base, dir string, seconds int) ([]string, error) {
-	paths := []string{filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "allocs.pprof")}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	errs := make([]error, 2)
-	var wg sync.WaitGroup
-	for i, kind := range []string{"profile", "allocs"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/%s?seconds=%d", base, kind, seconds), nil)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer resp.Body.Close()
-			b, err := io.ReadAll(resp.Body)
-			if err == nil && resp.StatusCode != http.StatusOK {
-				err = fmt.Errorf("pprof %s: %s", kind, resp.Status)
-			}
-			if err == nil {
-				err = os.WriteFile(paths[i], b, 0o644)
-			}
-			errs[i] = err
-		}()
-	}
-	wg.Wait()
-	return paths, errors.Join(errs...)
-}
-
 // writeJSReport writes the js scenario's tables.
 func writeJSReport(w io.Writer, r *jsResult) {
 	fmt.Fprintf(w, "\nJS SDK (%s, Node %s, one keep-alive agent, %d operations per phase; ms)\n", r.SDK, r.Node, r.N)
@@ -356,8 +296,5 @@ func writeJSReport(w io.Writer, r *jsResult) {
 		fmt.Fprintln(w, "\nPer operation at one client (ms; handler and phases: the emulator's metrics per operation, a query's plan request included;")
 		fmt.Fprintln(w, "remainder: client mean - SDK floor mean - handler mean, i.e. TLS and HTTP outside the handler)")
 		writeBreakdowns(w, r.Breakdown)
-	}
-	for _, p := range r.Profiles {
-		fmt.Fprintf(w, "profile: %s (go tool pprof -top %s)\n", p, p)
 	}
 }

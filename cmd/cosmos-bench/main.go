@@ -17,7 +17,7 @@
 //
 //	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
 //	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-json]
-//	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16] [-js-profile dir] [-js-profile-seconds 5]
+//	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16]
 //	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10] [-baseline-bin bin/cosmos-emulator-9d640b9]
 //	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batch 1000] [-ttl-window 1s]
 //	go run ./cmd/cosmos-bench -scenario query [-query-large 100000] [-query-n 300] [-query-size 400]
@@ -75,9 +75,33 @@ type config struct {
 	ranges       rangesConfig
 }
 
-// scenarioNames lists the scenarios in the order a run performs them; "all"
-// selects every one.
-var scenarioNames = []string{"point", "durability", "js", "containers", "ttl", "query", "scale", "changefeed", "batch", "sproc", "udf", "ranges"}
+// scenarios are the scenarios in the order a run performs them ("all"
+// selects every one), each running into its part of the results.
+var scenarios = []struct {
+	name string
+	run  func(b *bench, ctx context.Context, r *results) error
+}{
+	{"point", (*bench).runPoint},
+	{"durability", (*bench).runDurability},
+	{"js", (*bench).runJS},
+	{"containers", (*bench).runContainers},
+	{"ttl", (*bench).runTTL},
+	{"query", (*bench).runQuery},
+	{"scale", (*bench).runScale},
+	{"changefeed", (*bench).runChangeFeed},
+	{"batch", (*bench).runBatch},
+	{"sproc", (*bench).runSproc},
+	{"udf", (*bench).runUDF},
+	{"ranges", (*bench).runRanges},
+}
+
+// scenarioNames are the names of scenarios, in order.
+var scenarioNames = func() (names []string) {
+	for _, s := range scenarios {
+		names = append(names, s.name)
+	}
+	return names
+}()
 
 // defaultScenarios is what make bench runs without -scenario: those that
 // measure the Targets rows (targets.go).
@@ -155,8 +179,6 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&cfg.js.dir, "js-dir", "compat_test/js", "js: directory of bench.mjs and its node_modules (npm ci runs there if @azure/cosmos is missing)")
 	fs.IntVar(&cfg.js.n, "js-n", 2000, "js: measured operations per phase")
 	fs.StringVar(&cfg.js.concurrency, "js-concurrency", "1,16", "js: comma-separated concurrencies of the mixed phases")
-	fs.StringVar(&cfg.js.profileDir, "js-profile", "", "js: directory to write CPU and allocation profiles of the emulator to, taken during the last mixed phase")
-	fs.IntVar(&cfg.js.profileSecs, "js-profile-seconds", 5, "js: length of the profiles (make the last mixed phase last longer with -js-n)")
 	fs.IntVar(&cfg.containers.n, "containers-n", 100, "containers: timed container creates and deletes")
 	fs.IntVar(&cfg.containers.churn, "churn", 1000, "containers: containers created and deleted in the churn")
 	fs.IntVar(&cfg.containers.cycles, "cycles", 10, "containers: test suite cycles")
@@ -203,7 +225,7 @@ func validate(cfg config) error {
 	}{
 		{cfg.n < 1 || cfg.warmup < 0 || cfg.itemSize < 128, "-n must be at least 1, -warmup not negative, -size at least 128"},
 		{cfg.udf.items < 1 || cfg.udf.runs < 1 || cfg.sproc.runs < 1 || cfg.batch.runs < 1 || cfg.batch.bulkItems < 1 || cfg.cf.items < 1, "-udf-items, -udf-n, -sproc-n, -batch-n, -bulk-items and -cf-items must be positive"},
-		{cfg.js.n < 1 || cfg.js.profileSecs < 1 || cfg.containers.n < 1 || cfg.containers.churn < 0 || cfg.containers.cycles < 1, "-js-n, -js-profile-seconds, -containers-n and -cycles must be at least 1, -churn not negative"},
+		{cfg.js.n < 1 || cfg.containers.n < 1 || cfg.containers.churn < 0 || cfg.containers.cycles < 1, "-js-n, -containers-n and -cycles must be at least 1, -churn not negative"},
 		{cfg.ttl.live < 1000 || cfg.ttl.live%1000 != 0 || cfg.ttl.live >= cfg.ttl.items || cfg.ttl.batch < 1 || cfg.ttl.reads < 1 || cfg.ttl.feedRuns < 1 || cfg.ttl.window <= 0,
 			"-ttl-live must be a multiple of 1000 below -ttl-items, -ttl-batch, -ttl-reads, -ttl-feed-runs and -ttl-window positive"},
 		{cfg.query.large%1000 != 0 || cfg.query.large <= 1000 || cfg.query.size < 256 || cfg.query.runs < 1, "-query-large must be a multiple of 1000 above 1000, -query-size at least 256, -query-n at least 1"},
@@ -243,62 +265,14 @@ func run(ctx context.Context, cfg config, logw io.Writer) (*results, error) {
 	if cfg.verbose {
 		b.emuLog = logw
 	}
-	for _, name := range scenarioNames {
-		if !cfg.scenarios[name] {
-			continue
-		}
-		if err := res.runScenario(ctx, b, name); err != nil {
-			return res, fmt.Errorf("%s scenario: %w", name, err)
+	for _, s := range scenarios {
+		if cfg.scenarios[s.name] {
+			if err := s.run(b, ctx, res); err != nil {
+				return res, fmt.Errorf("%s scenario: %w", s.name, err)
+			}
 		}
 	}
 	return res, nil
-}
-
-// runScenario runs the scenario name into its part of r.
-func (r *results) runScenario(ctx context.Context, b *bench, name string) error {
-	switch name {
-	case "point":
-		r.Point = &pointResult{}
-		return b.runPoint(ctx, r.Point)
-	case "durability":
-		r.Durability = &durabilityResult{}
-		return b.runDurability(ctx, r.Durability)
-	case "js":
-		r.JS = &jsResult{}
-		return b.runJS(ctx, r.JS)
-	case "containers":
-		r.Containers = &containersResult{}
-		return b.runContainers(ctx, r.Containers)
-	case "ttl":
-		r.TTL = &ttlResult{}
-		err := b.runTTL(ctx, r.TTL)
-		r.TTL.check()
-		return err
-	case "query":
-		r.Query = &compareResult{}
-		return b.runQuery(ctx, r.Query)
-	case "scale":
-		r.Scale = &compareResult{}
-		return b.runScale(ctx, r.Scale)
-	case "changefeed":
-		r.ChangeFeed = &cfResult{}
-		err := b.runChangeFeed(ctx, r.ChangeFeed)
-		r.ChangeFeed.check()
-		return err
-	case "batch":
-		r.Batch = &batchResult{}
-		return b.runBatch(ctx, r.Batch)
-	case "sproc":
-		r.Sproc = &sprocResult{}
-		return b.runSproc(ctx, r.Sproc)
-	case "udf":
-		r.UDF = &udfResult{}
-		return b.runUDF(ctx, r.UDF)
-	case "ranges":
-		r.Ranges = &compareResult{}
-		return b.runRanges(ctx, r.Ranges)
-	}
-	return fmt.Errorf("unknown scenario %q", name)
 }
 
 // bench is what the scenarios of a run share.

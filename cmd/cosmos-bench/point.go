@@ -56,8 +56,8 @@ type readPair struct {
 
 // opResult compares one point operation through the emulator and raw.
 type opResult struct {
-	Op       string       `json:"op"`
-	Emulator latencyStats `json:"emulator_sdk"`
+	Op            string       `json:"op"`
+	Emulator      latencyStats `json:"emulator_sdk"`
 	HandlerMeanMs float64      `json:"emulator_handler_mean_ms"`
 	Raw           latencyStats `json:"raw_pgx"`
 	CPU           perOpCPU     `json:"cpu_ms_per_op"`
@@ -71,7 +71,9 @@ type perOpCPU struct {
 }
 
 // runPoint runs the point scenario.
-func (b *bench) runPoint(ctx context.Context, res *pointResult) (err error) {
+func (b *bench) runPoint(ctx context.Context, r *results) (err error) {
+	res := &pointResult{}
+	r.Point = res
 	cfg, logf := b.cfg, b.logf
 	dataDir := filepath.Join(b.workDir, "data")
 	logf("starting %s on a fresh data directory", filepath.Base(b.bin))

@@ -178,7 +178,9 @@ func sdkQuery(ctx context.Context, c *azcosmos.ContainerClient, query string, pk
 }
 
 // runQuery runs the query scenario into res.
-func (b *bench) runQuery(ctx context.Context, res *compareResult) (err error) {
+func (b *bench) runQuery(ctx context.Context, r *results) (err error) {
+	res := &compareResult{}
+	r.Query = res
 	qc := b.cfg.query
 	run, err := b.startSDKRun(ctx, "query")
 	if err != nil {

@@ -27,7 +27,9 @@ type rangesConfig struct {
 func rangesKey(g int) (id, pk string) { return fmt.Sprintf("item-%06d", g), fmt.Sprintf("p%d", g/10) }
 
 // runRanges runs the ranges scenario.
-func (b *bench) runRanges(ctx context.Context, res *compareResult) (err error) {
+func (b *bench) runRanges(ctx context.Context, r *results) (err error) {
+	res := &compareResult{}
+	r.Ranges = res
 	rc := b.cfg.ranges
 	run, err := b.startSDKRun(ctx, "ranges")
 	if err != nil {

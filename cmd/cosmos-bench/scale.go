@@ -55,7 +55,9 @@ func scaleSeedSQL(table string, n, size int) string {
 }
 
 // runScale runs the scale scenario into res.
-func (b *bench) runScale(ctx context.Context, res *compareResult) (err error) {
+func (b *bench) runScale(ctx context.Context, r *results) (err error) {
+	res := &compareResult{}
+	r.Scale = res
 	sc := b.cfg.scale
 	run, err := b.startSDKRun(ctx, "scale")
 	if err != nil {

@@ -43,7 +43,9 @@ const (
 )
 
 // runSproc runs the sproc scenario on a fresh emulator.
-func (b *bench) runSproc(ctx context.Context, res *sprocResult) (err error) {
+func (b *bench) runSproc(ctx context.Context, r *results) (err error) {
+	res := &sprocResult{}
+	r.Sproc = res
 	cfg := b.cfg
 	run, err := b.startSDKRun(ctx, "sproc")
 	if err != nil {

@@ -141,9 +141,12 @@ func ttlKey(tc ttlConfig, j int) (id, pk string) {
 }
 
 // runTTL runs the ttl scenario into res.
-func (b *bench) runTTL(ctx context.Context, res *ttlResult) (err error) {
+func (b *bench) runTTL(ctx context.Context, r *results) (err error) {
+	res := &ttlResult{}
+	r.TTL = res
 	tc, logf := b.cfg.ttl, b.logf
 	*res = ttlResult{Items: tc.items, Live: tc.live, Batch: tc.batch}
+	defer res.check()
 	run, err := b.startSDKRun(ctx, "ttl", "--ttl-sweep-interval", "-1s", "--ttl-sweep-batch", strconv.Itoa(tc.batch))
 	if err != nil {
 		return err

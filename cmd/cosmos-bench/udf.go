@@ -48,7 +48,9 @@ const udfTax = `function tax(income) {
 }`
 
 // runUDF runs the udf scenario into res.
-func (b *bench) runUDF(ctx context.Context, res *udfResult) (err error) {
+func (b *bench) runUDF(ctx context.Context, r *results) (err error) {
+	res := &udfResult{}
+	r.UDF = res
 	n := b.cfg.udf.items
 	res.Items = n
 	run, err := b.startSDKRun(ctx, "udf")
