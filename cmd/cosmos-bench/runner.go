@@ -6,12 +6,16 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
 // The runner the scenarios share: start an emulator with a database
@@ -121,7 +125,10 @@ func (r *sdkRun) closeInto(err *error, logf func(string, ...any)) {
 // item-<g, width digits>, partition key value 'p' || (pk), the JSON
 // members fields (SQL text starting with a comma, "" for none) after "pk",
 // a payload of pad (SQL over g; "" repeats 'x'), timestamp ts (SQL over g
-// and $1), only the rows where holds (SQL over g; "" for all). Run it with
+// and $1), only the rows where holds (SQL over g; "" for all). Each row
+// also gets the effective partition key the emulator stores with it (a
+// hash computed in Go): seedRows passes the keys ["p0"].. and their EPKs as
+// $2 and $3, and a row of another key would be left out. Run it with
 // seedRows.
 func seedSQL(table string, n, size, width int, pk, fields, pad, ts, where string) string {
 	if pad == "" {
@@ -133,12 +140,13 @@ func seedSQL(table string, n, size, width int, pk, fields, pad, ts, where string
 	if where == "" {
 		where = "TRUE"
 	}
-	return fmt.Sprintf(`INSERT INTO %[1]s (pk, id, seq, body, ts, ttl, etag, lsn)
-SELECT '["' || p || '"]', id, nextval('cosmos.doc_seq'), head || left(pad, greatest(%[2]d - length(head) - 2, 0)) || '"}', ts, NULL,
-       '"' || lpad(to_hex(g), 8, '0') || '-0000-0100-0000-' || lpad(to_hex(ts), 8, '0') || '0000"', nextval('cosmos.lsn_seq')
+	return fmt.Sprintf(`INSERT INTO %[1]s (pk, id, seq, body, ts, ttl, etag, lsn, epk)
+SELECT m.k, id, nextval('cosmos.doc_seq'), head || left(pad, greatest(%[2]d - length(head) - 2, 0)) || '"}', ts, NULL,
+       '"' || lpad(to_hex(g), 8, '0') || '-0000-0100-0000-' || lpad(to_hex(ts), 8, '0') || '0000"', nextval('cosmos.lsn_seq'), m.epk
 FROM (SELECT g, p, id, ts, '{"id":"' || id || '","pk":"' || p || '"' || %[3]s || ',"payload":"' AS head, %[4]s AS pad
       FROM (SELECT g, 'p' || (%[5]s) AS p, 'item-' || lpad(g::text, %[6]d, '0') AS id, %[7]s AS ts
-            FROM generate_series(0::bigint, %[8]d) AS g WHERE %[9]s) a) b`,
+            FROM generate_series(0::bigint, %[8]d) AS g WHERE %[9]s) a) b
+JOIN unnest($2::text[], $3::text[]) AS m(k, epk) ON m.k = '["' || p || '"]'`,
 		table, size, fields, pad, pk, width, ts, n-1, where)
 }
 
@@ -148,7 +156,17 @@ FROM (SELECT g, p, id, ts, '{"id":"' || id || '","pk":"' || p || '"' || %[3]s ||
 // (ANALYZE) of it and of the change log, and a CHECKPOINT, so that
 // neither lands in a measurement.
 func seedRows(ctx context.Context, pool *pgxpool.Pool, table, insert string, partitions, want int, now int64) error {
-	tag, err := execSeed(ctx, pool, table, insert, partitions, now)
+	var def emulator.PartitionKeyDefinition
+	err := pool.QueryRow(ctx, `SELECT pk_def FROM cosmos.containers WHERE num = $1`, strings.TrimPrefix(table, "cosmos.items_")).Scan(&def)
+	keys, epks := make([]string, partitions), make([]string, partitions)
+	for i := range keys {
+		keys[i] = `["p` + strconv.Itoa(i) + `"]`
+		epks[i] = emulator.CanonicalEPK(def, keys[i])
+	}
+	var tag pgconn.CommandTag
+	if err == nil {
+		tag, err = pool.Exec(ctx, insert, now, keys, epks)
+	}
 	if err == nil && tag.RowsAffected() != int64(want) {
 		err = fmt.Errorf("wrote %d rows, want %d", tag.RowsAffected(), want)
 	}
