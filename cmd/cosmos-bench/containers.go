@@ -78,7 +78,7 @@ type cycleStepStats struct {
 // catalogState is the size of PostgreSQL's catalog and data directory.
 type catalogState struct {
 	PGClassRows int64   `json:"pg_class_rows"`
-	DataMB      float64 `json:"data_dir_mb_without_wal"` // -1: external PostgreSQL
+	DataMB      float64 `json:"data_dir_mb_without_wal"`
 }
 
 // runContainers runs the containers scenario on a fresh emulator.
@@ -140,10 +140,7 @@ func (b *bench) runContainers(ctx context.Context, r *results) (err error) {
 			return err
 		}
 		defer pool.Close()
-		pgdata := ""
-		if b.cfg.pg == "" {
-			pgdata = filepath.Join(dataDir, "postgres", "pgdata")
-		}
+		pgdata := filepath.Join(dataDir, "postgres", "pgdata")
 		measure := func(s *catalogState) error { // once settled: spares made, tables dropped
 			if err := waitSettled(ctx, pool); err != nil {
 				return err

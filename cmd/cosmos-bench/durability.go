@@ -13,8 +13,7 @@ import (
 // and creates -n items of -size bytes through the Go SDK on each, one
 // client per emulator, alternating (after -warmup), so that the levels share
 // the machine's moments. Target: a create's p50 at process at most 1.2x its
-// p50 at none (the Targets row). It is skipped with -pg: the levels
-// configure the managed cluster.
+// p50 at none (the Targets row).
 
 // durabilityLevels are the levels, in report order.
 var durabilityLevels = []string{"full", "process", "none"}
@@ -30,7 +29,6 @@ type durabilityResult struct {
 	ProcessOverNone float64              `json:"create_p50_process_over_none"`
 	FullOverNone    float64              `json:"create_p50_full_over_none"`
 	Met             bool                 `json:"target_met"`
-	Skipped         string               `json:"skipped,omitempty"`
 }
 
 // durabilityLevelRes is one level's creates.
@@ -44,10 +42,6 @@ func (b *bench) runDurability(ctx context.Context, r *results) (err error) {
 	res := &durabilityResult{}
 	r.Durability = res
 	*res = durabilityResult{Runs: b.cfg.n, Warmup: b.cfg.warmup}
-	if b.cfg.pg != "" {
-		res.Skipped = "the levels apply to the managed cluster; an external server (-pg) keeps its own settings"
-		return nil
-	}
 	var cs []*azcosmos.ContainerClient
 	for _, level := range durabilityLevels {
 		run, serr := b.startSDKRun(ctx, "durability-"+level, "--durability", level)
@@ -81,10 +75,6 @@ func (b *bench) runDurability(ctx context.Context, r *results) (err error) {
 
 // writeDurabilityReport writes the durability scenario's table and target.
 func writeDurabilityReport(w io.Writer, r *durabilityResult) {
-	if r.Skipped != "" {
-		fmt.Fprintf(w, "\ndurability: skipped: %s\n", r.Skipped)
-		return
-	}
 	if len(r.Levels) != len(durabilityLevels) {
 		return
 	}

@@ -6,8 +6,7 @@ import (
 )
 
 // TestDurabilityReport: the report prints each level's p50 over none's and
-// the target row "create p50 process/none" with its verdict; with -pg it
-// says the scenario was skipped.
+// the target row "create p50 process/none" with its verdict.
 func TestDurabilityReport(t *testing.T) {
 	levels := func(full, process, none float64) []durabilityLevelRes {
 		return []durabilityLevelRes{{"full", latencyStats{P50: full}}, {"process", latencyStats{P50: process}}, {"none", latencyStats{P50: none}}}
@@ -21,7 +20,6 @@ func TestDurabilityReport(t *testing.T) {
 			[]string{"full     2.000 ms", "4.00x", "create p50 process/none: 1.10x (target at most 1.2x: ok); full/none: 4.00x"}},
 		{"missed", durabilityResult{Runs: 10, Levels: levels(2.0, 1.5, 0.5), ProcessOverNone: 3, FullOverNone: 4},
 			[]string{"create p50 process/none: 3.00x (target at most 1.2x: MISSED)"}},
-		{"skipped", durabilityResult{Skipped: "external server"}, []string{"durability: skipped: external server"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder

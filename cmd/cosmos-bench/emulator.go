@@ -98,7 +98,7 @@ func startEmulator(ctx context.Context, bin string, args []string, logPath strin
 func (e *emulatorProcess) pid() int { return e.cmd.Process.Pid }
 
 // cpu samples the CPU time of the emulator and of its managed PostgreSQL
-// (none with an external one), see sampleProcCPU.
+// (sampleProcCPU).
 func (e *emulatorProcess) cpu() procCPU { return sampleProcCPU(e.pid(), 0) }
 
 // stop sends SIGTERM and waits for the process to exit (it stops its

@@ -91,7 +91,7 @@ type jsMix struct {
 // milliseconds, and the wall time.
 type phaseCPU struct {
 	EmulatorMS float64 `json:"emulator_ms"`
-	PostgresMS float64 `json:"postgres_ms"` // -1: not measured (external PostgreSQL)
+	PostgresMS float64 `json:"postgres_ms"`
 	ReplayMS   float64 `json:"replay_ms"`
 	Seconds    float64 `json:"seconds"`
 }
@@ -119,13 +119,10 @@ func sampleProcCPU(emuPID, replayPID int) procCPU {
 }
 
 // since returns the CPU spent from a to s.
-func (s procCPU) since(a procCPU, externalPG bool) phaseCPU {
+func (s procCPU) since(a procCPU) phaseCPU {
 	tick := 1000.0 / clockTicks
 	p := phaseCPU{EmulatorMS: float64(s.emulator-a.emulator) * tick, PostgresMS: float64(s.pgTk-a.pgTk) * tick,
 		ReplayMS: float64(s.replay-a.replay) * tick, Seconds: s.at.Sub(a.at).Seconds()}
-	if externalPG {
-		p.PostgresMS = -1
-	}
 	return p
 }
 
@@ -182,7 +179,7 @@ func (b *bench) runJS(ctx context.Context, r *results) (err error) {
 		if what == "BEGIN" {
 			begun[name] = sample
 		} else {
-			res.CPU[name] = sample.since(begun[name], cfg.pg != "")
+			res.CPU[name] = sample.since(begun[name])
 			b.logf("js: phase %s done in %.2f s", name, res.CPU[name].Seconds)
 		}
 		return err

@@ -9,9 +9,8 @@
 //
 // Targets are measured and reported (met or MISSED), never asserted: the
 // exit status says only whether the run itself worked. Results are printed
-// as tables, or as JSON with -json; progress goes to stderr. By default the
-// emulator manages its own PostgreSQL in the temporary data directory; with
-// -pg it runs with --pg against that database.
+// as tables, or as JSON with -json; progress goes to stderr. The emulator
+// manages its own PostgreSQL in the run's temporary data directory.
 //
 // Usage (make bench builds the emulator first; BENCHARGS passes flags):
 //
@@ -54,7 +53,6 @@ type config struct {
 	scenarios    map[string]bool
 	bin          string
 	emulatorArgs []string
-	pg           string
 	n            int
 	warmup       int
 	itemSize     int
@@ -154,7 +152,6 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&cfg.scenario, "scenario", defaultScenarios, "what to measure, comma-separated: "+strings.Join(scenarioNames, ", ")+", or all (see docs/benchmarks.md)")
 	fs.StringVar(&cfg.bin, "bin", "bin/cosmos-emulator", "emulator binary to start")
 	fs.StringVar(&emuArgs, "emulator-args", "", "extra emulator flags, separated by spaces (no quoting), appended to --data-dir and --addr")
-	fs.StringVar(&cfg.pg, "pg", "", "external PostgreSQL connection string: run the emulator with --pg and the raw statements against it")
 	fs.IntVar(&cfg.n, "n", 2000, "measured operations per operation kind")
 	fs.IntVar(&cfg.warmup, "warmup", 200, "unmeasured warm-up operations per operation kind")
 	fs.IntVar(&cfg.itemSize, "size", 1024, "size in bytes of the item JSON the client sends")
@@ -259,7 +256,7 @@ func run(ctx context.Context, cfg config, logw io.Writer) (*results, error) {
 	} else {
 		defer os.RemoveAll(workDir)
 	}
-	res := &results{Config: runConfig{Scenario: cfg.scenario, Binary: bin, EmulatorArgs: cfg.emulatorArgs, ExternalPG: cfg.pg != "",
+	res := &results{Config: runConfig{Scenario: cfg.scenario, Binary: bin, EmulatorArgs: cfg.emulatorArgs,
 		CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Started: time.Now().UTC(), LoadAvg: loadAvg()}}
 	b := &bench{cfg: cfg, bin: bin, workDir: workDir, emuLog: io.Discard, logf: logf}
 	if cfg.verbose {
@@ -295,9 +292,6 @@ func (b *bench) start(ctx context.Context, dataDir, logName string, extra ...str
 		return nil, err
 	}
 	args := []string{"--data-dir", dataDir, "--addr", addr}
-	if b.cfg.pg != "" {
-		args = append(args, "--pg", b.cfg.pg)
-	}
 	args = append(args, b.cfg.emulatorArgs...)
 	args = append(args, extra...)
 	return startEmulator(ctx, b.bin, args, filepath.Join(b.workDir, logName), b.emuLog, b.cfg.readyTimeout)

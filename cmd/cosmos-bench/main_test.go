@@ -69,7 +69,7 @@ func TestStatSum(t *testing.T) {
 }
 
 // TestWorkloadPerOp: a phase's CPU is divided by every operation the
-// workload runs, warm-up included, and an unmeasured PostgreSQL stays -1.
+// workload runs, warm-up included.
 func TestWorkloadPerOp(t *testing.T) {
 	for _, tc := range []struct {
 		w    workload
@@ -77,7 +77,7 @@ func TestWorkloadPerOp(t *testing.T) {
 		want perOpCPU
 	}{
 		{workload{warmup: 200, n: 800}, phaseCPU{EmulatorMS: 100, PostgresMS: 50}, perOpCPU{Emulator: 0.1, Postgres: 0.05}},
-		{workload{n: 10}, phaseCPU{EmulatorMS: 5, PostgresMS: -1}, perOpCPU{Emulator: 0.5, Postgres: -1}},
+		{workload{n: 10}, phaseCPU{EmulatorMS: 5, PostgresMS: 1}, perOpCPU{Emulator: 0.5, Postgres: 0.1}},
 		{workload{}, phaseCPU{EmulatorMS: 3, PostgresMS: 0}, perOpCPU{Emulator: 3, Postgres: 0}},
 	} {
 		if got := tc.w.perOp(tc.c); got != tc.want {

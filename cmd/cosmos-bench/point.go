@@ -92,7 +92,7 @@ func (b *bench) runPoint(ctx context.Context, r *results) (err error) {
 	if res.IdleMB, err = idleRSS(ctx, emu, cfg.idleWait); err != nil {
 		return err
 	}
-	pgConn, err := b.pgConnString(dataDir)
+	pgConn, err := managedConnString(dataDir)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (b *bench) runPoint(ctx context.Context, r *results) (err error) {
 		if r.Emulator, err = w.run(ctx, op.sdk); err != nil {
 			return fmt.Errorf("%s through the SDK: %w", op.name, err)
 		}
-		r.CPU = w.perOp(emu.cpu().since(cpu0, cfg.pg != ""))
+		r.CPU = w.perOp(emu.cpu().since(cpu0))
 		after, err := docsMetrics(ctx, sdk.http, emu.url)
 		if err != nil {
 			return err
@@ -146,7 +146,7 @@ func (b *bench) runPoint(ctx context.Context, r *results) (err error) {
 	if res.Health, err = w.run(ctx, sdk.health()); err != nil {
 		return fmt.Errorf("health requests: %w", err)
 	}
-	res.HealthCPU = w.perOp(emu.cpu().since(cpu0, cfg.pg != ""))
+	res.HealthCPU = w.perOp(emu.cpu().since(cpu0))
 	logf("point reads through the emulator and through a replaying proxy, and health through it, alternating")
 	lat, cpuMs, bd, err := readsVsFloor(ctx, sdk, emu.url, sdk.db.ID(), items, cfg.n)
 	if err == nil {

@@ -34,7 +34,6 @@ type runConfig struct {
 	Scenario     string   `json:"scenario"`
 	Binary       string   `json:"binary"`
 	EmulatorArgs []string `json:"emulator_args,omitempty"`
-	ExternalPG   bool     `json:"external_pg"`
 	CPUs         int      `json:"cpus"`
 	// LoadAvg is the 1-minute load average before the run (-1 if
 	// unknown): other work on the machine skews the results.

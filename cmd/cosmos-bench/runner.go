@@ -86,7 +86,7 @@ func (r *sdkRun) createContainer(ctx context.Context, id string, ttl *int32) (*a
 	return c, table, err
 }
 
-// close deletes the database (an external PostgreSQL keeps it otherwise),
+// close deletes the database,
 // closes the clients and stops the emulator. It returns the deletion's
 // error.
 func (r *sdkRun) close(logf func(string, ...any)) error {
@@ -177,10 +177,8 @@ func seedRows(ctx context.Context, pool *pgxpool.Pool, table, insert string, par
 		return fmt.Errorf("pgx: %w", err)
 	}
 	_, _ = pool.Exec(ctx, `VACUUM (ANALYZE) cosmos.changes`)
-	// CHECKPOINT needs superuser or pg_checkpoint: an external database
-	// may refuse it, which only makes the numbers noisier.
-	_, _ = pool.Exec(ctx, `CHECKPOINT`)
-	return nil
+	_, err = pool.Exec(ctx, `CHECKPOINT`)
+	return err
 }
 
 // alternate calls f(side, i) for i = 0 .. warmup+runs-1 on each of sides
@@ -321,23 +319,14 @@ func watchRSS(pid int) func() (before, peak float64) {
 	}
 }
 
-// connectPG connects to the PostgreSQL database of the emulator running on
-// dataDir: -pg, or the managed cluster's socket.
+// connectPG connects to the managed PostgreSQL of the emulator running on
+// dataDir.
 func (b *bench) connectPG(ctx context.Context, dataDir string) (*pgxpool.Pool, error) {
-	conn, err := b.pgConnString(dataDir)
+	conn, err := managedConnString(dataDir)
 	if err != nil {
 		return nil, err
 	}
 	return pgxpool.New(ctx, conn)
-}
-
-// pgConnString returns the connection string of the PostgreSQL database of
-// the emulator running on dataDir: -pg, or the managed cluster's socket.
-func (b *bench) pgConnString(dataDir string) (string, error) {
-	if b.cfg.pg != "" {
-		return b.cfg.pg, nil
-	}
-	return managedConnString(dataDir)
 }
 
 // itemsTable returns the items table of container containerID in database

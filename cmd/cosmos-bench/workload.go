@@ -83,11 +83,7 @@ func (w workload) run(ctx context.Context, op opFunc) (latencyStats, error) {
 // included).
 func (w workload) perOp(c phaseCPU) perOpCPU {
 	n := float64(max(w.warmup+w.n, 1))
-	p := perOpCPU{Emulator: c.EmulatorMS / n, Postgres: c.PostgresMS / n}
-	if c.PostgresMS < 0 {
-		p.Postgres = -1
-	}
-	return p
+	return perOpCPU{Emulator: c.EmulatorMS / n, Postgres: c.PostgresMS / n}
 }
 
 // measureSequential calls f(0) .. f(n-1) one after the other and returns
