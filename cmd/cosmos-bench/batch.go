@@ -54,30 +54,18 @@ func (b *bench) runBatch(ctx context.Context, r *results) (err error) {
 	}
 	pad := strings.Repeat("x", max(cfg.itemSize-64, 0))
 	body := func(id string) []byte { return fmt.Appendf(nil, `{"id":%q,"pk":"p","pad":%q}`, id, pad) }
-	single := func(prefix string) func(i int) error {
-		return func(i int) error {
-			_, err := c.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), body(prefix+strconv.Itoa(i)), nil)
-			return err
-		}
-	}
-	batch := func(prefix string) func(i int) error {
-		return func(i int) error { return createBatch(ctx, c, body, fmt.Sprintf("%s%d-", prefix, i)) }
-	}
 	b.logf("batch: %d single creates and %d transactional batches of 100 creates", cfg.batch.runs, cfg.batch.runs)
-	if _, err := measureSequential(cfg.warmup, single("w")); err != nil {
+	if res.Single, err = measure(cfg.warmup, cfg.batch.runs, func(i int) error {
+		_, err := c.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), body("s"+strconv.Itoa(i)), nil)
 		return err
-	}
-	if _, err := measureSequential(20, batch("wb")); err != nil {
-		return err
-	}
-	if res.Single, err = measureSequential(cfg.batch.runs, single("s")); err != nil {
+	}); err != nil {
 		return err
 	}
 	before, err := docsMetrics(ctx, run.hc, run.emu.url)
 	if err != nil {
 		return err
 	}
-	if res.Batch, err = measureSequential(cfg.batch.runs, batch("b")); err != nil {
+	if res.Batch, err = measure(20, cfg.batch.runs, func(i int) error { return createBatch(ctx, c, body, fmt.Sprintf("b%d-", i)) }); err != nil {
 		return err
 	}
 	after, err := docsMetrics(ctx, run.hc, run.emu.url)
@@ -90,10 +78,7 @@ func (b *bench) runBatch(ctx context.Context, r *results) (err error) {
 		return err
 	}
 	defer done()
-	if _, err := measureSequential(20, func(i int) error { return createBatch(ctx, sb.container, body, fmt.Sprintf("fw%d-", i)) }); err != nil {
-		return fmt.Errorf("batch SDK floor: %w", err)
-	}
-	if res.SDKFloor, err = measureSequential(cfg.batch.runs, func(i int) error { return createBatch(ctx, sb.container, body, fmt.Sprintf("f%d-", i)) }); err != nil {
+	if res.SDKFloor, err = measure(20, cfg.batch.runs, func(i int) error { return createBatch(ctx, sb.container, body, fmt.Sprintf("f%d-", i)) }); err != nil {
 		return fmt.Errorf("batch SDK floor: %w", err)
 	}
 	headers := map[string]string{"x-ms-cosmos-is-batch-request": "True", "x-ms-cosmos-batch-atomic": "False",
@@ -101,7 +86,7 @@ func (b *bench) runBatch(ctx context.Context, r *results) (err error) {
 	res.BulkItems = cfg.batch.bulkItems
 	b.logf("batch: bulk of %d creates in requests of 100", cfg.batch.bulkItems)
 	const per = emulator.MaxBatchOperations
-	res.Bulk, err = measureSequential((cfg.batch.bulkItems+per-1)/per, func(i int) error {
+	res.Bulk, err = measure(0, (cfg.batch.bulkItems+per-1)/per, func(i int) error {
 		var ops []string
 		for k := 0; k < per && i*per+k < cfg.batch.bulkItems; k++ {
 			ops = append(ops, fmt.Sprintf(`{"operationType":"Create","partitionKey":"[\"p%d\"]","resourceBody":{"id":"k%d","pk":"p%d","pad":%q}}`, k%10, i*per+k, k%10, pad))

@@ -12,23 +12,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// The containers scenario (-scenario containers) measures what test suites
-// do around their data, through the Go SDK, one client:
-//
-//   - container create and delete, each timed, -containers-n times;
-//   - a churn of -churn containers created and deleted one after another,
-//     with the catalog (pg_class rows) and the data directory (without
-//     pg_wal) measured before and once the emulator's background work has
-//     settled (the deleted containers' tables dropped and the catalogs
-//     vacuumed: waitSettled), and the ready time on the same data
-//     directory before and after;
-//   - the suite cycle: create a database, a container, 100 items, run 10
-//     single-partition queries, delete the database, -cycles times, with
-//     each step's time and HTTP requests;
-//   - with -baseline-bin, the suite cycle on two emulators started side by
-//     side --ephemeral (the mode of the test helpers): the baseline binary
-//     and -bin, alternating (the Targets row "suite cycle vs the baseline
-//     build").
+// The containers scenario (-scenario containers) measures, through the Go
+// SDK: container create and delete; a churn of -churn containers with the
+// catalog and data directory before and once the background cleanup has
+// settled, and the ready time before and after; the suite cycle (suiteCycle)
+// by step; with -baseline-bin, the suite cycle on that build and on -bin,
+// both --ephemeral, alternating (the Targets row).
 
 // containersConfig configures the containers scenario.
 type containersConfig struct {
@@ -234,7 +223,7 @@ func (b *bench) runCycleVersus(ctx context.Context, res *containersResult) error
 		if i == 1 {
 			args = append(args, b.cfg.emulatorArgs...)
 		}
-		emu, err := startEmulator(ctx, bin, args, filepath.Join(b.workDir, fmt.Sprintf("emulator-cycle-%d.log", i)), b.emuLog, b.cfg.readyTimeout)
+		emu, err := startEmulator(ctx, bin, args, filepath.Join(b.workDir, fmt.Sprintf("emulator-cycle-%d.log", i)), b.cfg.readyTimeout)
 		if err != nil {
 			return fmt.Errorf("%s: %w", bin, err)
 		}

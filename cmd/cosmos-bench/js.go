@@ -15,29 +15,13 @@ import (
 )
 
 // The js scenario (-scenario js) drives the emulator through the official
-// JavaScript SDK: compat_test/js/bench.mjs (-js-dir) in one Node process on
-// one keep-alive agent. The script announces its phases on stdout and
-// waits for a go-ahead line on stdin at each boundary, so this side samples
-// the CPU time (/proc) of the emulator, of its managed PostgreSQL and of
-// the replaying proxy, and the emulator's metrics, exactly around each
-// phase:
-//
-//   - floor: point reads interleaved one for one with GET /_emulator/health;
-//   - replay: the same through the replaying proxy (replay.go), answered
-//     from memory: the SDK floor, and the proxy's CPU per request;
-//   - mix-<c> for each -js-concurrency c: create 25 / read 40 / replace 20 /
-//     query 15 % from c workers, ops/s and latencies per operation, CPU
-//     per operation;
-//   - replay-mix-<c>-a/-b: the same mix through the proxy, half right
-//     before and half right after mix-<c>: the throughput no server can
-//     pass, in the same moments (the Targets row "JS mix vs the replay
-//     floor"). The requests the proxy forwarded then are counted (0 when
-//     the floor is pure).
-//
-// At one client (mix-1) each operation kind gets a breakdown (metrics.go):
-// client p50 and mean, its SDK floor from replay-mix-1, the emulator's
-// handler time and phases per operation from its metrics, and the
-// remainder.
+// JavaScript SDK: compat_test/js/bench.mjs (-js-dir, its phases described
+// there) in one Node process, which waits for a go-ahead at each phase
+// boundary so that this side samples the CPU time (/proc) of the emulator,
+// its PostgreSQL and the replaying proxy, the proxy's forwarded requests
+// (0 when the floor is pure) and the emulator's metrics exactly around each
+// phase. At one client (mix-1) each operation kind gets a breakdown
+// (metrics.go) against its floor from replay-mix-1.
 
 // jsConfig configures the js scenario.
 type jsConfig struct {
@@ -48,22 +32,15 @@ type jsConfig struct {
 
 // jsResult is what the js scenario measured.
 type jsResult struct {
-	SDK   string `json:"sdk"`
-	Node  string `json:"node"`
-	N     int    `json:"n"`
-	Floor struct {
-		Health latencyStats `json:"health"`
-		Read   latencyStats `json:"read"`
-	} `json:"floor"`
-	// Replay is the SDK floor: point reads and health requests through the
-	// replaying proxy, interleaved, then creates and replaces.
-	Replay struct {
-		Health  latencyStats `json:"health"`
-		Read    latencyStats `json:"read"`
-		Create  latencyStats `json:"create"`
-		Replace latencyStats `json:"replace"`
-	} `json:"replay"`
-	Mixes []jsMix `json:"mixes"`
+	SDK  string `json:"sdk"`
+	Node string `json:"node"`
+	N    int    `json:"n"`
+	// Floor is point reads and health requests, interleaved ("read",
+	// "health"); Replay the same through the replaying proxy, then creates
+	// and replaces ("create", "replace"): the SDK floor.
+	Floor  map[string]latencyStats `json:"floor"`
+	Replay map[string]latencyStats `json:"replay"`
+	Mixes  []jsMix                 `json:"mixes"`
 	// ReplayMixes is the same mixes through the replaying proxy, one per
 	// concurrency in the order of Mixes (the floor of each).
 	ReplayMixes []jsMix `json:"replay_mixes,omitempty"`
@@ -121,9 +98,8 @@ func sampleProcCPU(emuPID, replayPID int) procCPU {
 // since returns the CPU spent from a to s.
 func (s procCPU) since(a procCPU) phaseCPU {
 	tick := 1000.0 / clockTicks
-	p := phaseCPU{EmulatorMS: float64(s.emulator-a.emulator) * tick, PostgresMS: float64(s.pgTk-a.pgTk) * tick,
+	return phaseCPU{EmulatorMS: float64(s.emulator-a.emulator) * tick, PostgresMS: float64(s.pgTk-a.pgTk) * tick,
 		ReplayMS: float64(s.replay-a.replay) * tick, Seconds: s.at.Sub(a.at).Seconds()}
-	return p
 }
 
 // runJS runs the js scenario on a fresh emulator.
@@ -272,9 +248,9 @@ func ensureNodeModules(ctx context.Context, dir string, logf func(string, ...any
 // writeJSReport writes the js scenario's tables.
 func writeJSReport(w io.Writer, r *jsResult) {
 	fmt.Fprintf(w, "\nJS SDK (%s, Node %s, one keep-alive agent, %d operations per phase; ms)\n", r.SDK, r.Node, r.N)
-	h, rd, rh, rr := r.Floor.Health, r.Floor.Read, r.Replay.Health, r.Replay.Read
+	h, rd, rh, rr := r.Floor["health"], r.Floor["read"], r.Replay["health"], r.Replay["read"]
 	fmt.Fprintf(w, "point read p50 / health p50, interleaved: %.3f / %.3f = %.2fx; answered from memory: %.3f / %.3f = %.2fx (create %.3f, replace %.3f)\n",
-		rd.P50, h.P50, ratio(rd.P50, h.P50), rr.P50, rh.P50, ratio(rr.P50, rh.P50), r.Replay.Create.P50, r.Replay.Replace.P50)
+		rd.P50, h.P50, ratio(rd.P50, h.P50), rr.P50, rh.P50, ratio(rr.P50, rh.P50), r.Replay["create"].P50, r.Replay["replace"].P50)
 	fmt.Fprintln(w, "mix      ops/s   p50     p99     floor ops/s  emulator/floor  forwarded  CPU/op: emulator  PostgreSQL")
 	for i, m := range r.Mixes {
 		var f jsMix

@@ -59,8 +59,6 @@ type config struct {
 	idleWait     time.Duration
 	readyTimeout time.Duration
 	jsonOut      bool
-	keep         bool
-	verbose      bool
 	ttl          ttlConfig
 	query        queryConfig
 	cf           cfConfig
@@ -156,8 +154,6 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.warmup, "warmup", 200, "unmeasured warm-up operations per operation kind")
 	fs.IntVar(&cfg.itemSize, "size", 1024, "size in bytes of the item JSON the client sends")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON instead of tables")
-	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary data directory (and the emulator logs in it)")
-	fs.BoolVar(&cfg.verbose, "v", false, "copy the emulator's log (its stderr) to stderr")
 	fs.IntVar(&cfg.ttl.items, "ttl-items", 1_000_000, "ttl: items stored in the big container")
 	fs.IntVar(&cfg.ttl.live, "ttl-live", 100_000, "ttl: how many of them are live (the rest have expired)")
 	fs.IntVar(&cfg.ttl.batch, "ttl-batch", 1000, "ttl: the emulator's --ttl-sweep-batch")
@@ -251,17 +247,10 @@ func run(ctx context.Context, cfg config, logw io.Writer) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.keep {
-		logf("keeping %s", workDir)
-	} else {
-		defer os.RemoveAll(workDir)
-	}
+	defer os.RemoveAll(workDir)
 	res := &results{Config: runConfig{Scenario: cfg.scenario, Binary: bin, EmulatorArgs: cfg.emulatorArgs,
 		CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Started: time.Now().UTC(), LoadAvg: loadAvg()}}
-	b := &bench{cfg: cfg, bin: bin, workDir: workDir, emuLog: io.Discard, logf: logf}
-	if cfg.verbose {
-		b.emuLog = logw
-	}
+	b := &bench{cfg: cfg, bin: bin, workDir: workDir, logf: logf}
 	for _, s := range scenarios {
 		if cfg.scenarios[s.name] {
 			if err := s.run(b, ctx, res); err != nil {
@@ -275,9 +264,8 @@ func run(ctx context.Context, cfg config, logw io.Writer) (*results, error) {
 // bench is what the scenarios of a run share.
 type bench struct {
 	cfg     config
-	bin     string    // the emulator binary, absolute
-	workDir string    // the run's temporary directory
-	emuLog  io.Writer // where the emulators' logs are copied (besides their files)
+	bin     string // the emulator binary, absolute
+	workDir string // the run's temporary directory
 	logf    func(format string, args ...any)
 }
 
@@ -294,7 +282,7 @@ func (b *bench) start(ctx context.Context, dataDir, logName string, extra ...str
 	args := []string{"--data-dir", dataDir, "--addr", addr}
 	args = append(args, b.cfg.emulatorArgs...)
 	args = append(args, extra...)
-	return startEmulator(ctx, b.bin, args, filepath.Join(b.workDir, logName), b.emuLog, b.cfg.readyTimeout)
+	return startEmulator(ctx, b.bin, args, filepath.Join(b.workDir, logName), b.cfg.readyTimeout)
 }
 
 // ratio returns a/b, or 0 when b is 0.

@@ -8,17 +8,12 @@ import (
 	"time"
 )
 
-// The point scenario measures, in one run: the ready time of the emulator
-// (-bin) on a fresh data directory (initdb included) and again on the same
-// one; the emulator process's RSS idle (PostgreSQL's processes are
-// separate, not counted) and after the benchmark; create, read, query by
-// id and replace of a ~1 KB item through the Go SDK against the same
-// statements through raw pgx on the same PostgreSQL (INSERT, primary-key
-// SELECT, UPDATE on a table bench_raw), with the emulator's handler time
-// and CPU per operation; GET /_emulator/health (the HTTPS floor of any
-// request); the SDK floor (reads and health through a proxy answering
-// from memory, replay.go); and point reads through the emulator and the
-// proxy alternately, with the read's breakdown (metrics.go).
+// The point scenario measures the emulator's ready time on a fresh data
+// directory and on the same one again, its RSS (PostgreSQL not counted),
+// create, read, query by id and replace of a ~1 KB item through the Go SDK
+// against raw pgx on the same PostgreSQL, with handler time and CPU per
+// operation, GET /_emulator/health, and reads against the replaying proxy
+// (readsVsFloor).
 
 // Targets of the point scenario.
 const (
@@ -107,7 +102,6 @@ func (b *bench) runPoint(ctx context.Context, r *results) (err error) {
 	}
 	defer sdk.close(context.Background()) //nolint:errcheck
 	items := newItemSet(cfg.warmup+cfg.n, cfg.itemSize)
-	w := workload{warmup: cfg.warmup, n: cfg.n}
 	for _, op := range []struct {
 		name, metric string
 		sdk, raw     opFunc
@@ -124,16 +118,16 @@ func (b *bench) runPoint(ctx context.Context, r *results) (err error) {
 			return err
 		}
 		cpu0 := emu.cpu()
-		if r.Emulator, err = w.run(ctx, op.sdk); err != nil {
+		if r.Emulator, err = measure(cfg.warmup, cfg.n, func(i int) error { return op.sdk(ctx, i) }); err != nil {
 			return fmt.Errorf("%s through the SDK: %w", op.name, err)
 		}
-		r.CPU = w.perOp(emu.cpu().since(cpu0))
+		r.CPU = perOp(emu.cpu().since(cpu0), cfg.warmup+cfg.n)
 		after, err := docsMetrics(ctx, sdk.http, emu.url)
 		if err != nil {
 			return err
 		}
 		r.HandlerMeanMs = after[op.metric].meanMs(before[op.metric])
-		if r.Raw, err = w.run(ctx, op.raw); err != nil {
+		if r.Raw, err = measure(cfg.warmup, cfg.n, func(i int) error { return op.raw(ctx, i) }); err != nil {
 			return fmt.Errorf("raw %s: %w", op.name, err)
 		}
 		res.Ops = append(res.Ops, r)
@@ -143,10 +137,11 @@ func (b *bench) runPoint(ctx context.Context, r *results) (err error) {
 	}
 	logf("HTTP floor: GET /_emulator/health")
 	cpu0 := emu.cpu()
-	if res.Health, err = w.run(ctx, sdk.health()); err != nil {
+	health := sdk.health()
+	if res.Health, err = measure(cfg.warmup, cfg.n, func(i int) error { return health(ctx, i) }); err != nil {
 		return fmt.Errorf("health requests: %w", err)
 	}
-	res.HealthCPU = w.perOp(emu.cpu().since(cpu0))
+	res.HealthCPU = perOp(emu.cpu().since(cpu0), cfg.warmup+cfg.n)
 	logf("point reads through the emulator and through a replaying proxy, and health through it, alternating")
 	lat, cpuMs, bd, err := readsVsFloor(ctx, sdk, emu.url, sdk.db.ID(), items, cfg.n)
 	if err == nil {

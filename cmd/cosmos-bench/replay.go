@@ -23,20 +23,12 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/internal/sysmon"
 )
 
-// replayProxy stands between an SDK and the emulator and answers a repeated
-// GET of an item or of /_emulator/health from memory: the first such
-// request goes to the emulator, later ones get its recorded response
-// (status, headers, body) without the emulator. Every other request is
-// forwarded, with the Host the client dialled, so the account the SDK
-// reads names the proxy and the SDK keeps talking through it.
-//
-// Its use is a floor: an SDK's point read through the proxy costs the
-// SDK's own work, loopback, TLS and HTTP, but no server work at all, so the
-// read's ratio to the health request through the same proxy is the best
-// any server could reach with that SDK on this machine. The benchmarks run
-// it in a process of its own (startReplayProcess), as a server would be:
-// in the client's process, a request would skip the wake-up of another
-// process that every request to a real server pays.
+// replayProxy stands between an SDK and the emulator and answers repeated
+// requests (replayKey) from memory with the first one's recorded response;
+// every other request is forwarded, with the Host the client dialled. An
+// SDK through it pays its own work, loopback, TLS and HTTP but no server
+// work: the floor of any server. It runs in a process of its own
+// (startReplayProcess), as a server would.
 type replayProxy struct {
 	srv   *httptest.Server
 	rp    *httputil.ReverseProxy

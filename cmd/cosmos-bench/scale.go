@@ -9,21 +9,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
-// The scale scenario (-scenario scale) measures whether point operations and
-// single-partition queries stay as fast as a container grows. One emulator
-// serves two containers that differ only in size: -scale-small items
-// (1,000) and -scale-items (1,000,000), about -scale-size bytes each (1 KB),
-// 100 items per logical partition. Through the Go SDK each operation runs on
-// both, alternating (compare): a read of a random item, a read cycling over
-// -scale-hot items, a query by id with the partition key, a filter query
-// WHERE c.pk = @pk AND c.n >= 90 (10 results in a random partition) and a
-// create. Target: the reads and queries' p50 at most 1.2x on the large
-// container; create is reported only.
-//
-// Item g (0-based) has id item-<g, 9 digits>, partition key p<g mod P> (P =
-// items/100), n = g div P and a payload of hex digits from sha512
-// (incompressible, like real data), written straight into the items tables
-// (seedSQL) with the partitions interleaved in creation order.
+// The scale scenario (-scenario scale) compares point operations and
+// single-partition queries on containers of 1,000 and -scale-items 1 KB
+// items, 100 per partition (compare). Item g has id item-<g>, pk p<g mod
+// items/100>, n = g div (items/100) and an incompressible payload (sha512
+// hex). Target: the reads' and queries' p50 at most 1.2x on the large one.
 
 // scaleConfig holds the scale scenario's flags.
 type scaleConfig struct {

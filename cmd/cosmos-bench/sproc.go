@@ -76,16 +76,10 @@ func (b *bench) runSproc(ctx context.Context, r *results) (err error) {
 		return func(i int) error { return exec("create100", fmt.Sprintf(`["%s%d"]`, prefix, i), `100`) }
 	}
 	b.logf("sproc: %d executions of a trivial procedure and of one creating 100 documents (after %d of each unmeasured)", cfg.sproc.runs, min(cfg.warmup, 20))
-	if _, err := measureSequential(min(cfg.warmup, 20), trivial); err != nil {
+	if res.Trivial, err = measure(min(cfg.warmup, 20), cfg.sproc.runs, trivial); err != nil {
 		return fmt.Errorf("trivial: %w", err)
 	}
-	if _, err := measureSequential(min(cfg.warmup, 20), create("w")); err != nil {
-		return fmt.Errorf("create100: %w", err)
-	}
-	if res.Trivial, err = measureSequential(cfg.sproc.runs, trivial); err != nil {
-		return fmt.Errorf("trivial: %w", err)
-	}
-	if res.Create100, err = measureSequential(cfg.sproc.runs, create("m")); err != nil {
+	if res.Create100, err = measure(min(cfg.warmup, 20), cfg.sproc.runs, create("m")); err != nil {
 		return fmt.Errorf("create100: %w", err)
 	}
 	if res.Create100.Seconds > 0 {

@@ -17,30 +17,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// The ttl scenario (-scenario ttl) measures a container holding many expired
-// items that the sweeper has not deleted yet. Container "with-expired" is
-// seeded with -ttl-items rows, all but the newest -ttl-live expired;
-// "live-only" holds only those live items (the same documents). The rows
-// are written straight into the items tables (INSERT ... SELECT FROM
-// generate_series, then VACUUM ANALYZE and CHECKPOINT so that no
-// autovacuum or checkpoint of the seeding lands in a measurement); the
-// containers are created through the SDK with a defaultTtl, so their
-// metadata and expiry indexes are the emulator's own. The emulator runs
-// with --ttl-sweep-interval -1s: rows are swept only by POST
-// /_emulator/ttl/sweep. It measures:
-//
-//   - reads of many items on both containers, alternating: the read feed of
-//     one partition and of every item, and two queries through the SDK
-//     (WHERE on the partition key; COUNT with a partition key);
-//   - the sweeper: sweep calls until every expired row is gone, nothing
-//     else running (--ttl-sweep-batch -ttl-batch);
-//   - SDK point reads of random live items on a reseeded backlog: first
-//     with no sweep, then while it is swept in alternating windows of
-//     -ttl-window without and with sweep calls (half a window after each
-//     window with them not counted); each pair of windows gives a p99
-//     ratio over reads made seconds apart, and the median of the pairs is
-//     the figure, with the p99 of all reads during the sweep against the
-//     reads before it beside it.
+// The ttl scenario (-scenario ttl) measures a container holding many
+// expired, unswept items ("with-expired": -ttl-items rows seeded straight
+// into its table, all but the newest -ttl-live expired) against one holding
+// only the live ones ("live-only"), the emulator sweeping only on POST
+// /_emulator/ttl/sweep: reads of many items on both (ttlFeeds), the
+// sweeper's rows/s with nothing else running, and SDK point reads before
+// and while the reseeded backlog is swept in alternating windows
+// (sweepInWindows).
 
 // ttlConfig holds the ttl scenario's flags.
 type ttlConfig struct {
@@ -193,14 +177,13 @@ func (b *bench) runTTL(ctx context.Context, r *results) (err error) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	big := cs[ttlBigID]
-	read := func(ctx context.Context, _ int) error {
+	read := func(int) error {
 		id, pk := ttlKey(tc, rng.IntN(tc.live))
 		_, err := big.ReadItem(ctx, azcosmos.NewPartitionKeyString(pk), id, nil)
 		return err
 	}
 	logf("ttl: %d SDK point reads, no sweep running", tc.reads)
-	w := workload{warmup: b.cfg.warmup, n: tc.reads}
-	if res.ReadsIdle, err = w.run(ctx, read); err != nil {
+	if res.ReadsIdle, err = measure(b.cfg.warmup, tc.reads, read); err != nil {
 		return fmt.Errorf("point reads: %w", err)
 	}
 	logf("ttl: SDK point reads while sweeping %d rows in windows of %v", expired, tc.window)
@@ -327,7 +310,7 @@ type window struct {
 // one goroutine reads, until a call finds nothing left. It returns the
 // latencies of the reads in the windows with the sweep and the pairs'
 // p99 ratios.
-func sweepInWindows(ctx context.Context, run *sdkRun, read opFunc, w time.Duration) ([]time.Duration, []float64, error) {
+func sweepInWindows(ctx context.Context, run *sdkRun, read func(int) error, w time.Duration) ([]time.Duration, []float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	t0 := time.Now()
@@ -363,7 +346,7 @@ func sweepInWindows(ctx context.Context, run *sdkRun, read opFunc, w time.Durati
 		defer wg.Done()
 		for i := 0; !stop.Load(); i++ {
 			start := time.Since(t0)
-			if readErr = read(ctx, i); readErr != nil {
+			if readErr = read(i); readErr != nil {
 				cancel()
 				return
 			}

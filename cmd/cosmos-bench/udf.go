@@ -101,7 +101,7 @@ func (b *bench) runUDF(ctx context.Context, r *results) (err error) {
 			return err
 		}
 		b.logf("udf: %s (%d results) x %d", q.query, want, b.cfg.udf.runs)
-		st, err := measureSequential(b.cfg.udf.runs, func(int) error {
+		st, err := measure(0, b.cfg.udf.runs, func(int) error {
 			k, err := drain()
 			if err == nil && k != want {
 				err = fmt.Errorf("%s: %d results, then %d", q.query, want, k)

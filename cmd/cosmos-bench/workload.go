@@ -54,42 +54,19 @@ func document(id, pk string, version, size int) []byte {
 	return append(b, `"}`...)
 }
 
-// workload runs an operation over the item set, one at a time: warmup
-// unmeasured operations on items [0, warmup), then n measured ones on items
-// [warmup, warmup+n).
-type workload struct{ warmup, n int }
-
-// run runs op and returns the statistics of the measured operations. It
-// stops at the first error.
-func (w workload) run(ctx context.Context, op opFunc) (latencyStats, error) {
-	var lat []time.Duration
-	var t0 time.Time
-	for i := range w.warmup + w.n {
-		if i == w.warmup {
-			t0 = time.Now()
-		}
-		s := time.Now()
-		if err := op(ctx, i); err != nil {
-			return latencyStats{}, fmt.Errorf("item %d: %w", i, err)
-		}
-		if i >= w.warmup {
-			lat = append(lat, time.Since(s))
-		}
+// measure calls f(0) .. f(warmup+n-1) one after the other and returns the
+// latencies of the last n.
+func measure(warmup, n int, f func(i int) error) (latencyStats, error) {
+	lat, err := alternate(warmup, n, func(_, i int) error { return f(i) }, 1)
+	if err != nil {
+		return latencyStats{}, err
 	}
-	return newLatencyStats(lat, time.Since(t0)), nil
+	return newLatencyStats(lat[0], 0), nil
 }
 
-// perOp divides a phase's CPU time by the operations w runs (warm-up
-// included).
-func (w workload) perOp(c phaseCPU) perOpCPU {
-	n := float64(max(w.warmup+w.n, 1))
-	return perOpCPU{Emulator: c.EmulatorMS / n, Postgres: c.PostgresMS / n}
-}
-
-// measureSequential calls f(0) .. f(n-1) one after the other and returns
-// their latencies.
-func measureSequential(n int, f func(i int) error) (latencyStats, error) {
-	return workload{n: n}.run(context.Background(), func(_ context.Context, i int) error { return f(i) })
+// perOp divides a phase's CPU time by the operations that ran in it.
+func perOp(c phaseCPU, ops int) perOpCPU {
+	return perOpCPU{Emulator: c.EmulatorMS / float64(max(ops, 1)), Postgres: c.PostgresMS / float64(max(ops, 1))}
 }
 
 // latencyStats summarises the measured operations of one benchmark.
