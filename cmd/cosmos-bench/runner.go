@@ -281,7 +281,7 @@ func writeCompare(w io.Writer, title string, r *compareResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "operation\tfirst run\tp50 %s\tp99\tp50 ratio\n", strings.Join(r.Sides, "\tp99\tp50 "))
 	for _, o := range r.Ops {
-		fmt.Fprintf(tw, "%s\t%.1f", o.Name, o.FirstMs)
+		fmt.Fprintf(tw, "%s\t%s", o.Name, strings.Trim(fmt.Sprintf("%.1f", o.FirstMs), "[]"))
 		for _, l := range o.Latency {
 			fmt.Fprintf(tw, "\t%.3f\t%.3f", l.P50, l.P99)
 		}

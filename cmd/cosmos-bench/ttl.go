@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -295,72 +293,71 @@ func sweepAll(ctx context.Context, run *sdkRun, want int) (sweepRun, error) {
 	return r, nil
 }
 
-// timedRead is one read: when it started (since the phase's start) and
-// how long it took.
-type timedRead struct{ start, lat time.Duration }
-
-// window is one window of a windowed sweep, since the phase's start.
-type window struct {
-	start, end time.Duration
-	sweep      bool
+// sweepInWindows sweeps the backlog in alternating windows of length w,
+// reading all the while: w without sweep calls, w with them (in the
+// background), then a gap of w/2 not counted, until a call finds nothing
+// left. A read counts in the window it starts in. It returns the
+// latencies of the reads of the windows with the sweep and the pairs'
+// p99 ratios (windowRatio).
+func sweepInWindows(ctx context.Context, run *sdkRun, read func(int) error, w time.Duration) (with []time.Duration, ratios []float64, err error) {
+	i := 0
+	readUntil := func(stop func() bool) (lat []time.Duration, err error) {
+		for ; err == nil && !stop(); i++ {
+			t := time.Now()
+			err = read(i)
+			lat = append(lat, time.Since(t))
+		}
+		return lat, err
+	}
+	after := func(d time.Duration) func() bool {
+		end := time.Now().Add(d)
+		return func() bool { return time.Now().After(end) }
+	}
+	for drained := false; !drained; {
+		off, err := readUntil(after(w))
+		if err != nil {
+			return nil, nil, err
+		}
+		done := make(chan error, 1)
+		go func() {
+			d, err := sweepFor(ctx, run.ctl, w)
+			drained = d
+			done <- err
+		}()
+		var sweepErr error
+		on, err := readUntil(func() bool {
+			select {
+			case sweepErr = <-done:
+				return true
+			default:
+				return false
+			}
+		})
+		if err = errors.Join(err, sweepErr); err != nil {
+			if sweepErr == nil {
+				<-done
+			}
+			return nil, nil, err
+		}
+		with = append(with, on...)
+		if r, ok := windowRatio(on, off); ok {
+			ratios = append(ratios, r)
+		}
+		if _, err := readUntil(after(w / 2)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return with, ratios, nil
 }
 
-// sweepInWindows sweeps the backlog in alternating windows of length w
-// (without sweep calls, with them, then a gap of w/2 not counted) while
-// one goroutine reads, until a call finds nothing left. It returns the
-// latencies of the reads in the windows with the sweep and the pairs'
-// p99 ratios.
-func sweepInWindows(ctx context.Context, run *sdkRun, read func(int) error, w time.Duration) ([]time.Duration, []float64, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	t0 := time.Now()
-	done := make(chan struct{})
-	var wins []window
-	var sweepErr error
-	go func() {
-		defer close(done)
-		for {
-			ws := time.Since(t0)
-			if sweepErr = sleepCtx(ctx, w); sweepErr != nil {
-				return
-			}
-			wins = append(wins, window{ws, time.Since(t0), false})
-			ws = time.Since(t0)
-			drained, err := sweepFor(ctx, run.ctl, w)
-			wins = append(wins, window{ws, time.Since(t0), true})
-			if err != nil || drained {
-				sweepErr = err
-				return
-			}
-			if sweepErr = sleepCtx(ctx, w/2); sweepErr != nil {
-				return
-			}
-		}
-	}()
-	var reads []timedRead
-	var readErr error
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; !stop.Load(); i++ {
-			start := time.Since(t0)
-			if readErr = read(i); readErr != nil {
-				cancel()
-				return
-			}
-			reads = append(reads, timedRead{start, time.Since(t0) - start})
-		}
-	}()
-	<-done
-	stop.Store(true)
-	wg.Wait()
-	if err := errors.Join(readErr, sweepErr); err != nil {
-		return nil, nil, fmt.Errorf("sweep under reads: %w", err)
+// windowRatio returns the p99 of the reads of a window with the sweep over
+// that of the window without it before, and whether both windows hold at
+// least windowMinReads reads.
+func windowRatio(with, without []time.Duration) (float64, bool) {
+	if len(with) < windowMinReads || len(without) < windowMinReads {
+		return 0, false
 	}
-	ratios, with, _ := pairWindows(reads, wins)
-	return with, ratios, nil
+	return ratio(newLatencyStats(with, 0).P99, newLatencyStats(without, 0).P99), true
 }
 
 // sleepCtx waits d or until ctx ends.
@@ -391,30 +388,6 @@ func sweepFor(ctx context.Context, c *controlClient, d time.Duration) (drained b
 			return true, nil
 		}
 	}
-}
-
-// pairWindows pairs each window without a sweep with the window with it
-// that follows and returns the pairs' p99 ratios (pairs whose windows both
-// hold at least windowMinReads reads that started and ended in them) and
-// the latencies of all the windows with and without the sweep.
-func pairWindows(reads []timedRead, wins []window) (ratios []float64, with, without []time.Duration) {
-	in := func(w window) []time.Duration {
-		var out []time.Duration
-		for _, r := range reads {
-			if r.start >= w.start && r.start+r.lat <= w.end {
-				out = append(out, r.lat)
-			}
-		}
-		return out
-	}
-	for i := 0; i+1 < len(wins); i += 2 {
-		off, on := in(wins[i]), in(wins[i+1])
-		with, without = append(with, on...), append(without, off...)
-		if len(off) >= windowMinReads && len(on) >= windowMinReads {
-			ratios = append(ratios, ratio(newLatencyStats(on, 0).P99, newLatencyStats(off, 0).P99))
-		}
-	}
-	return ratios, with, without
 }
 
 // writeTTLReport writes the ttl scenario's table.
