@@ -13,14 +13,11 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 )
 
-// The batch scenario (-scenario batch) measures, through the Go SDK, one
-// client, one logical partition: -batch-n single creates and as many
-// transactional batches of 100 creates (after -warmup and 20 unmeasured),
-// the emulator's handler time per batch (its metrics), the same batch
-// answered from memory by the replaying proxy (the SDK's own share), and a
-// bulk of -bulk-items creates over 10 partitions in non-atomic batch
-// requests of 100 (signed REST, as the SDKs' bulk mode sends them). The
-// Targets row compares a batch with 100 single creates.
+// The batch scenario (-scenario batch) times, through the Go SDK in one
+// partition, single creates and transactional batches of 100 creates (and
+// the emulator's handler time per batch), the same batch answered from
+// memory by the replaying proxy, and a bulk of -bulk-items creates in
+// non-atomic batch requests of 100, as the SDKs' bulk mode sends them.
 
 // batchConfig configures the batch scenario.
 type batchConfig struct {
@@ -47,7 +44,7 @@ func (b *bench) runBatch(ctx context.Context, r *results) (err error) {
 	if err != nil {
 		return err
 	}
-	defer run.closeInto(&err, b.logf)
+	defer run.close()
 	c, _, err := run.createContainer(ctx, "items", nil)
 	if err != nil {
 		return err

@@ -312,10 +312,8 @@ func suiteCycle(ctx context.Context, client *azcosmos.Client, prefix string) ([l
 }
 
 // waitSettled waits, at most 20 s, until the emulator has dropped the
-// tables of the deleted containers (cosmos.dropped_tables is empty: pgstore
-// drops them in the background) and then vacuumed pg_class (it vacuums the
-// catalogs a moment after its last drop). An emulator without that work
-// waits out the bound, leaving autovacuum the same time.
+// deleted containers' tables (cosmos.dropped_tables empty) and then
+// vacuumed pg_class, as it does a moment after its last drop.
 func waitSettled(ctx context.Context, pool *pgxpool.Pool) error {
 	var emptied time.Time
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {

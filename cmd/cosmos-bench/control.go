@@ -17,14 +17,9 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/wire"
 )
 
-// controlClient sends signed raw HTTP requests to the emulator: its control
-// endpoints (TTL sweeps, clock, stats), read feeds, which the Go SDK
-// cannot page through with a partition key and a page size of our choice,
-// query plans and queries addressed to a partition key range, which the Go
-// SDK never sends (it has no query pipeline), and requests the SDK has no
-// call for (stored procedures, bulk). Requests are signed with the master
-// key like the SDK's, the signed resource type and link following the
-// generic rule of the path.
+// controlClient sends signed raw HTTP requests, as the SDK signs them, for
+// what the Go SDK does not send: control endpoints, paged read feeds,
+// query plans, queries to a partition key range, stored procedures, bulk.
 type controlClient struct {
 	endpoint string
 	key      []byte
@@ -33,14 +28,11 @@ type controlClient struct {
 
 // newControlClient returns a client of the emulator at endpoint, with its
 // own connections.
-func newControlClient(endpoint string) (*controlClient, error) {
-	key, err := base64.StdEncoding.DecodeString(emulatorKey)
-	if err != nil {
-		return nil, err
-	}
+func newControlClient(endpoint string) *controlClient {
+	key, _ := base64.StdEncoding.DecodeString(emulatorKey)                                                // a constant
 	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, MaxIdleConnsPerHost: 4} //nolint:gosec // local emulator, self-signed
 	// A sweep call deletes up to 1000 batches, which can take a while.
-	return &controlClient{endpoint: strings.TrimSuffix(endpoint, "/"), key: key, http: &http.Client{Timeout: 10 * time.Minute, Transport: tr}}, nil
+	return &controlClient{endpoint: strings.TrimSuffix(endpoint, "/"), key: key, http: &http.Client{Timeout: 10 * time.Minute, Transport: tr}}
 }
 
 // close drops the client's idle connections.

@@ -181,11 +181,9 @@ func (b *bench) runJS(ctx context.Context, r *results) (err error) {
 	return nil
 }
 
-// driveBench runs dir/bench.mjs against the emulator at endpoint (and the
-// replaying proxy at replay) with n operations per phase of size-byte
-// items at the concurrencies concs, calls phase at each of its phase
-// boundaries ("PHASE <name> BEGIN|END") before letting it go on, and
-// returns its RESULT line's JSON.
+// driveBench runs dir/bench.mjs against endpoint and the replaying proxy,
+// calls phase at each "PHASE <name> BEGIN|END" before letting it go on,
+// and returns its RESULT line's JSON.
 func driveBench(ctx context.Context, dir, endpoint, replay string, n, size int, concs string, phase func(name, what string) error) (string, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {

@@ -12,12 +12,10 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/emulatortest"
 )
 
-// TestJSReplayMix runs compat_test/js/bench.mjs with a replaying proxy, as
-// the js scenario does, and drives its phases: each emulator mix is
-// flanked by two halves of the same mix through the proxy, during which
-// the proxy forwards nothing (reads, replaces, creates, query plans and
-// queries all answered from memory), and the result reports the floor
-// mixes with all their operations.
+// TestJSReplayMix drives compat_test/js/bench.mjs as the js scenario does:
+// each emulator mix is flanked by two halves of the same mix through the
+// proxy, which forwards none of their requests, and the result reports the
+// floor mixes with all their operations.
 func TestJSReplayMix(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")

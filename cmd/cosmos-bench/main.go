@@ -1,33 +1,17 @@
-// Command cosmos-bench measures the emulator end to end: each figure of
-// docs/benchmarks.md comes from one of its scenarios. -scenario picks
-// them, as a comma-separated list: point, durability, js, containers,
-// batch (these five by default: the Targets rows, targets.go), ttl, query,
-// scale, changefeed, sproc, udf, ranges, or all. Each scenario starts its
-// own emulator (-bin) on a data directory of its own, and most share one
-// runner (runner.go): start the emulator with a database, seed, alternate
-// the sides being compared, report. Each file describes its scenario.
-//
-// Targets are measured and reported (met or MISSED), never asserted: the
-// exit status says only whether the run itself worked. Results are printed
-// as tables, or as JSON with -json; progress goes to stderr. The emulator
-// manages its own PostgreSQL in the run's temporary data directory.
-//
-// Usage (make bench builds the emulator first; BENCHARGS passes flags):
+// Command cosmos-bench measures the emulator end to end: every figure of
+// docs/benchmarks.md comes from one of its scenarios, which the docs name
+// with their commands. -scenario picks them, comma-separated: point,
+// durability, js, containers, batch (the default: the Targets rows,
+// targets.go), ttl, query, scale, changefeed, sproc, udf, ranges, or all.
+// Each starts its own emulator (-bin) on a fresh data directory; most share
+// one runner (runner.go): start, seed, alternate, report. Targets are
+// reported (met or MISSED), never asserted: the exit status says whether
+// the run worked. Results print as tables, or as JSON with -json.
 //
 //	go build -o bin/cosmos-emulator ./cmd/cosmos-emulator
-//	go run ./cmd/cosmos-bench [-n 2000] [-warmup 200] [-json]
-//	go run ./cmd/cosmos-bench -scenario js [-js-n 2000] [-js-concurrency 1,16]
-//	go run ./cmd/cosmos-bench -scenario containers [-containers-n 100] [-churn 1000] [-cycles 10] [-baseline-bin bin/cosmos-emulator-9d640b9]
-//	go run ./cmd/cosmos-bench -scenario ttl [-ttl-items 1000000] [-ttl-live 100000] [-ttl-batch 1000] [-ttl-window 1s]
-//	go run ./cmd/cosmos-bench -scenario query [-query-large 100000] [-query-n 300] [-query-size 400]
-//	go run ./cmd/cosmos-bench -scenario scale [-scale-items 1000000] [-scale-n 1000] [-scale-warmup 200]
-//	go run ./cmd/cosmos-bench -scenario changefeed [-cf-items 100000]
-//	go run ./cmd/cosmos-bench -scenario sproc [-sproc-n 300]
-//	go run ./cmd/cosmos-bench -scenario udf [-udf-items 10000] [-udf-n 20]
-//	go run ./cmd/cosmos-bench -scenario ranges [-ranges 16] [-ranges-n 1000]
+//	go run ./cmd/cosmos-bench [-scenario point,js] [-n 2000] [-emulator-args "--durability=process"] [-json]
 //
-// It runs on Linux (it reads /proc for memory and CPU figures). The js
-// scenario needs node, and npm ci in -js-dir if @azure/cosmos is missing.
+// It runs on Linux (it reads /proc); the js scenario needs node.
 package main
 
 import (
@@ -269,11 +253,9 @@ type bench struct {
 	logf    func(format string, args ...any)
 }
 
-// start starts the emulator on dataDir (a directory under workDir, short on
-// purpose: the managed cluster's socket, dataDir/postgres/run/.s.PGSQL.5432,
-// must fit a Unix socket address of about 107 bytes) at a free port, with
-// the user's -emulator-args followed by extra, and logs to logName in
-// workDir.
+// start starts the emulator on dataDir (short: the managed cluster's socket
+// path must fit about 107 bytes) at a free port, with -emulator-args and
+// extra, logging to logName in workDir.
 func (b *bench) start(ctx context.Context, dataDir, logName string, extra ...string) (*emulatorProcess, error) {
 	addr, err := freeAddr()
 	if err != nil {

@@ -10,13 +10,10 @@ import (
 	"strings"
 )
 
-// handlerTotals are the emulator's own totals for one operation on items,
-// from GET /_emulator/metrics: cosmos_emulator_request_duration_seconds
-// (from the request's arrival at its handler to the handler's return:
-// routing, signature check, SQL and writing the response into the HTTP
-// server's buffer) and, when the build has them, the seconds of each phase
-// within it (cosmos_emulator_request_phase_seconds_total: auth, translate,
-// postgres, encode).
+// handlerTotals are the emulator's totals for one operation on items (GET
+// /_emulator/metrics): cosmos_emulator_request_duration_seconds, from the
+// handler's start to its return, and within it the seconds of each phase
+// (cosmos_emulator_request_phase_seconds_total).
 type handlerTotals struct {
 	Seconds float64
 	Count   float64
@@ -103,12 +100,11 @@ func parseSample(line string) (name string, labels map[string]string, value floa
 // phaseNames are the handler's phases in the order the breakdown prints them.
 var phaseNames = []string{"auth", "translate", "postgres", "encode"}
 
-// breakdown is where one kind of operation's time goes at one client:
-// the client's latency, the SDK floor (the same operation answered from
-// memory by the replaying proxy), the emulator's handler time per
-// operation (the query's plan request included) and within it each phase,
-// and the remainder: the client's mean minus the floor's and the
-// handler's, which is TLS and HTTP outside the handler.
+// breakdown is where one kind of operation's time goes at one client: the
+// client's latency, the SDK floor (the same operation answered by the
+// replaying proxy), the handler's time per operation and its phases, and
+// the remainder, client mean - floor mean - handler mean: TLS and HTTP
+// outside the handler.
 type breakdown struct {
 	Op          string             `json:"op"`
 	ClientP50   float64            `json:"client_p50_ms"`

@@ -6,12 +6,10 @@ import (
 	"testing"
 )
 
-// TestDocsBreakdown: the metrics lines are read whatever their labels'
-// order, only resource type docs counts, and an operation's breakdown
-// divides the handler's and the phases' seconds by the requests of its
-// first metrics operation (a query's plan request added to its query),
-// leaving as remainder the client's mean minus the floor's and the
-// handler's.
+// TestDocsBreakdown: metrics are read whatever their labels' order, for
+// resource type docs only, and a breakdown divides the handler's and the
+// phases' seconds by its first operation's requests (a query's plan added
+// to it), leaving client mean - floor mean - handler mean as remainder.
 func TestDocsBreakdown(t *testing.T) {
 	scrape := func(body string) map[string]handlerTotals {
 		m, err := readDocsMetrics(strings.NewReader(body))

@@ -78,29 +78,25 @@ func (b *bench) runPoint(ctx context.Context, r *results) (err error) {
 	}
 	res.ReadyFresh = first.ready.Seconds()
 	first.stop()
-	emu, err := b.start(ctx, dataDir, "emulator-2.log")
+	run, err := b.startSDKRun(ctx, "data")
 	if err != nil {
 		return err
 	}
-	defer emu.stop()
+	defer run.close()
+	emu := run.emu
 	res.ReadyExisting = emu.ready.Seconds()
 	if res.IdleMB, err = idleRSS(ctx, emu, cfg.idleWait); err != nil {
 		return err
 	}
-	pgConn, err := managedConnString(dataDir)
+	raw, err := newRawBench(ctx, run.pool)
 	if err != nil {
 		return err
 	}
-	raw, err := newRawBench(ctx, pgConn)
+	c, _, err := run.createContainer(ctx, "items", nil)
 	if err != nil {
 		return err
 	}
-	defer raw.close()
-	sdk, err := newSDKBench(ctx, emu.url)
-	if err != nil {
-		return err
-	}
-	defer sdk.close(context.Background()) //nolint:errcheck
+	sdk := &sdkBench{endpoint: emu.url, http: run.hc, db: run.db, container: c}
 	items := newItemSet(cfg.warmup+cfg.n, cfg.itemSize)
 	for _, op := range []struct {
 		name, metric string

@@ -176,7 +176,7 @@ func (b *bench) runQuery(ctx context.Context, r *results) (err error) {
 	if err != nil {
 		return err
 	}
-	defer run.closeInto(&err, b.logf)
+	defer run.close()
 	now, err := run.ctl.clockNow(ctx)
 	if err != nil {
 		return err

@@ -8,13 +8,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
-// The ranges scenario (-scenario ranges) measures whether a point
-// operation's cost grows with the number of partition key ranges of its
-// container. One emulator serves two containers that differ only in their
-// ranges: one (400 RU/s) and -ranges N (N x 6,000 RU/s, the service's
-// sizing rule giving N ranges), each with -ranges-items items created
-// through the SDK (10 per logical partition). A read of a random item and
-// a query by id with its partition key run on both, alternating (compare).
+// The ranges scenario (-scenario ranges) compares a point read and a query
+// by id on a container of one partition key range and on one of -ranges
+// (the throughput that gives that many), alternating (compare).
 
 // rangesConfig holds the ranges scenario's flags.
 type rangesConfig struct {
@@ -35,7 +31,7 @@ func (b *bench) runRanges(ctx context.Context, r *results) (err error) {
 	if err != nil {
 		return err
 	}
-	defer run.closeInto(&err, b.logf)
+	defer run.close()
 	var cs []*azcosmos.ContainerClient
 	for _, n := range []int{1, rc.ranges} {
 		id := fmt.Sprintf("ranges-%d", n)

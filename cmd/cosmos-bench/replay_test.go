@@ -13,12 +13,10 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/internal/sysmon"
 )
 
-// TestReplayProxy: the proxy, in a process of its own, answers a repeated
-// GET of an item or of the health path, a create, a replace, a batch, a
-// query plan request and a query from memory with the recorded status,
-// headers and body; other requests (an upsert, a query's continuation, a
-// container read) always reach the target, with the Host the client
-// dialled; its stats endpoint counts both kinds.
+// TestReplayProxy: the proxy, in a process of its own, answers the repeated
+// requests replayKey names from memory with the recorded status, headers
+// and body; others (an upsert, a continuation, a container read) always
+// reach the target, with the Host the client dialled; its stats count both.
 func TestReplayProxy(t *testing.T) {
 	var hits atomic.Int64
 	var lastHost atomic.Value

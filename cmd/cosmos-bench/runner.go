@@ -49,12 +49,10 @@ func (b *bench) startSDKRun(ctx context.Context, name string, extra ...string) (
 	}
 	defer func() {
 		if err != nil {
-			r.close(b.logf)
+			r.close()
 		}
 	}()
-	if r.ctl, err = newControlClient(r.emu.url); err != nil {
-		return r, err
-	}
+	r.ctl = newControlClient(r.emu.url)
 	if r.client, r.hc, err = newSDKClient(r.emu.url); err != nil {
 		return r, err
 	}
@@ -86,50 +84,25 @@ func (r *sdkRun) createContainer(ctx context.Context, id string, ttl *int32) (*a
 	return c, table, err
 }
 
-// close deletes the database,
-// closes the clients and stops the emulator. It returns the deletion's
-// error.
-func (r *sdkRun) close(logf func(string, ...any)) error {
-	var err error
+// close closes the clients and stops the emulator (its data directory,
+// the database with it, goes with the run's work directory).
+func (r *sdkRun) close() {
 	if r.pool != nil {
 		r.pool.Close()
 	}
-	if r.db != nil {
-		if _, derr := r.db.Delete(context.Background(), nil); derr != nil {
-			err = fmt.Errorf("deleting the benchmark database: %w", derr)
-		}
-	}
 	if r.hc != nil {
 		r.hc.CloseIdleConnections()
-	}
-	if r.ctl != nil {
 		r.ctl.close()
 	}
 	r.emu.stop()
-	if r.emu.exitErr != nil {
-		logf("warning: the emulator exited with %v (log: %s)", r.emu.exitErr, r.emu.logPath)
-	}
-	return err
 }
 
-// closeInto closes r, setting *err to the close's error if it was nil:
-// for a deferred call.
-func (r *sdkRun) closeInto(err *error, logf func(string, ...any)) {
-	if cerr := r.close(logf); cerr != nil && *err == nil {
-		*err = cerr
-	}
-}
-
-// seedSQL returns an INSERT that writes items g = 0..n-1 into table as of
-// emulator time $1 (unix seconds), each about size bytes of JSON: id
-// item-<g, width digits>, partition key value 'p' || (pk), the JSON
-// members fields (SQL text starting with a comma, "" for none) after "pk",
-// a payload of pad (SQL over g; "" repeats 'x'), timestamp ts (SQL over g
-// and $1), only the rows where holds (SQL over g; "" for all). Each row
-// also gets the effective partition key the emulator stores with it (a
-// hash computed in Go): seedRows passes the keys ["p0"].. and their EPKs as
-// $2 and $3, and a row of another key would be left out. Run it with
-// seedRows.
+// seedSQL returns an INSERT of items g = 0..n-1 into table as of time $1,
+// each about size bytes of JSON: id item-<g, width digits>, partition key
+// 'p' || (pk), then the members fields (SQL starting with a comma, or ""),
+// a payload of pad (SQL; "" repeats 'x'), timestamp ts, the rows where
+// holds ("" for all). seedRows passes the keys ["p0"].. and their EPKs
+// (a hash computed in Go) as $2 and $3; a row of another key is left out.
 func seedSQL(table string, n, size, width int, pk, fields, pad, ts, where string) string {
 	if pad == "" {
 		pad = fmt.Sprintf("repeat('x', %d)", size)

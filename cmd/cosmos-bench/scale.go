@@ -53,7 +53,7 @@ func (b *bench) runScale(ctx context.Context, r *results) (err error) {
 	if err != nil {
 		return err
 	}
-	defer run.closeInto(&err, b.logf)
+	defer run.close()
 	now, err := run.ctl.clockNow(ctx)
 	if err != nil {
 		return err

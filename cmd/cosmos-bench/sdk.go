@@ -70,42 +70,13 @@ func newDatabaseID() string {
 	return "cosmos-bench-" + hex.EncodeToString(suffix)
 }
 
-// sdkBench runs point operations through the official Go SDK against a
-// database and container "items" (partitioned on /pk) it creates.
+// sdkBench runs point operations through the official Go SDK on a
+// container "items" partitioned on /pk.
 type sdkBench struct {
 	endpoint  string
 	http      *http.Client
 	db        *azcosmos.DatabaseClient
 	container *azcosmos.ContainerClient
-}
-
-// newSDKBench connects to the emulator at endpoint and creates the
-// database and container.
-func newSDKBench(ctx context.Context, endpoint string) (*sdkBench, error) {
-	client, hc, err := newSDKClient(endpoint)
-	if err != nil {
-		return nil, err
-	}
-	dbID := newDatabaseID()
-	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
-		return nil, fmt.Errorf("SDK: creating database %s: %w", dbID, err)
-	}
-	b := &sdkBench{endpoint: endpoint, http: hc}
-	b.db, _ = client.NewDatabase(dbID)
-	props := azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
-	if _, err := b.db.CreateContainer(ctx, props, nil); err != nil {
-		return nil, errors.Join(fmt.Errorf("SDK: creating container: %w", err), b.close(ctx))
-	}
-	b.container, _ = b.db.NewContainer("items")
-	return b, nil
-}
-
-// close deletes the run's database (with its container and items).
-func (b *sdkBench) close(ctx context.Context) error {
-	if _, err := b.db.Delete(ctx, nil); err != nil {
-		return fmt.Errorf("SDK: deleting the benchmark database: %w", err)
-	}
-	return nil
 }
 
 // op returns an opFunc that runs f on item i.

@@ -24,14 +24,12 @@ func TestMain(m *testing.M) {
 	os.Exit(pgtest.Main(m))
 }
 
-// TestSeeds seeds items tables created by pgstore, as the emulator creates
-// them, with each scenario's seedSQL and checks through the store what the
-// scenario relies on: every row has a body of exactly the requested size
-// and the effective partition key the emulator computes for its key, the
-// items the scenario names are readable under their ids and partition
-// keys, and each scenario's own properties hold (the TTL scenario's live
-// items, backlog and sweep; every query of the query scenario passing its
-// own check; the scale scenario's partitions and filter).
+// TestSeeds seeds items tables created by pgstore, as the emulator's, with
+// each scenario's seedSQL, and checks through the store that every row has
+// the requested size and the EPK of its key, the scenario's items read back
+// under their keys, and each scenario's own properties hold (TTL: live
+// items, backlog, sweep; query: every query passes its check; scale: the
+// partitions and the filter).
 func TestSeeds(t *testing.T) {
 	ctx := context.Background()
 	conn := pgtest.NewDatabase(t)

@@ -7,11 +7,9 @@ import (
 	"text/tabwriter"
 )
 
-// The Targets section closes a run's report (and is "targets" in -json):
-// one row per target of the performance work, each a figure measured in
-// this run against its limit, "met" or "missed by" how much. A miss never
-// fails the run. A check whose scenario did not run still gives its row,
-// "not measured" with the reason.
+// The Targets section closes a run's report ("targets" in -json): each
+// target's figure in this run against its limit, "met" or "missed by" how
+// much, or "not measured" and why. A miss never fails the run.
 
 // targetRow is one target's outcome in a run.
 type targetRow struct {

@@ -133,7 +133,7 @@ func (b *bench) runTTL(ctx context.Context, r *results) (err error) {
 	if err != nil {
 		return err
 	}
-	defer run.closeInto(&err, logf)
+	defer run.close()
 	ttl := int32(ttlDefaultTTL)
 	tables, cs := map[string]string{}, map[string]*azcosmos.ContainerClient{}
 	for _, id := range []string{ttlBigID, ttlLiveID} {
@@ -202,11 +202,10 @@ func checkStats(ctx context.Context, c *controlClient, db, coll string, stored, 
 	return err
 }
 
-// ttlFeeds compares reads of many items on the live-only container and on
-// the one with the expired rows, alternating (compare): the read feed (raw
-// HTTP, pages of 1,000) of one partition per run and of every item, and
-// two queries through the SDK on the run's partition, WHERE on the
-// partition key and COUNT with a partition key; each checks its count.
+// ttlFeeds compares (compare) reads of many items on the live-only and the
+// with-expired container: the read feed (pages of 1,000) of one partition
+// and of every item, and WHERE on the partition key and COUNT queries
+// through the SDK, each checking its count.
 func (b *bench) ttlFeeds(ctx context.Context, run *sdkRun, cs map[string]*azcosmos.ContainerClient) ([]opCompared, error) {
 	tc := b.cfg.ttl
 	ids, perPK := []string{ttlLiveID, ttlBigID}, tc.live/tc.partitions
@@ -293,12 +292,11 @@ func sweepAll(ctx context.Context, run *sdkRun, want int) (sweepRun, error) {
 	return r, nil
 }
 
-// sweepInWindows sweeps the backlog in alternating windows of length w,
-// reading all the while: w without sweep calls, w with them (in the
-// background), then a gap of w/2 not counted, until a call finds nothing
-// left. A read counts in the window it starts in. It returns the
-// latencies of the reads of the windows with the sweep and the pairs'
-// p99 ratios (windowRatio).
+// sweepInWindows sweeps the backlog in alternating windows, reading all the
+// while: w without sweep calls, w with them (in the background), a gap of
+// w/2 not counted, until a call finds nothing left; a read counts in the
+// window it starts in. It returns the reads of the windows with the sweep
+// and the pairs' p99 ratios (windowRatio).
 func sweepInWindows(ctx context.Context, run *sdkRun, read func(int) error, w time.Duration) (with []time.Duration, ratios []float64, err error) {
 	i := 0
 	readUntil := func(stop func() bool) (lat []time.Duration, err error) {

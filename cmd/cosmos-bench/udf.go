@@ -11,13 +11,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
-// The udf scenario (-scenario udf) seeds -udf-items items (income spread
-// from 0 to 100,000, 300 bytes of padding) over 100 partitions and times,
-// -udf-n runs each after one unmeasured, queries across partitions calling
-// a user-defined function against the same filter in built-in arithmetic,
-// drained in pages of 1,000 through the Go SDK (the COUNT, which the Go SDK
-// cannot aggregate, as signed REST to range 0), sampling the emulator's
-// RSS meanwhile.
+// The udf scenario (-scenario udf) times queries across partitions calling a
+// user-defined function, against the same filter in built-in arithmetic,
+// on -udf-items items, sampling the emulator's RSS meanwhile.
 
 // udfConfig holds the udf scenario's flags.
 type udfConfig struct {
@@ -57,7 +53,7 @@ func (b *bench) runUDF(ctx context.Context, r *results) (err error) {
 	if err != nil {
 		return err
 	}
-	defer run.closeInto(&err, b.logf)
+	defer run.close()
 	c, table, err := run.createContainer(ctx, "items", nil)
 	if err != nil {
 		return err

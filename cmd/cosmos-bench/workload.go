@@ -105,11 +105,9 @@ func newLatencyStats(lat []time.Duration, elapsed time.Duration) latencyStats {
 	return s
 }
 
-// rawBench runs the raw pgx statements of the point scenario on a table
-// bench_raw that mirrors the point-operation part of an items table (text
-// partition key and id as the primary key, the document as text). Like
-// the emulator's store it uses a pgxpool with pgx's default statement
-// cache, so each statement is prepared once and then costs one round trip.
+// rawBench runs the point scenario's raw pgx statements on a table
+// bench_raw shaped as an items table's point-operation part, through a
+// pgxpool as the store's (each statement prepared once, then one round trip).
 type rawBench struct{ pool *pgxpool.Pool }
 
 // managedConnString returns the connection string of the cluster the
@@ -129,22 +127,12 @@ func managedConnString(dataDir string) (string, error) {
 	return fmt.Sprintf("host='%s' port=5432 user=postgres dbname=postgres sslmode=disable", strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(sockDir)), nil
 }
 
-// newRawBench connects to connString and (re)creates the benchmark table.
-func newRawBench(ctx context.Context, connString string) (*rawBench, error) {
-	pool, err := pgxpool.New(ctx, connString)
-	if err == nil {
-		_, err = pool.Exec(ctx, `DROP TABLE IF EXISTS bench_raw; CREATE TABLE bench_raw (pk text, id text, body text, PRIMARY KEY (pk, id))`)
-	}
-	if err != nil {
+// newRawBench (re)creates the benchmark table through pool.
+func newRawBench(ctx context.Context, pool *pgxpool.Pool) (*rawBench, error) {
+	if _, err := pool.Exec(ctx, `DROP TABLE IF EXISTS bench_raw; CREATE TABLE bench_raw (pk text, id text, body text, PRIMARY KEY (pk, id))`); err != nil {
 		return nil, fmt.Errorf("raw pgx: %w", err)
 	}
 	return &rawBench{pool}, nil
-}
-
-// close drops the benchmark table and disconnects.
-func (r *rawBench) close() {
-	_, _ = r.pool.Exec(context.Background(), `DROP TABLE IF EXISTS bench_raw`)
-	r.pool.Close()
 }
 
 // op returns an opFunc running sql with item i's partition key, id and
