@@ -54,9 +54,9 @@ func (h *handler) writeItem(w http.ResponseWriter, r *http.Request, status int, 
 		encoded()
 	}
 	hd := w.Header()
-	hd.Set("X-Ms-Request-Charge", charge(write, len(body)))
-	hd.Set("X-Ms-Alt-Content-Path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID)
-	hd.Set("X-Ms-Content-Path", res.Container.RID)
+	setHeaders(hd, "X-Ms-Request-Charge", charge(write, len(body)),
+		"X-Ms-Alt-Content-Path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID,
+		"X-Ms-Content-Path", res.Container.RID)
 	lsn := res.Item.LSN
 	if res.Item.CurrentLSN > lsn {
 		// a read: lsn is the current LSN, as the service's (the Python SDK's

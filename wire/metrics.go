@@ -128,7 +128,11 @@ func lowerCosmosHeaders(hd http.Header) {
 		if strings.HasPrefix(k, "X-Ms-") {
 			lk := lowerName(k)
 			delete(hd, k)
-			hd[lk] = append(hd[lk], v...)
+			if prev := hd[lk]; len(prev) > 0 {
+				hd[lk] = append(prev, v...)
+			} else {
+				hd[lk] = v // the value slice moves with its name: no copy
+			}
 		}
 	}
 }
