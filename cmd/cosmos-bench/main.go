@@ -196,22 +196,22 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 
 // validate checks the flags' values.
 func validate(cfg config) error {
-	for _, c := range []struct {
-		bad bool
-		msg string
-	}{
-		{cfg.n < 1 || cfg.warmup < 0 || cfg.itemSize < 128, "-n must be at least 1, -warmup not negative, -size at least 128"},
-		{cfg.udf.items < 1 || cfg.udf.runs < 1 || cfg.sproc.runs < 1 || cfg.batch.runs < 1 || cfg.batch.bulkItems < 1 || cfg.cf.items < 1, "-udf-items, -udf-n, -sproc-n, -batch-n, -bulk-items and -cf-items must be positive"},
-		{cfg.js.n < 1 || cfg.containers.n < 1 || cfg.containers.churn < 0 || cfg.containers.cycles < 1, "-js-n, -containers-n and -cycles must be at least 1, -churn not negative"},
-		{cfg.ttl.live < 1000 || cfg.ttl.live%1000 != 0 || cfg.ttl.live >= cfg.ttl.items || cfg.ttl.batch < 1 || cfg.ttl.reads < 1 || cfg.ttl.feedRuns < 1 || cfg.ttl.window <= 0,
-			"-ttl-live must be a multiple of 1000 below -ttl-items, -ttl-batch, -ttl-reads, -ttl-feed-runs and -ttl-window positive"},
-		{cfg.query.large%1000 != 0 || cfg.query.large <= 1000 || cfg.query.size < 256 || cfg.query.runs < 1, "-query-large must be a multiple of 1000 above 1000, -query-size at least 256, -query-n at least 1"},
-		{cfg.scale.large%100 != 0 || cfg.scale.large <= 1000 || cfg.scale.runs < 1 || cfg.scale.warmup < 0, "-scale-items must be a multiple of 100 above 1000, -scale-n at least 1, -scale-warmup not negative"},
-		{cfg.ranges.ranges < 2 || cfg.ranges.runs < 1, "-ranges must be at least 2, -ranges-n at least 1"},
-	} {
-		if c.bad {
-			return errors.New(c.msg)
+	for name, v := range map[string]int{"-n": cfg.n, "-udf-items": cfg.udf.items, "-udf-n": cfg.udf.runs, "-sproc-n": cfg.sproc.runs, "-batch-n": cfg.batch.runs,
+		"-bulk-items": cfg.batch.bulkItems, "-cf-items": cfg.cf.items, "-js-n": cfg.js.n, "-containers-n": cfg.containers.n, "-cycles": cfg.containers.cycles,
+		"-ttl-batch": cfg.ttl.batch, "-ttl-reads": cfg.ttl.reads, "-ttl-feed-runs": cfg.ttl.feedRuns, "-query-n": cfg.query.runs, "-scale-n": cfg.scale.runs, "-ranges-n": cfg.ranges.runs} {
+		if v < 1 {
+			return fmt.Errorf("%s must be at least 1", name)
 		}
+	}
+	switch {
+	case cfg.warmup < 0 || cfg.scale.warmup < 0 || cfg.containers.churn < 0 || cfg.itemSize < 128 || cfg.query.size < 256 || cfg.ttl.window <= 0:
+		return errors.New("-warmup, -scale-warmup and -churn must not be negative, -size at least 128, -query-size at least 256, -ttl-window positive")
+	case cfg.ttl.live < 1000 || cfg.ttl.live%1000 != 0 || cfg.ttl.live >= cfg.ttl.items:
+		return errors.New("-ttl-live must be a multiple of 1000 below -ttl-items")
+	case cfg.query.large%1000 != 0 || cfg.query.large <= 1000 || cfg.scale.large%100 != 0 || cfg.scale.large <= 1000:
+		return errors.New("-query-large must be a multiple of 1000 and -scale-items of 100, both above 1000")
+	case cfg.ranges.ranges < 2:
+		return errors.New("-ranges must be at least 2")
 	}
 	return nil
 }
