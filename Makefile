@@ -6,7 +6,7 @@ GO       ?= go
 BIN      := bin/cosmos-emulator
 GOFLAGS_TEST ?= -race -count=1 -timeout 30m
 
-.PHONY: build run test lint bench sdk-tests js-smoke node-helper-test fuzz clean docker-test image reliability fuzz-rntbd
+.PHONY: build run test lint bench bench-check sdk-tests js-smoke node-helper-test fuzz clean docker-test image reliability fuzz-rntbd
 
 # The release version (semantic) --version, /_emulator/health and the
 # image's labels report. It is server.Version's default (a test keeps them
@@ -78,6 +78,13 @@ BASELINE_BIN := $(if $(BASELINE),bin/cosmos-emulator-$(BASELINE))
 
 bench: build $(BASELINE_BIN)
 	$(GO) run ./cmd/cosmos-bench $(if $(BASELINE_BIN),-baseline-bin $(BASELINE_BIN)) $(BENCHARGS)
+
+# Every Go benchmark once (-benchtime=1x, -short: the smaller sizes), so
+# that each one's result checks run: a benchmark that stops measuring what
+# it claims fails here. BENCH_PKGS are the packages with a func Benchmark.
+BENCH_PKGS = $(sort $(dir $(shell git grep -l '^func Benchmark' -- '*_test.go')))
+bench-check:
+	$(GO) test -count=1 -short -run '^$$' -bench . -benchtime=1x $(addprefix ./,$(BENCH_PKGS))
 
 # An earlier revision, built from git archive in a temporary directory (no
 # checkout, no worktree), with the same flags as build.

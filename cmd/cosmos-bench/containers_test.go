@@ -10,14 +10,12 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 )
 
-// TestSuiteCycleRequests runs the suite cycle against an in-process
-// emulator through the Go SDK: each step sends exactly the requests its
-// calls need (one per call: no SDK call costs an extra round trip), and
-// the report prints every step. The client's first request is preceded by
-// its one read of the account (GET /), so the second cycle is checked.
+// TestSuiteCycleRequests: each step of the suite cycle sends one request per
+// SDK call (the client's first request adds its read of the account, so
+// the second cycle is checked), and the report prints every step.
 func TestSuiteCycleRequests(t *testing.T) {
 	e := emulatortest.Start(t)
-	client, _, err := newSDKClient(e.Endpoint, 1, false)
+	client, _, err := newSDKClient(e.Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,18 +32,18 @@ type emulatorProcess struct {
 	exitErr error         // cmd.Wait's result; read after exited is closed
 }
 
-// startEmulator starts bin with args, writing its stderr to logPath (and to
-// tee), and waits up to timeout for its ready line on stdout. ctx cancels
+// startEmulator starts bin with args, writing its stderr to logPath, and
+// waits up to timeout for its ready line on stdout. ctx cancels
 // the wait (the process is then stopped); it does not bound the process's
 // life.
-func startEmulator(ctx context.Context, bin string, args []string, logPath string, tee io.Writer, timeout time.Duration) (*emulatorProcess, error) {
+func startEmulator(ctx context.Context, bin string, args []string, logPath string, timeout time.Duration) (*emulatorProcess, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	e := &emulatorProcess{logPath: logPath, exited: make(chan struct{})}
 	e.cmd = exec.Command(bin, args...)
-	e.cmd.Stderr = io.MultiWriter(logFile, tee)
+	e.cmd.Stderr = logFile
 	e.cmd.SysProcAttr = sysProcAttr()
 	stdout, err := e.cmd.StdoutPipe()
 	if err != nil {
@@ -98,8 +98,8 @@ func startEmulator(ctx context.Context, bin string, args []string, logPath strin
 func (e *emulatorProcess) pid() int { return e.cmd.Process.Pid }
 
 // cpu samples the CPU time of the emulator and of its managed PostgreSQL
-// (none with an external one), see sampleProcCPU.
-func (e *emulatorProcess) cpu() procCPU { return sampleProcCPU(e.pid(), pgPostmaster(e.pid(), nil), 0) }
+// (sampleProcCPU).
+func (e *emulatorProcess) cpu() procCPU { return sampleProcCPU(e.pid(), 0) }
 
 // stop sends SIGTERM and waits for the process to exit (it stops its
 // PostgreSQL first), killing it after stopTimeout. It returns how long the

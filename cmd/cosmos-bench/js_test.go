@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,15 +12,12 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/emulatortest"
 )
 
-// TestJSReplayMix runs compat_test/js/bench.mjs with a replaying proxy, as
-// the js scenario does, and drives its phases: each emulator mix is
-// flanked by two halves of the same mix through the proxy, during which
-// the proxy forwards nothing (reads, replaces, creates, query plans and
-// queries all answered from memory), and the result reports the floor
-// mixes with all their operations.
+// TestJSReplayMix drives compat_test/js/bench.mjs as the js scenario does:
+// each emulator mix is flanked by two halves of the same mix through the
+// proxy, which forwards none of their requests, and the result reports the
+// floor mixes with all their operations.
 func TestJSReplayMix(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
+	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
 	}
 	dir, err := filepath.Abs(filepath.Join("..", "..", "compat_test", "js"))
@@ -41,62 +35,27 @@ func TestJSReplayMix(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer replay.Close()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "bench.mjs"))
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "COSMOS_ENDPOINT="+e.Endpoint, "COSMOS_KEY="+emulatorKey, "COSMOS_DB=replaymix",
-		"BENCH_REPLAY_ENDPOINT="+replay.URL(), "BENCH_N=80", "BENCH_SEED=30", "BENCH_WARMUP=10", "BENCH_SIZE=300", "BENCH_CONCURRENCY=1,4")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var phases []string
-	var result string
 	var begun replayStats
 	forwarded := map[string]int64{}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if r, ok := strings.CutPrefix(line, "RESULT "); ok {
-			result = r
-			continue
+	result, err := driveBench(ctx, dir, e.Endpoint, replay.URL(), 80, 300, "1,4", func(name, what string) error {
+		phases = append(phases, name+" "+what)
+		if !strings.HasPrefix(name, "replay-mix-") {
+			return nil
 		}
-		phase, ok := strings.CutPrefix(line, "PHASE ")
-		if !ok {
-			continue
-		}
-		phases = append(phases, phase)
-		name, what, _ := strings.Cut(phase, " ")
-		if _, ok := replayMixConcurrency(name); ok {
-			st, err := replayStatsOf(ctx, replay.URL())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if what == "BEGIN" {
-				begun = st
-			} else {
-				forwarded[name] = st.Forwarded - begun.Forwarded
-				if st.Replayed-begun.Replayed < 40 {
-					t.Errorf("%s: %d requests replayed, want at least the phase's 40 operations", name, st.Replayed-begun.Replayed)
-				}
+		st, err := replayStatsOf(ctx, replay.URL())
+		if what == "BEGIN" {
+			begun = st
+		} else {
+			forwarded[name] = st.Forwarded - begun.Forwarded
+			if st.Replayed-begun.Replayed < 40 {
+				t.Errorf("%s: %d requests replayed, want at least the phase's 40 operations", name, st.Replayed-begun.Replayed)
 			}
 		}
-		if _, err := io.WriteString(stdin, "go\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("bench.mjs: %v\n%s", err, stderr.String())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	var want []string
 	for _, c := range []string{"1", "4"} {

@@ -4,9 +4,9 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestParseScenarios: -scenario takes a comma-separated list, "all" names
@@ -41,47 +41,38 @@ func TestParseScenarios(t *testing.T) {
 			t.Fatalf("%q: %v", c.arg, err)
 		}
 		for _, name := range scenarioNames {
-			if cfg.has(name) != slices.Contains(c.want, name) {
-				t.Errorf("%q: has(%s) = %v", c.arg, name, cfg.has(name))
+			if cfg.scenarios[name] != slices.Contains(c.want, name) {
+				t.Errorf("%q: %s selected: %v", c.arg, name, cfg.scenarios[name])
 			}
 		}
 	}
 }
 
-// TestStatSum reads this process's CPU times: utime+stime grows with work,
-// and a process that does not exist reads as 0.
-func TestStatSum(t *testing.T) {
-	before := procTicks(os.Getpid())
-	x := 0
-	deadline := time.Now().Add(10 * time.Second)
-	for procTicks(os.Getpid()) < before+2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("utime+stime stayed at %d after 10 s of work", procTicks(os.Getpid()))
-		}
-		for i := range 1_000_000 {
-			x += i
-		}
-	}
-	if procChildTicks(os.Getpid()) < 0 || procTicks(1<<30) != 0 || procChildTicks(1<<30) != 0 {
-		t.Errorf("child ticks %d, missing process %d/%d", procChildTicks(os.Getpid()), procTicks(1<<30), procChildTicks(1<<30))
-	}
-	_ = x
-}
-
-// TestWorkloadPerOp: a phase's CPU is divided by every operation the
-// workload runs, warm-up included, and an unmeasured PostgreSQL stays -1.
-func TestWorkloadPerOp(t *testing.T) {
+// TestPerOp: a phase's CPU is divided by every operation that ran in it.
+func TestPerOp(t *testing.T) {
 	for _, tc := range []struct {
-		w    workload
 		c    phaseCPU
+		ops  int
 		want perOpCPU
 	}{
-		{workload{warmup: 200, n: 800}, phaseCPU{EmulatorMS: 100, PostgresMS: 50}, perOpCPU{Emulator: 0.1, Postgres: 0.05}},
-		{workload{n: 10}, phaseCPU{EmulatorMS: 5, PostgresMS: -1}, perOpCPU{Emulator: 0.5, Postgres: -1}},
-		{workload{}, phaseCPU{EmulatorMS: 3, PostgresMS: 0}, perOpCPU{Emulator: 3, Postgres: 0}},
+		{phaseCPU{EmulatorMS: 100, PostgresMS: 50}, 1000, perOpCPU{Emulator: 0.1, Postgres: 0.05}},
+		{phaseCPU{EmulatorMS: 3, PostgresMS: 0}, 0, perOpCPU{Emulator: 3, Postgres: 0}},
 	} {
-		if got := tc.w.perOp(tc.c); got != tc.want {
-			t.Errorf("%+v.perOp(%+v) = %+v, want %+v", tc.w, tc.c, got, tc.want)
+		if got := perOp(tc.c, tc.ops); got != tc.want {
+			t.Errorf("perOp(%+v, %d) = %+v, want %+v", tc.c, tc.ops, got, tc.want)
 		}
+	}
+}
+
+// TestStatFields: the fields of /proc/<pid>/stat are counted from the state
+// after "pid (comm)" (so the parent is index 1, the CPU times 11 to 14), and
+// a process that does not exist reads as nothing.
+func TestStatFields(t *testing.T) {
+	f := statFields(os.Getpid())
+	if len(f) < 15 || f[1] != strconv.Itoa(os.Getppid()) || !slices.Contains(childrenOf(os.Getppid()), os.Getpid()) {
+		t.Fatalf("stat fields %q, want the parent %d at index 1", f, os.Getppid())
+	}
+	if statFields(1<<30) != nil || procTicks(1<<30) != 0 {
+		t.Errorf("a missing process reads as %q", statFields(1<<30))
 	}
 }

@@ -23,20 +23,12 @@ import (
 	"github.com/cosmos-emulator/cosmos-emulator/internal/sysmon"
 )
 
-// replayProxy stands between an SDK and the emulator and answers a repeated
-// GET of an item or of /_emulator/health from memory: the first such
-// request goes to the emulator, later ones get its recorded response
-// (status, headers, body) without the emulator. Every other request is
-// forwarded, with the Host the client dialled, so the account the SDK
-// reads names the proxy and the SDK keeps talking through it.
-//
-// Its use is a floor: an SDK's point read through the proxy costs the
-// SDK's own work, loopback, TLS and HTTP, but no server work at all, so the
-// read's ratio to the health request through the same proxy is the best
-// any server could reach with that SDK on this machine. The benchmarks run
-// it in a process of its own (startReplayProcess), as a server would be:
-// in the client's process, a request would skip the wake-up of another
-// process that every request to a real server pays.
+// replayProxy stands between an SDK and the emulator and answers repeated
+// requests (replayKey) from memory with the first one's recorded response;
+// every other request is forwarded, with the Host the client dialled. An
+// SDK through it pays its own work, loopback, TLS and HTTP but no server
+// work: the floor of any server. It runs in a process of its own
+// (startReplayProcess), as a server would.
 type replayProxy struct {
 	srv   *httptest.Server
 	rp    *httputil.ReverseProxy
@@ -96,12 +88,10 @@ func (p *replayProxy) URL() string { return p.srv.URL + "/" }
 func (p *replayProxy) Close() { p.srv.Close() }
 
 // replayKey says whether a request is answered from memory once seen, and
-// under which key: a GET of an item or of /_emulator/health by its path;
-// a replace by its item's path; a create, a transactional batch, a query
-// plan request and a query by the container's path (every one gets the
-// first one's response, which the SDK parses the same way whatever the
-// item or the parameters: the cost of an answer, not its content, is what
-// a floor needs). Upserts, continuations and everything else are
+// under which key: a GET of an item or of the health path, a replace by
+// the item's path; a create, a batch, a query plan request and a query by
+// the container's path (the SDK parses any such answer alike: a floor
+// needs the cost of an answer, not its content). Everything else is
 // forwarded every time.
 func replayKey(r *http.Request) (string, bool) {
 	path := r.URL.EscapedPath()
@@ -169,25 +159,19 @@ type replayStats struct {
 }
 
 // replayStatsOf reads the request counts of the proxy at url (its URL).
-func replayStatsOf(ctx context.Context, url string) (replayStats, error) {
-	var s replayStats
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(url, "/")+replayStatsPath, nil)
-	if err != nil {
-		return s, err
-	}
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the proxy's self-signed certificate
-	}}
+func replayStatsOf(ctx context.Context, url string) (s replayStats, err error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(url, "/")+replayStatsPath, nil)
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the proxy's self-signed certificate
 	defer client.CloseIdleConnections()
 	resp, err := client.Do(req)
+	if err == nil {
+		defer resp.Body.Close()
+		err = json.NewDecoder(resp.Body).Decode(&s)
+	}
 	if err != nil {
-		return s, fmt.Errorf("replay proxy stats: %w", err)
+		err = fmt.Errorf("replay proxy stats: %w", err)
 	}
-	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
-		return s, fmt.Errorf("replay proxy stats: %w", err)
-	}
-	return s, nil
+	return s, err
 }
 
 // captureWriter copies a response's status and body as it is written.
@@ -207,111 +191,53 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 	return c.ResponseWriter.Write(b)
 }
 
-// sdkFloor measures the Go SDK's own floor through a replaying proxy of
-// the emulator at endpoint: n point reads of the first 50 items of items
-// (read once first, so that the proxy has recorded them) interleaved with
-// n health requests, on a client of its own. It returns the health and
-// read latencies, and the proxy's CPU time per request over them in ms.
-func sdkFloor(ctx context.Context, endpoint, dbID string, items *itemSet, n int, http1 bool) (health, read latencyStats, cpuMs float64, err error) {
-	sb, proxy, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
+// readsVsFloor alternates point reads of the first 50 of items through emu
+// (on the emulator at endpoint), reads through a replaying proxy of it and
+// health requests through the proxy, n of each after 50. It returns their
+// latencies, the proxy's CPU per request in ms, and the read's breakdown
+// (handler means over every read the emulator served meanwhile).
+func readsVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int) (lat []latencyStats, cpuMs float64, bd breakdown, err error) {
+	sb, proxy, done, err := startReplaySDK(ctx, endpoint, dbID)
 	if err != nil {
-		return health, read, 0, err
+		return nil, 0, bd, err
 	}
 	defer done()
-	rd, hl := sb.read(items), sb.health()
-	const k = 50
-	for i := 0; i < k; i++ {
-		if _, err := rd(ctx, i); err != nil {
-			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
-		}
-		if _, err := hl(ctx, i); err != nil {
-			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
-		}
-	}
-	hs, rs := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
-	t0, ticks := time.Now(), procTicks(proxy.Pid())
-	for i := 0; i < n; i++ {
-		s := time.Now()
-		if _, err := hl(ctx, i); err != nil {
-			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
-		}
-		hs = append(hs, time.Since(s))
-		s = time.Now()
-		if _, err := rd(ctx, i%k); err != nil {
-			return health, read, 0, fmt.Errorf("SDK floor: %w", err)
-		}
-		rs = append(rs, time.Since(s))
-	}
-	el, ticks := time.Since(t0), procTicks(proxy.Pid())-ticks
-	return newLatencyStats(hs, el), newLatencyStats(rs, el), float64(ticks) * 1000 / clockTicks / float64(2*n), nil
-}
-
-// readVsFloor measures point reads of the first 50 of items through emu
-// (an SDK bench on the emulator at endpoint) and through a replaying proxy
-// of it, alternately, n of each: the Go SDK's read against the SDK floor in
-// the same moments, one client each. It returns the emulator's and the
-// floor's latencies.
-func readVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int, http1 bool) (emuRead, floorRead latencyStats, err error) {
-	sb, _, done, err := startReplaySDK(ctx, endpoint, dbID, http1)
+	ops := []opFunc{emu.read(items), sb.read(items), sb.health()}
+	before, err := docsMetrics(ctx, emu.http, endpoint)
 	if err != nil {
-		return emuRead, floorRead, err
+		return nil, 0, bd, err
 	}
-	defer done()
-	er, fr := emu.read(items), sb.read(items)
-	const k = 50
-	for i := 0; i < k; i++ { // the proxy records each item; both warm up
-		if _, err := fr(ctx, i); err != nil {
-			return emuRead, floorRead, fmt.Errorf("read floor: %w", err)
-		}
-		if _, err := er(ctx, i); err != nil {
-			return emuRead, floorRead, fmt.Errorf("read: %w", err)
-		}
+	ticks := procTicks(proxy.Pid())
+	ds, err := alternate(50, n, func(side, i int) error { return ops[side](ctx, i%50) }, len(ops))
+	if err != nil {
+		return nil, 0, bd, fmt.Errorf("reads against the floor: %w", err)
 	}
-	es, fs := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
-	t0 := time.Now()
-	for i := 0; i < n; i++ {
-		s := time.Now()
-		if _, err := er(ctx, i%k); err != nil {
-			return emuRead, floorRead, fmt.Errorf("read: %w", err)
-		}
-		es = append(es, time.Since(s))
-		s = time.Now()
-		if _, err := fr(ctx, i%k); err != nil {
-			return emuRead, floorRead, fmt.Errorf("read floor: %w", err)
-		}
-		fs = append(fs, time.Since(s))
+	cpuMs = float64(procTicks(proxy.Pid())-ticks) * 1000 / clockTicks / float64(3*(n+50))
+	after, err := docsMetrics(ctx, emu.http, endpoint)
+	for _, d := range ds {
+		lat = append(lat, newLatencyStats(d, 0))
 	}
-	el := time.Since(t0)
-	return newLatencyStats(es, el), newLatencyStats(fs, el), nil
+	return lat, cpuMs, newBreakdown("read", lat[0], lat[1], before, after, "Read"), err
 }
 
 // startReplaySDK starts a replaying proxy of the emulator at endpoint in a
 // process of its own and returns an SDK bench on it for the benchmark
 // database dbID's container "items", the proxy, and a function that closes
 // both.
-func startReplaySDK(ctx context.Context, endpoint, dbID string, http1 bool) (*sdkBench, *replayProcess, func(), error) {
+func startReplaySDK(ctx context.Context, endpoint, dbID string) (*sdkBench, *replayProcess, func(), error) {
 	p, err := startReplayProcess(ctx, endpoint)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	client, httpClient, err := newSDKClient(p.URL(), 1, http1)
+	client, hc, err := newSDKClient(p.URL())
 	if err != nil {
 		p.Close()
 		return nil, nil, nil, err
 	}
-	done := func() {
-		httpClient.CloseIdleConnections()
-		p.Close()
-	}
-	sb := &sdkBench{endpoint: p.URL(), http: httpClient}
-	if sb.db, err = client.NewDatabase(dbID); err == nil {
-		sb.container, err = sb.db.NewContainer("items")
-	}
-	if err != nil {
-		done()
-		return nil, nil, nil, err
-	}
-	return sb, p, done, nil
+	sb := &sdkBench{endpoint: p.URL(), http: hc}
+	sb.db, _ = client.NewDatabase(dbID) // errors only for an empty id
+	sb.container, _ = sb.db.NewContainer("items")
+	return sb, p, func() { hc.CloseIdleConnections(); p.Close() }, nil
 }
 
 // replayProxyArg, as cosmos-bench's first argument followed by the
@@ -378,12 +304,9 @@ func (r *replayProcess) URL() string { return r.url }
 // Pid is the proxy process's id.
 func (r *replayProcess) Pid() int { return r.cmd.Process.Pid }
 
-// replayEnv returns the proxy process's environment: env, with GOMAXPROCS
-// set as the emulator sets its own by default (half the CPUs, at least
-// one; see cmd/cosmos-emulator's goMaxProcs) unless env sets it, and with
-// the emulator's GODEBUG setting (package sysmon) unless env sets
-// schedtrace, so that the proxy's latency and CPU per request are a floor
-// for the emulator as it runs.
+// replayEnv returns env for the proxy process, with GOMAXPROCS as the
+// emulator's default (half the CPUs, at least one) unless env sets it, and
+// the emulator's GODEBUG (package sysmon): a floor for the emulator as it runs.
 func replayEnv(env []string, cpus int) []string {
 	env, _ = sysmon.Env(env)
 	for _, kv := range env {

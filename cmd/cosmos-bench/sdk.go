@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -10,112 +9,58 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // emulatorKey is the emulator's well-known master key (its default --key).
 const emulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 
-// sdkBench runs point operations through the official Go SDK against a
-// database and container it creates for the run.
-type sdkBench struct {
-	endpoint  string
-	http      *http.Client
-	db        *azcosmos.DatabaseClient
-	container *azcosmos.ContainerClient
-	proto     atomic.Value // string: the protocol of the last health response
-}
+// httpCount is the context key of an *int that countingTransport
+// increments for each request sent with that context.
+type httpCount struct{}
 
-// httpTimeKey is the context key under which an operation passes a
-// *time.Duration for timingTransport to add its time to.
-type httpTimeKey struct{}
-
-// timingTransport is the SDK's transport: it sends requests with an
-// http.Client and adds the time from sending a request to having read its
-// whole response body to the *time.Duration in the request's context, which
-// separates the HTTP round trip (network, TLS and the emulator's work) from
-// the SDK's own client-side work.
-type timingTransport struct{ c *http.Client }
+// countingTransport is the SDK's transport: it sends requests with an
+// http.Client and counts them in the context's httpCount.
+type countingTransport struct{ c *http.Client }
 
 // Do implements azcore's policy.Transporter.
-func (t timingTransport) Do(req *http.Request) (*http.Response, error) {
-	t0 := time.Now()
-	resp, err := t.c.Do(req)
-	if err == nil {
-		var body []byte
-		body, err = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	if p, ok := req.Context().Value(httpTimeKey{}).(*time.Duration); ok {
-		*p += time.Since(t0)
-	}
-	if n, ok := req.Context().Value(httpCountKey{}).(*int); ok {
+func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
+	if n, ok := req.Context().Value(httpCount{}).(*int); ok {
 		*n++
 	}
-	return resp, err
+	return t.c.Do(req)
 }
-
-// httpCountKey is the context key under which an operation passes an *int
-// that timingTransport increments for every request it sends: the requests
-// on the wire of the operation.
-type httpCountKey struct{}
 
 // counted calls f with a context that counts the requests it sends, and
 // returns how long f took and that count.
 func counted(ctx context.Context, f func(ctx context.Context) error) (time.Duration, int, error) {
 	var n int
 	t0 := time.Now()
-	err := f(context.WithValue(ctx, httpCountKey{}, &n))
+	err := f(context.WithValue(ctx, httpCount{}, &n))
 	return time.Since(t0), n, err
 }
 
-// timed calls f with a context that collects its HTTP time, and returns that
-// time.
-func timed(ctx context.Context, f func(ctx context.Context) error) (time.Duration, error) {
-	var d time.Duration
-	err := f(context.WithValue(ctx, httpTimeKey{}, &d))
-	return d, err
-}
-
-// newSDKClient returns an SDK client of the emulator at endpoint, and the
-// http.Client under it. clients sizes the connection pool; http1 turns
-// HTTP/2 off. The SDK does not retry, so errors show up instead of latency.
-func newSDKClient(endpoint string, clients int, http1 bool) (*azcosmos.Client, *http.Client, error) {
+// newSDKClient returns an SDK client of the emulator at endpoint (its
+// self-signed certificate trusted), and the http.Client under it. The SDK
+// does not retry, so errors show up instead of latency.
+func newSDKClient(endpoint string) (*azcosmos.Client, *http.Client, error) {
 	cred, err := azcosmos.NewKeyCredential(emulatorKey)
 	if err != nil {
 		return nil, nil, err
 	}
-	// Trust the emulator's self-signed certificate, as emulatortest does.
-	tr := &http.Transport{
-		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // local emulator with a self-signed certificate
-		ForceAttemptHTTP2:   !http1,
-		MaxIdleConnsPerHost: clients + 1,
-	}
-	if http1 {
-		// A non-nil empty map keeps the transport from negotiating h2.
-		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
-	}
-	httpClient := &http.Client{Timeout: time.Minute, Transport: tr}
+	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, MaxIdleConnsPerHost: 2}} //nolint:gosec // local emulator, self-signed
 	client, err := azcosmos.NewClientWithKey(endpoint, cred, &azcosmos.ClientOptions{
-		ClientOptions: azcore.ClientOptions{
-			Transport: timingTransport{httpClient},
-			// Fail rather than retry, so errors show up instead of latency.
-			Retry: policy.RetryOptions{MaxRetries: -1},
-		},
+		ClientOptions: azcore.ClientOptions{Transport: countingTransport{hc}, Retry: policy.RetryOptions{MaxRetries: -1}},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("SDK client: %w", err)
 	}
-	return client, httpClient, nil
+	return client, hc, nil
 }
 
 // newDatabaseID returns a fresh database id for a run.
@@ -125,226 +70,81 @@ func newDatabaseID() string {
 	return "cosmos-bench-" + hex.EncodeToString(suffix)
 }
 
-// newSDKBench connects to the emulator at endpoint and creates a database
-// with a container partitioned on /pk. clients sizes the connection pool;
-// http1 turns HTTP/2 off.
-func newSDKBench(ctx context.Context, endpoint string, clients int, http1 bool) (*sdkBench, error) {
-	client, httpClient, err := newSDKClient(endpoint, clients, http1)
-	if err != nil {
-		return nil, err
-	}
-	dbID := newDatabaseID()
-	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
-		return nil, fmt.Errorf("SDK: creating database %s: %w", dbID, err)
-	}
-	b := &sdkBench{endpoint: endpoint, http: httpClient}
-	if b.db, err = client.NewDatabase(dbID); err != nil {
-		return nil, err
-	}
-	props := azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
-	if _, err := b.db.CreateContainer(ctx, props, nil); err != nil {
-		return nil, errors.Join(fmt.Errorf("SDK: creating container: %w", err), b.close(ctx))
-	}
-	if b.container, err = b.db.NewContainer("items"); err != nil {
-		return nil, errors.Join(err, b.close(ctx))
-	}
-	return b, nil
+// sdkBench runs point operations through the official Go SDK on a
+// container "items" partitioned on /pk.
+type sdkBench struct {
+	endpoint  string
+	http      *http.Client
+	db        *azcosmos.DatabaseClient
+	container *azcosmos.ContainerClient
 }
 
-// close deletes the run's database (with its container and items).
-func (b *sdkBench) close(ctx context.Context) error {
-	if _, err := b.db.Delete(ctx, nil); err != nil {
-		return fmt.Errorf("SDK: deleting the benchmark database: %w", err)
-	}
-	return nil
-}
-
-// create creates item i. The SDK's default for writes is Prefer:
-// return=minimal, so no body comes back.
-func (b *sdkBench) create(items *itemSet) opFunc {
-	return func(ctx context.Context, i int) (time.Duration, error) {
+// op returns an opFunc that runs f on item i.
+func (b *sdkBench) op(items *itemSet, f func(ctx context.Context, it *item, pk azcosmos.PartitionKey) error) opFunc {
+	return func(ctx context.Context, i int) error {
 		it := items.get(i)
-		return timed(ctx, func(ctx context.Context) error {
-			_, err := b.container.CreateItem(ctx, azcosmos.NewPartitionKeyString(it.pk), it.body, nil)
-			return err
-		})
+		return f(ctx, it, azcosmos.NewPartitionKeyString(it.pk))
 	}
+}
+
+// create creates item i (the SDK's default for writes is Prefer:
+// return=minimal, so no body comes back).
+func (b *sdkBench) create(items *itemSet) opFunc {
+	return b.op(items, func(ctx context.Context, it *item, pk azcosmos.PartitionKey) error {
+		_, err := b.container.CreateItem(ctx, pk, it.body, nil)
+		return err
+	})
 }
 
 // read reads item i.
 func (b *sdkBench) read(items *itemSet) opFunc {
-	return func(ctx context.Context, i int) (time.Duration, error) {
-		it := items.get(i)
-		return timed(ctx, func(ctx context.Context) error {
-			resp, err := b.container.ReadItem(ctx, azcosmos.NewPartitionKeyString(it.pk), it.id, nil)
-			if err == nil && len(resp.Value) == 0 {
-				err = errors.New("empty body")
-			}
-			return err
-		})
-	}
+	return b.op(items, func(ctx context.Context, it *item, pk azcosmos.PartitionKey) error {
+		resp, err := b.container.ReadItem(ctx, pk, it.id, nil)
+		if err == nil && len(resp.Value) == 0 {
+			err = errors.New("empty body")
+		}
+		return err
+	})
 }
 
-// query runs SELECT * FROM c WHERE c.id = @id with item i's partition key
-// set: a single-partition query returning one item, the query a test suite
-// most often sends where a point read would do. Its p50 against the read's
-// p50 in the same run is the query path's own overhead.
+// query runs SELECT * FROM c WHERE c.id = @id with item i's partition key:
+// a single-partition query returning one item, the query a test suite
+// most often sends where a point read would do.
 func (b *sdkBench) query(items *itemSet) opFunc {
-	return func(ctx context.Context, i int) (time.Duration, error) {
-		it := items.get(i)
-		return timed(ctx, func(ctx context.Context) error {
-			pager := b.container.NewQueryItemsPager("SELECT * FROM c WHERE c.id = @id", azcosmos.NewPartitionKeyString(it.pk),
-				&azcosmos.QueryOptions{QueryParameters: []azcosmos.QueryParameter{{Name: "@id", Value: it.id}}})
-			n := 0
-			for pager.More() {
-				page, err := pager.NextPage(ctx)
-				if err != nil {
-					return err
-				}
-				n += len(page.Items)
-			}
-			if n != 1 {
-				return fmt.Errorf("query by id returned %d items", n)
-			}
-			return nil
-		})
-	}
+	return b.op(items, func(ctx context.Context, it *item, pk azcosmos.PartitionKey) error {
+		docs, _, err := sdkQuery(ctx, b.container, "SELECT * FROM c WHERE c.id = @id", pk, []azcosmos.QueryParameter{{Name: "@id", Value: it.id}})
+		if err == nil && len(docs) != 1 {
+			err = fmt.Errorf("query by id returned %d items", len(docs))
+		}
+		return err
+	})
 }
 
 // replace replaces item i with its replacement body.
 func (b *sdkBench) replace(items *itemSet) opFunc {
-	return func(ctx context.Context, i int) (time.Duration, error) {
-		it := items.get(i)
-		return timed(ctx, func(ctx context.Context) error {
-			_, err := b.container.ReplaceItem(ctx, azcosmos.NewPartitionKeyString(it.pk), it.id, it.replacement, nil)
-			return err
-		})
-	}
-}
-
-// protocol returns the HTTP version the health requests used ("HTTP/2.0" or
-// "HTTP/1.1"; the SDK's requests share their transport), or "" before any.
-func (b *sdkBench) protocol() string {
-	p, _ := b.proto.Load().(string)
-	return p
+	return b.op(items, func(ctx context.Context, it *item, pk azcosmos.PartitionKey) error {
+		_, err := b.container.ReplaceItem(ctx, pk, it.id, it.replacement, nil)
+		return err
+	})
 }
 
 // health sends GET /_emulator/health with the SDK's http.Client, bypassing
 // the SDK: no signature, no routing to a resource, no SQL but a PostgreSQL
-// ping (the health check's). Its latency is the floor of any request:
-// loopback, TLS, HTTP and the emulator's HTTP stack, plus one ping.
+// ping at most. Its latency is the floor of any request: loopback, TLS,
+// HTTP and the emulator's HTTP stack.
 func (b *sdkBench) health() opFunc {
 	url := strings.TrimSuffix(b.endpoint, "/") + "/_emulator/health"
-	return func(ctx context.Context, _ int) (time.Duration, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return 0, err
-		}
+	return func(ctx context.Context, _ int) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := b.http.Do(req)
 		if err != nil {
-			return 0, err
+			return err
 		}
-		b.proto.Store(resp.Proto)
 		_, err = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if err == nil && resp.StatusCode != http.StatusOK {
 			err = fmt.Errorf("health: %s", resp.Status)
 		}
-		return 0, err
+		return err
 	}
-}
-
-// sdkRun is a scenario's emulator process, on its own data directory, with
-// a database created through the SDK, the clients to reach it and a pgx
-// pool on its PostgreSQL database (for seeding).
-type sdkRun struct {
-	dataDir   string
-	emu       *emulatorProcess
-	ctl       *controlClient
-	client    *azcosmos.Client
-	hc        *http.Client
-	dbID      string
-	db        *azcosmos.DatabaseClient
-	pool      *pgxpool.Pool
-	pgVersion string
-}
-
-// startSDKRun starts the emulator on the data directory name under the
-// run's work directory (logging to name-emulator.log) and creates a
-// database through the SDK with one connection. On error everything it
-// started is stopped again.
-func (b *bench) startSDKRun(ctx context.Context, name string) (r *sdkRun, err error) {
-	r = &sdkRun{dataDir: filepath.Join(b.workDir, name)}
-	b.logf("%s: starting the emulator", name)
-	if r.emu, err = b.start(ctx, r.dataDir, name+"-emulator.log"); err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			r.close(b.logf)
-		}
-	}()
-	if r.ctl, err = newControlClient(r.emu.url, b.cfg.http1); err != nil {
-		return r, err
-	}
-	if r.client, r.hc, err = newSDKClient(r.emu.url, 1, b.cfg.http1); err != nil {
-		return r, err
-	}
-	dbID := newDatabaseID()
-	if _, err := r.client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: dbID}, nil); err != nil {
-		return r, fmt.Errorf("SDK: creating database %s: %w", dbID, err)
-	}
-	r.dbID = dbID
-	if r.db, err = r.client.NewDatabase(dbID); err != nil {
-		return r, err
-	}
-	if r.pool, err = b.connectPG(ctx, r.dataDir); err != nil {
-		return r, err
-	}
-	if err := r.pool.QueryRow(ctx, `SHOW server_version`).Scan(&r.pgVersion); err != nil {
-		return r, fmt.Errorf("pgx: %w", err)
-	}
-	return r, nil
-}
-
-// createContainer creates container id, partitioned on /pk with the
-// default indexing policy, through the SDK, and returns its client and its
-// items table.
-func (r *sdkRun) createContainer(ctx context.Context, id string) (*azcosmos.ContainerClient, string, error) {
-	props := azcosmos.ContainerProperties{ID: id, PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
-	if _, err := r.db.CreateContainer(ctx, props, nil); err != nil {
-		return nil, "", fmt.Errorf("SDK: creating container %s: %w", id, err)
-	}
-	c, err := r.db.NewContainer(id)
-	if err != nil {
-		return nil, "", err
-	}
-	_, table, err := itemsTable(ctx, r.pool, r.dbID, id)
-	return c, table, err
-}
-
-// close deletes the database (an external PostgreSQL keeps it otherwise),
-// closes the clients and stops the emulator. It returns the deletion's
-// error.
-func (r *sdkRun) close(logf func(string, ...any)) error {
-	var err error
-	if r.pool != nil {
-		r.pool.Close()
-	}
-	if r.db != nil {
-		if _, derr := r.db.Delete(context.Background(), nil); derr != nil {
-			err = fmt.Errorf("deleting the benchmark database: %w", derr)
-		}
-	}
-	if r.hc != nil {
-		r.hc.CloseIdleConnections()
-	}
-	if r.ctl != nil {
-		r.ctl.close()
-	}
-	r.emu.stop()
-	if r.emu.exitErr != nil {
-		logf("warning: the emulator exited with %v (log: %s)", r.emu.exitErr, r.emu.logPath)
-	}
-	return err
 }

@@ -7,16 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
-	"text/tabwriter"
-	"time"
 )
 
-// The sproc scenario (-scenario sproc) measures stored procedure
-// executions through signed REST (the Go SDK has no script API), one
-// client, one logical partition: a trivial procedure that sets its
-// response body, and one that creates 100 documents (each execution one
-// transaction). Every execution is checked for the body it must return.
+// The sproc scenario (-scenario sproc) times stored procedure executions
+// (signed REST), one client, one partition: a trivial procedure and one
+// creating 100 documents in its transaction, each checked for its answer.
 
 // sprocConfig configures the sproc scenario.
 type sprocConfig struct {
@@ -45,22 +40,16 @@ const (
 )
 
 // runSproc runs the sproc scenario on a fresh emulator.
-func (b *bench) runSproc(ctx context.Context, res *sprocResult) (err error) {
+func (b *bench) runSproc(ctx context.Context, r *results) (err error) {
+	res := &sprocResult{}
+	r.Sproc = res
 	cfg := b.cfg
-	emu, err := b.start(ctx, filepath.Join(b.workDir, "sproc"), "emulator-sproc.log")
+	run, err := b.startSDKRun(ctx, "sproc")
 	if err != nil {
 		return err
 	}
-	defer emu.stop()
-	cc, err := newControlClient(emu.url, cfg.http1)
-	if err != nil {
-		return err
-	}
-	defer cc.close()
-	db := newDatabaseID()
-	if _, _, err := cc.doExpect(ctx, http.StatusCreated, http.MethodPost, "/dbs", nil, []byte(`{"id":"`+db+`"}`)); err != nil {
-		return err
-	}
+	defer run.close()
+	cc, db := run.ctl, run.dbID
 	coll := "/dbs/" + db + "/colls/c"
 	if _, _, err := cc.doExpect(ctx, http.StatusCreated, http.MethodPost, "/dbs/"+db+"/colls", nil, []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}`)); err != nil {
 		return err
@@ -79,22 +68,15 @@ func (b *bench) runSproc(ctx context.Context, res *sprocResult) (err error) {
 		}
 		return err
 	}
-	measure := measureSequential
 	trivial := func(int) error { return exec("trivial", `[]`, `"ok"`) }
 	create := func(prefix string) func(i int) error {
 		return func(i int) error { return exec("create100", fmt.Sprintf(`["%s%d"]`, prefix, i), `100`) }
 	}
 	b.logf("sproc: %d executions of a trivial procedure and of one creating 100 documents (after %d of each unmeasured)", cfg.sproc.runs, min(cfg.warmup, 20))
-	if _, err := measure(min(cfg.warmup, 20), trivial); err != nil {
+	if res.Trivial, err = measure(min(cfg.warmup, 20), cfg.sproc.runs, trivial); err != nil {
 		return fmt.Errorf("trivial: %w", err)
 	}
-	if _, err := measure(min(cfg.warmup, 20), create("w")); err != nil {
-		return fmt.Errorf("create100: %w", err)
-	}
-	if res.Trivial, err = measure(cfg.sproc.runs, trivial); err != nil {
-		return fmt.Errorf("trivial: %w", err)
-	}
-	if res.Create100, err = measure(cfg.sproc.runs, create("m")); err != nil {
+	if res.Create100, err = measure(min(cfg.warmup, 20), cfg.sproc.runs, create("m")); err != nil {
 		return fmt.Errorf("create100: %w", err)
 	}
 	if res.Create100.Seconds > 0 {
@@ -106,27 +88,8 @@ func (b *bench) runSproc(ctx context.Context, res *sprocResult) (err error) {
 	return nil
 }
 
-// measureSequential runs f(0) .. f(n-1) one after another and returns
-// their latencies; the first error stops it.
-func measureSequential(n int, f func(i int) error) (latencyStats, error) {
-	lat := make([]time.Duration, 0, n)
-	t0 := time.Now()
-	for i := 0; i < n; i++ {
-		s := time.Now()
-		if err := f(i); err != nil {
-			return latencyStats{}, err
-		}
-		lat = append(lat, time.Since(s))
-	}
-	return newLatencyStats(lat, time.Since(t0)), nil
-}
-
-// writeSprocReport writes the sproc scenario's table.
+// writeSprocReport writes the sproc scenario's results.
 func writeSprocReport(w io.Writer, r *sprocResult) {
-	fmt.Fprintln(w, "\nStored procedure scenario: one client, one logical partition, signed REST, latencies in ms")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "procedure\t  execs\t   exec/s\t    p50\t    p90\t    p99\t")
-	fmt.Fprintf(tw, "trivial (setBody)\t%7d\t%9.0f\t%7.3f\t%7.3f\t%7.3f\t\n", r.Trivial.Ops, r.Trivial.OpsPerSec, r.Trivial.P50, r.Trivial.P90, r.Trivial.P99)
-	fmt.Fprintf(tw, "creates 100 documents\t%7d\t%9.1f\t%7.3f\t%7.3f\t%7.3f\t(%.0f documents/s)\n", r.Create100.Ops, r.Create100.OpsPerSec, r.Create100.P50, r.Create100.P90, r.Create100.P99, r.DocsPerSec)
-	tw.Flush()
+	fmt.Fprintf(w, "\nStored procedures (one client, one partition, signed REST; ms): trivial p50 %.3f (%.0f executions/s); creating 100 documents p50 %.3f (%.1f executions/s, %.0f documents/s)\n",
+		r.Trivial.P50, r.Trivial.OpsPerSec, r.Create100.P50, r.Create100.OpsPerSec, r.DocsPerSec)
 }

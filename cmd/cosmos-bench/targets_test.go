@@ -20,7 +20,7 @@ func TestTargets(t *testing.T) {
 			Mixes:       []jsMix{{Concurrency: 1, Total: stat(1, 900)}, {Concurrency: 16, Total: stat(1, 500)}},
 			ReplayMixes: []jsMix{{Concurrency: 1, Total: stat(1, 1000)}, {Concurrency: 16, Total: stat(1, 1000)}},
 		},
-		ReadPair:   readPair{Emulator: stat(0.45, 0), Floor: stat(0.20, 0)},
+		Point:      &pointResult{ReadPair: readPair{Emulator: stat(0.45, 0), Floor: stat(0.20, 0)}},
 		Containers: &containersResult{Versus: &cycleVersus{Baseline: stat(300, 0), Current: stat(100, 0), Speedup: 3}},
 		Batch:      &batchResult{Single: stat(0.5, 0), Batch: stat(10, 0)},
 		Durability: &durabilityResult{Levels: []durabilityLevelRes{{"full", stat(2, 0)}, {"process", stat(0.9, 0)}, {"none", stat(0.6, 0)}}, ProcessOverNone: 1.5},

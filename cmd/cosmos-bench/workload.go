@@ -4,20 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// opFunc performs one operation on item i. It returns the part of its
-// latency spent in the HTTP transport (request sent to response body read),
-// or 0 when it makes no HTTP request.
-type opFunc func(ctx context.Context, i int) (time.Duration, error)
-
-// partitions is how many logical partitions the items spread over.
-const partitions = 64
+// opFunc performs one operation on item i.
+type opFunc func(ctx context.Context, i int) error
 
 // item is one benchmark document.
 type item struct {
@@ -30,15 +27,13 @@ type item struct {
 // is not measured.
 type itemSet struct{ items []item }
 
-// newItemSet prepares n documents of size bytes each.
+// newItemSet prepares n documents of size bytes each over 64 partitions.
 func newItemSet(n, size int) *itemSet {
 	s := &itemSet{items: make([]item, n)}
 	for i := range s.items {
 		it := &s.items[i]
-		it.id = fmt.Sprintf("item-%07d", i)
-		it.pk = fmt.Sprintf("pk-%02d", i%partitions)
-		it.body = document(it.id, it.pk, 1, size)
-		it.replacement = document(it.id, it.pk, 2, size)
+		it.id, it.pk = fmt.Sprintf("item-%07d", i), fmt.Sprintf("pk-%02d", i%64)
+		it.body, it.replacement = document(it.id, it.pk, 1, size), document(it.id, it.pk, 2, size)
 	}
 	return s
 }
@@ -51,90 +46,27 @@ func (s *itemSet) get(i int) *item { return &s.items[i] }
 // payload.
 func document(id, pk string, version, size int) []byte {
 	head := fmt.Sprintf(`{"id":%q,"pk":%q,"version":%d,"kind":"bench","payload":"`, id, pk, version)
-	const tail = `"}`
-	pad := max(size-len(head)-len(tail), 0)
 	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-	var b strings.Builder
-	b.Grow(len(head) + pad + len(tail))
-	b.WriteString(head)
-	for i := 0; i < pad; i++ {
-		b.WriteByte(alphabet[(i+version)%len(alphabet)])
+	b := []byte(head)
+	for i := range max(size-len(head)-2, 0) {
+		b = append(b, alphabet[(i+version)%len(alphabet)])
 	}
-	b.WriteString(tail)
-	return []byte(b.String())
+	return append(b, `"}`...)
 }
 
-// workload runs an operation over the item set: warmup unmeasured
-// operations on items [0, warmup), then n measured ones on items
-// [warmup, warmup+n), each time from concurrency goroutines.
-type workload struct {
-	warmup, n, concurrency int
-}
-
-// run runs op and returns the statistics of the measured operations, and
-// of the HTTP part of their latencies (zero if op makes no HTTP requests).
-// It stops at the first error.
-func (w workload) run(ctx context.Context, op opFunc) (total, http latencyStats, err error) {
-	if _, _, _, err := w.loop(ctx, op, 0, w.warmup); err != nil {
-		return total, http, fmt.Errorf("warm-up: %w", err)
-	}
-	lat, inner, elapsed, err := w.loop(ctx, op, w.warmup, w.warmup+w.n)
+// measure calls f(0) .. f(warmup+n-1) one after the other and returns the
+// latencies of the last n.
+func measure(warmup, n int, f func(i int) error) (latencyStats, error) {
+	lat, err := alternate(warmup, n, func(_, i int) error { return f(i) }, 1)
 	if err != nil {
-		return total, http, err
+		return latencyStats{}, err
 	}
-	total = newLatencyStats(lat, elapsed)
-	if slices.ContainsFunc(inner, func(d time.Duration) bool { return d > 0 }) {
-		// Latencies only: the throughput is total's.
-		http = newLatencyStats(inner, elapsed)
-		http.Seconds, http.OpsPerSec = 0, 0
-	}
-	return total, http, nil
+	return newLatencyStats(lat[0], 0), nil
 }
 
-// loop runs op on items [from, to) from w.concurrency goroutines and returns
-// every operation's latency, the HTTP part of each, and the wall time of
-// the whole loop.
-func (w workload) loop(ctx context.Context, op opFunc, from, to int) (lat, inner []time.Duration, elapsed time.Duration, err error) {
-	if from >= to {
-		return nil, nil, 0, nil
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var next atomic.Int64
-	next.Store(int64(from))
-	lats := make([][]time.Duration, w.concurrency)
-	inners := make([][]time.Duration, w.concurrency)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for g := range w.concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			per := (to-from)/w.concurrency + 1
-			mine, mineInner := make([]time.Duration, 0, per), make([]time.Duration, 0, per)
-			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= to {
-					break
-				}
-				t0 := time.Now()
-				d, err := op(ctx, i)
-				if err != nil {
-					cancel(fmt.Errorf("item %d: %w", i, err))
-					break
-				}
-				mine = append(mine, time.Since(t0))
-				mineInner = append(mineInner, d)
-			}
-			lats[g], inners[g] = mine, mineInner
-		}()
-	}
-	wg.Wait()
-	elapsed = time.Since(start)
-	if err := context.Cause(ctx); err != nil {
-		return nil, nil, 0, err
-	}
-	return slices.Concat(lats...), slices.Concat(inners...), elapsed, nil
+// perOp divides a phase's CPU time by the operations that ran in it.
+func perOp(c phaseCPU, ops int) perOpCPU {
+	return perOpCPU{Emulator: c.EmulatorMS / float64(max(ops, 1)), Postgres: c.PostgresMS / float64(max(ops, 1))}
 }
 
 // latencyStats summarises the measured operations of one benchmark.
@@ -150,9 +82,10 @@ type latencyStats struct {
 	Max       float64 `json:"max_ms"`
 }
 
-// newLatencyStats computes the statistics of lat over a wall time elapsed.
+// newLatencyStats computes the statistics of lat over a wall time elapsed
+// (0: the sum of lat).
 func newLatencyStats(lat []time.Duration, elapsed time.Duration) latencyStats {
-	s := latencyStats{Ops: len(lat), Seconds: elapsed.Seconds()}
+	s := latencyStats{Ops: len(lat)}
 	if len(lat) == 0 {
 		return s
 	}
@@ -161,29 +94,67 @@ func newLatencyStats(lat []time.Duration, elapsed time.Duration) latencyStats {
 	for _, d := range lat {
 		sum += d
 	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	s.OpsPerSec = float64(len(lat)) / elapsed.Seconds()
-	s.Mean = ms(sum / time.Duration(len(lat)))
-	s.P50 = ms(percentile(lat, 50))
-	s.P90 = ms(percentile(lat, 90))
-	s.P99 = ms(percentile(lat, 99))
-	s.Max = ms(lat[len(lat)-1])
+	if elapsed == 0 {
+		elapsed = sum
+	}
+	pct := func(p float64) float64 {
+		return ms(lat[min(max(int(math.Ceil(p/100*float64(len(lat)))), 1), len(lat))-1])
+	}
+	s.Seconds, s.OpsPerSec = elapsed.Seconds(), float64(len(lat))/elapsed.Seconds()
+	s.Mean, s.P50, s.P90, s.P99, s.Max = ms(sum/time.Duration(len(lat))), pct(50), pct(90), pct(99), ms(lat[len(lat)-1])
 	return s
 }
 
-// percentile returns the nearest-rank p-th percentile of sorted.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
-	return sorted[min(max(rank, 1), len(sorted))-1]
+// rawBench runs the point scenario's raw pgx statements on a table
+// bench_raw shaped as an items table's point-operation part, through a
+// pgxpool as the store's (each statement prepared once, then one round trip).
+type rawBench struct{ pool *pgxpool.Pool }
+
+// managedConnString returns the connection string of the cluster the
+// emulator manages in dataDir (its --data-dir): a Unix socket in
+// dataDir/postgres/run, or the directory line 5 of postmaster.pid names
+// when that path was too long for a socket; superuser postgres, trust.
+func managedConnString(dataDir string) (string, error) {
+	sockDir := filepath.Join(dataDir, "postgres", "run")
+	if _, err := os.Stat(filepath.Join(sockDir, ".s.PGSQL.5432")); err != nil {
+		b, perr := os.ReadFile(filepath.Join(dataDir, "postgres", "pgdata", "postmaster.pid"))
+		lines := strings.Split(string(b), "\n")
+		if perr != nil || len(lines) < 5 || strings.TrimSpace(lines[4]) == "" {
+			return "", fmt.Errorf("finding the managed PostgreSQL socket: %v; postmaster.pid: %v", err, perr)
+		}
+		sockDir = strings.TrimSpace(lines[4])
+	}
+	return fmt.Sprintf("host='%s' port=5432 user=postgres dbname=postgres sslmode=disable", strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(sockDir)), nil
 }
 
-// perOp divides a phase's CPU time by the operations w runs (warm-up
-// included).
-func (w workload) perOp(c phaseCPU) perOpCPU {
-	n := float64(max(w.warmup+w.n, 1))
-	p := perOpCPU{Emulator: c.EmulatorMS / n, Postgres: c.PostgresMS / n}
-	if c.PostgresMS < 0 {
-		p.Postgres = -1
+// newRawBench (re)creates the benchmark table through pool.
+func newRawBench(ctx context.Context, pool *pgxpool.Pool) (*rawBench, error) {
+	if _, err := pool.Exec(ctx, `DROP TABLE IF EXISTS bench_raw; CREATE TABLE bench_raw (pk text, id text, body text, PRIMARY KEY (pk, id))`); err != nil {
+		return nil, fmt.Errorf("raw pgx: %w", err)
 	}
-	return p
+	return &rawBench{pool}, nil
 }
+
+// op returns an opFunc running sql with item i's partition key, id and
+// body (its replacement when replace) that must touch one row.
+func (r *rawBench) op(items *itemSet, sql string, replace bool) opFunc {
+	return func(ctx context.Context, i int) error {
+		it := items.get(i)
+		body := it.body
+		if replace {
+			body = it.replacement
+		}
+		tag, err := r.pool.Exec(ctx, sql, it.pk, it.id, string(body))
+		if err == nil && tag.RowsAffected() != 1 {
+			err = fmt.Errorf("%s touched %d rows", sql, tag.RowsAffected())
+		}
+		return err
+	}
+}
+
+// The raw statements of the point scenario.
+const (
+	rawInsert = `INSERT INTO bench_raw (pk, id, body) VALUES ($1, $2, $3)`
+	rawSelect = `SELECT body FROM bench_raw WHERE pk = $1 AND id = $2 AND $3::text IS NOT NULL`
+	rawUpdate = `UPDATE bench_raw SET body = $3 WHERE pk = $1 AND id = $2`
+)
