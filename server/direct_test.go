@@ -715,3 +715,68 @@ func TestDirectGoneAfterSplit(t *testing.T) {
 		t.Fatalf("addresses of the parent and a child: %d %s", st, b)
 	}
 }
+
+// TestDirectRateLimitAndMetrics: with --rate-limit, direct requests spend
+// the same budgets as gateway requests and are throttled the same way,
+// and the request metrics count them under the operation, resource type
+// and status of the REST request they stand for. A create of ~1.9 MB
+// (about 1,900 RU) is admitted on a 400 RU/s container, whose budget has
+// spent nothing, and leaves it in debt for seconds: the next read is
+// answered 429 with SubStatus 3200 and a retry-after, through the gateway
+// and in direct mode alike.
+func TestDirectRateLimitAndMetrics(t *testing.T) {
+	e := emulatortest.Start(t, emulatortest.WithDirectMode(), emulatortest.WithRateLimit())
+	if st, b := gatewayDo(t, e, "POST", "/dbs", "dbs", "", []byte(`{"id":"d"}`)); st != http.StatusCreated {
+		t.Fatalf("create database: %d %s", st, b)
+	}
+	if st, b := gatewayDo(t, e, "POST", "/dbs/d/colls", "colls", "dbs/d", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}`),
+		"x-ms-offer-throughput", "400"); st != http.StatusCreated {
+		t.Fatalf("create container: %d %s", st, b)
+	}
+	d := dialDirect(t, e)
+	big := []byte(`{"id":"big","pk":"a","x":"` + strings.Repeat("x", 1900<<10) + `"}`)
+	res := d.do(rntbd.OpCreate, "", "a", big)
+	if res.Status != 201 {
+		t.Fatalf("the first create, on a budget that spent nothing: %d %.200s", res.Status, res.Payload)
+	}
+	charge, _ := res.Tokens.Get(rntbd.RespRequestCharge)
+	if charge.Float() < 1000 {
+		t.Fatalf("the ~1.9 MB create charged %v RU", charge.Float())
+	}
+
+	st, b := gatewayDo(t, e, "GET", "/dbs/d/colls/c/docs/big", "docs", "dbs/d/colls/c/docs/big", nil, "x-ms-documentdb-partitionkey", `["a"]`)
+	if st != http.StatusTooManyRequests || !bytes.Contains(b, []byte(`"TooManyRequests"`)) {
+		t.Fatalf("a gateway read after the direct create's debt: %d %.200s", st, b)
+	}
+	for _, op := range []struct {
+		op  uint16
+		doc string
+	}{{rntbd.OpRead, "big"}, {rntbd.OpCreate, ""}} {
+		var payload []byte
+		if op.op == rntbd.OpCreate {
+			payload = []byte(`{"id":"small","pk":"a"}`)
+		}
+		res = d.do(op.op, op.doc, "a", payload)
+		if res.Status != 429 || tokenInt(res, rntbd.RespSubStatus) != 3200 || tokenInt(res, rntbd.RespRetryAfterMs) < 1 ||
+			!bytes.Contains(res.Payload, []byte(`"TooManyRequests"`)) {
+			t.Fatalf("direct op %d in debt: %d SubStatus %d RetryAfterMilliseconds %d %.200s", op.op, res.Status,
+				tokenInt(res, rntbd.RespSubStatus), tokenInt(res, rntbd.RespRetryAfterMs), res.Payload)
+		}
+	}
+
+	m := emulatortest.ScrapeMetrics(t, emulatortest.HTTPClient(), strings.TrimSuffix(e.Endpoint, "/")+wire.MetricsPath)
+	for _, tt := range []struct {
+		series string
+		want   float64
+	}{
+		{`cosmos_emulator_requests_total{operation="Create",resource_type="docs",status="201"}`, 1},
+		{`cosmos_emulator_requests_total{operation="Create",resource_type="docs",status="429"}`, 1},
+		{`cosmos_emulator_requests_total{operation="Read",resource_type="docs",status="429"}`, 2}, // gateway and direct
+		{`cosmos_emulator_request_charge_total{operation="Create",resource_type="docs"}`, charge.Float()},
+		{`cosmos_emulator_request_duration_seconds_count{operation="Create",resource_type="docs"}`, 2},
+	} {
+		if got := m[tt.series]; got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.series, got, tt.want)
+		}
+	}
+}
