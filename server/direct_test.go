@@ -552,9 +552,67 @@ func TestDirectReadFeedAndChangeFeed(t *testing.T) {
 	if res.Status != 200 || tokenInt(res, rntbd.RespItemCount) != 1 || !bytes.Contains(res.Payload, []byte(`"v":2`)) || tokenStr(res, rntbd.RespETag) == etag {
 		t.Fatalf("change feed after a write: %d %s", res.Status, res.Payload)
 	}
-	res = d.doPK(rntbd.OpReadFeed, "a", nil, rntbd.StringToken(rntbd.ReqAIM, "Full-Fidelity Feed"))
-	if res.Status != 400 || !bytes.Contains(res.Payload, []byte("gateway mode")) {
-		t.Fatalf("all-versions feed: %d %s", res.Status, res.Payload)
+}
+
+// TestDirectAllVersionsFeed: the all-versions-and-deletes change feed
+// (A_IM "Full-Fidelity Feed") over RNTBD: from now (Match "*") a 304 with
+// the etag to continue from; after a create, a replace and a delete, one
+// page of the three entries in commit order, the same page the gateway
+// answers for that etag; then 304 again; with neither a continuation nor a
+// start time the service's 400.
+func TestDirectAllVersionsFeed(t *testing.T) {
+	f := newDirectFixture(t)
+	d := dialDirect(t, f.e)
+	aim := rntbd.StringToken(rntbd.ReqAIM, "Full-Fidelity Feed")
+	format := rntbd.StringToken(rntbd.ReqChangeFeedWireFormatVersion, "2021-09-15")
+	res := d.doPK(rntbd.OpReadFeed, "a", nil, aim, format, rntbd.StringToken(rntbd.ReqMatch, "*"))
+	etag := tokenStr(res, rntbd.RespETag)
+	if res.Status != 304 || res.Payload != nil || etag == "" || tokenInt(res, rntbd.RespItemCount) != 0 {
+		t.Fatalf("from now: %d %s etag %q", res.Status, res.Payload, etag)
+	}
+	for _, w := range []struct {
+		op   uint16
+		doc  string
+		body string
+	}{{rntbd.OpCreate, "", `{"id":"x","pk":"a","v":1}`}, {rntbd.OpReplace, "x", `{"id":"x","pk":"a","v":2}`}, {rntbd.OpDelete, "x", ""}} {
+		var body []byte
+		if w.body != "" {
+			body = []byte(w.body)
+		}
+		if res := d.do(w.op, w.doc, "a", body); res.Status >= 300 {
+			t.Fatalf("write %d: %d %s", w.op, res.Status, res.Payload)
+		}
+	}
+	res = d.doPK(rntbd.OpReadFeed, "a", nil, aim, format, rntbd.StringToken(rntbd.ReqMatch, etag))
+	var page struct {
+		Documents []struct {
+			Current  *struct{ V int } `json:"current"`
+			Metadata struct {
+				OperationType string `json:"operationType"`
+			} `json:"metadata"`
+		}
+	}
+	if err := json.Unmarshal(res.Payload, &page); err != nil || res.Status != 200 || tokenInt(res, rntbd.RespItemCount) != 3 {
+		t.Fatalf("after three writes: %d %s %v", res.Status, res.Payload, err)
+	}
+	var ops []string
+	for _, e := range page.Documents {
+		ops = append(ops, e.Metadata.OperationType)
+	}
+	if strings.Join(ops, ",") != "create,replace,delete" || page.Documents[1].Current == nil || page.Documents[1].Current.V != 2 {
+		t.Fatalf("entries %s", res.Payload)
+	}
+	st, gw := gatewayDo(t, f.e, "GET", "/dbs/d/colls/c/docs", "docs", "dbs/d/colls/c", nil, "a-im", "Full-Fidelity Feed",
+		"if-none-match", etag, "x-ms-documentdb-partitionkey", `["a"]`, "x-ms-cosmos-changefeed-wire-format-version", "2021-09-15")
+	if st != 200 || !bytes.Equal(gw, res.Payload) {
+		t.Fatalf("the gateway's page for the same etag: %d %s, direct %s", st, gw, res.Payload)
+	}
+	next := tokenStr(res, rntbd.RespETag)
+	if res = d.doPK(rntbd.OpReadFeed, "a", nil, aim, format, rntbd.StringToken(rntbd.ReqMatch, next)); res.Status != 304 || tokenStr(res, rntbd.RespETag) != next {
+		t.Fatalf("nothing new: %d %s", res.Status, res.Payload)
+	}
+	if res = d.doPK(rntbd.OpReadFeed, "a", nil, aim, format); res.Status != 400 || !bytes.Contains(res.Payload, []byte(`"BadRequest"`)) {
+		t.Fatalf("from the beginning: %d %s", res.Status, res.Payload)
 	}
 }
 

@@ -519,8 +519,8 @@ func directEPKRange(req *rntbd.Request) (ok bool, start, end string, err error) 
 // logical partition or an EPK sub-range in creation order, paged; with
 // A_IM "Incremental Feed", the latest-version change feed (Match is the
 // If-None-Match continuation, IfModifiedSince the start time), 304 with
-// the etag when nothing is new. The all-versions feed is not served in
-// direct mode yet.
+// the etag when nothing is new; with A_IM "Full-Fidelity Feed", the
+// all-versions-and-deletes feed (directAllVersionsFeed).
 func (h *handler) directReadFeed(ctx context.Context, req *rntbd.Request, d directOp, pk emulator.PartitionKey) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
 	var none emulator.Container
 	epk, start, end, err := directEPKRange(req)
@@ -560,7 +560,7 @@ func (h *handler) directReadFeed(ctx context.Context, req *rntbd.Request, d dire
 		return out, res.Container, pk, nil
 	case strings.EqualFold(aim, "Incremental Feed"):
 	case strings.EqualFold(aim, allVersionsFeedAIM):
-		return nil, none, pk, emulator.BadRequest("The all versions and deletes change feed is not served in direct mode yet; connect in gateway mode for it.")
+		return h.directAllVersionsFeed(ctx, req, d, pk, rangeID, epk, start, end, page)
 	default:
 		return nil, none, pk, emulator.BadRequest("The A-IM header value '%s' is invalid: use 'Incremental Feed' or '%s'.", aim, allVersionsFeedAIM)
 	}
@@ -605,6 +605,38 @@ func (h *handler) directReadFeed(ctx context.Context, req *rntbd.Request, d dire
 	out := &rntbd.Response{Status: http.StatusOK, Payload: body}
 	out.Tokens = append(tokens, rntbd.ULongToken(rntbd.RespItemCount, uint32(len(docs))),
 		rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, len(body))))
+	return out, res.Container, pk, nil
+}
+
+// directAllVersionsFeed serves one page of the all-versions-and-deletes
+// change feed as readAllVersionsFeed does through the gateway: Match is
+// the If-None-Match continuation ("*": from now), an IfModifiedSince token
+// a start from a point in time; the entries ({"current","metadata"}) in
+// commit order, the etag the continuation, 304 with ItemCount 0 when
+// nothing is new. (The Java SDK sends this feed through the gateway even
+// in direct mode: ChangeFeedStateV1 sets useGatewayMode for FULL_FIDELITY.)
+func (h *handler) directAllVersionsFeed(ctx context.Context, req *rntbd.Request, d directOp, pk emulator.PartitionKey, rangeID string,
+	epk bool, start, end string, page emulator.PageRequest) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
+	res, err := h.svc.ReadAllVersionsFeed(ctx, emulator.AllVersionsFeedRequest{Database: d.db, Container: d.coll, PartitionKey: pk,
+		RangeID: rangeID, EPKRange: epk, StartEPK: start, EndEPK: end, Page: page,
+		// Match is If-None-Match on a read feed (RntbdRequestHeaders.addMatchHeader)
+		IfNoneMatch: strings.TrimSpace(tokenString(req, rntbd.ReqMatch)),
+		PointInTime: strings.TrimSpace(tokenString(req, rntbd.ReqIfModifiedSince)) != ""})
+	if err != nil {
+		return nil, res.Container, pk, err
+	}
+	lsn := res.LSN
+	if cur, err := h.svc.CurrentLSN(ctx); err == nil {
+		lsn = max(lsn, cur)
+	}
+	tokens := append(lsnTokens(directServedRange(res.Container, res.Range, pk), lsn, 0), rntbd.StringToken(rntbd.RespETag, res.ETag),
+		rntbd.ULongToken(rntbd.RespItemCount, uint32(len(res.Docs))))
+	if len(res.Docs) == 0 {
+		return &rntbd.Response{Status: http.StatusNotModified, Tokens: append(tokens, rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, 0)))}, res.Container, pk, nil
+	}
+	body := feedBody(res.Container.RID, "Documents", res.Docs)
+	out := &rntbd.Response{Status: http.StatusOK, Payload: body}
+	out.Tokens = append(tokens, rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, len(body))))
 	return out, res.Container, pk, nil
 }
 
