@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator/cosmosql"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
 )
 
 // QueryRequest is an item query (POST .../docs with a query body).
@@ -104,7 +105,9 @@ func (s *Service) QueryItems(ctx context.Context, r QueryRequest) (QueryResult, 
 		return QueryResult{}, err
 	}
 	res := QueryResult{Container: c}
+	parsed := reqphase.Start(ctx, reqphase.Translate)
 	q, err := ParseQuery(r.Query.Text)
+	parsed()
 	if err != nil {
 		return res, err
 	}
@@ -278,6 +281,7 @@ func (s *Service) QueryPlan(ctx context.Context, dbRef, collRef string, q Query,
 	if err != nil {
 		return nil, err
 	}
+	defer reqphase.Start(ctx, reqphase.Translate)()
 	parsed, err := ParseQuery(q.Text)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
 	"github.com/cosmos-emulator/cosmos-emulator/pgstore/sqlgen"
 )
 
@@ -425,6 +426,7 @@ func (s *Store) translateStage(ctx context.Context, p emulator.QueryItemsParams,
 // translateWindow is translateStage confined to the documents up to the
 // end of w when w is bounded (scanwindow.go).
 func (s *Store) translateWindow(ctx context.Context, p emulator.QueryItemsParams, cur *sqlgen.Cursor, udf *sqlgen.UDFStage, w scanWindow) (*sqlgen.Statement, error) {
+	defer reqphase.Start(ctx, reqphase.Translate)()
 	a := args{}
 	live := livePredicate(p.Expiry, "r.", &a)
 	if w.bounded {

@@ -157,6 +157,7 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, opts Options) (*Store,
 		cfg.ConnConfig.RuntimeParams[k] = v
 	}
 	cfg.AfterConnect = checkSession
+	cfg.ConnConfig.Tracer = phaseTracer{}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)

@@ -218,3 +218,60 @@ func TestMetricsUnsignedOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsRequestPhases: the phase counter splits a request's handler
+// time into the signature check, query translation, PostgreSQL and
+// encoding; each phase a request went through is counted under its
+// operation, and the phases of one kind of request never add up to more
+// than its handler time (one statement at a time here, no fan-out).
+func TestMetricsRequestPhases(t *testing.T) {
+	e := emulatortest.Start(t, emulatortest.WithoutBackgroundSweeper())
+	c := &signedClient{t: t, base: strings.TrimSuffix(e.Endpoint, "/"), hc: emulatortest.HTTPClient()}
+	for _, r := range []struct {
+		want               int
+		method, path, body string
+		hdr                []string
+	}{
+		{201, "POST", "/dbs", `{"id":"db"}`, nil},
+		{201, "POST", "/dbs/db/colls", `{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"}}`, nil},
+		{201, "POST", "/dbs/db/colls/c/docs", `{"id":"a","pk":"p"}`, []string{"x-ms-documentdb-partitionkey", `["p"]`}},
+		{200, "GET", "/dbs/db/colls/c/docs/a", "", []string{"x-ms-documentdb-partitionkey", `["p"]`}},
+		{200, "POST", "/dbs/db/colls/c/docs", `{"query":"SELECT * FROM c WHERE c.id = 'a'"}`, []string{"Content-Type", "application/query+json",
+			"x-ms-documentdb-isquery", "true", "x-ms-documentdb-partitionkey", `["p"]`}},
+	} {
+		if status, _, b := c.do(r.method, r.path, r.body, r.hdr...); status != r.want {
+			t.Fatalf("%s %s: %d %s, want %d", r.method, r.path, status, b, r.want)
+		}
+	}
+	m := c.scrape()
+	phase := func(op, ph string) float64 {
+		return m[`cosmos_emulator_request_phase_seconds_total{operation="`+op+`",phase="`+ph+`",resource_type="docs"}`]
+	}
+	tests := []struct {
+		op      string
+		present []string // phases the request went through
+		absent  []string // phases it did not
+	}{
+		{"Create", []string{"auth", "postgres", "encode"}, []string{"translate"}},
+		{"Read", []string{"auth", "postgres", "encode"}, []string{"translate"}},
+		{"Query", []string{"auth", "translate", "postgres", "encode"}, nil},
+	}
+	for _, tt := range tests {
+		sum := 0.0
+		for _, ph := range tt.present {
+			if v := phase(tt.op, ph); v <= 0 {
+				t.Errorf("%s: phase %s = %v, want > 0", tt.op, ph, v)
+			} else {
+				sum += v
+			}
+		}
+		for _, ph := range tt.absent {
+			if v := phase(tt.op, ph); v != 0 {
+				t.Errorf("%s: phase %s = %v, want none", tt.op, ph, v)
+			}
+		}
+		if total := m[`cosmos_emulator_request_duration_seconds_sum{operation="`+tt.op+`",resource_type="docs"}`]; sum > total {
+			t.Errorf("%s: phases add up to %v s, more than the handler's %v s", tt.op, sum, total)
+		}
+	}
+}

@@ -4,10 +4,13 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"hash"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // MaxClockSkew is how far x-ms-date may be from the wall clock (reference
@@ -112,13 +115,71 @@ func parseAuthorization(h string) (authToken, bool) {
 // verifyMaster checks a request's Authorization against key. linkCandidates are
 // the acceptable signed links (raw, decoded, lower-cased for RIDs).
 func verifyMaster(key []byte, tok authToken, verb, resourceType string, links []string, date string) bool {
+	if len(tok.sig) != base64.StdEncoding.EncodedLen(sha256.Size) {
+		return false // no HMAC-SHA256 in base64 has another length
+	}
+	m := getMAC(key)
+	defer macs.Put(m)
+	var payload [256]byte
+	var sum [sha256.Size]byte
+	var want [44]byte // base64.StdEncoding.EncodedLen(sha256.Size)
 	for _, l := range links {
-		want := Sign(key, StringToSign(verb, resourceType, l, date))
-		if hmac.Equal([]byte(want), []byte(tok.sig)) {
+		m.h.Reset()
+		m.h.Write(appendStringToSign(payload[:0], verb, resourceType, l, date))
+		base64.StdEncoding.Encode(want[:], m.h.Sum(sum[:0]))
+		if hmac.Equal(want[:], []byte(tok.sig)) {
 			return true
 		}
 	}
 	return false
+}
+
+// keyedMAC is an HMAC-SHA256 under key, kept in macs between requests:
+// hmac.New allocates and hashes the key each time, Reset does neither.
+type keyedMAC struct {
+	key string
+	h   hash.Hash
+}
+
+var macs sync.Pool
+
+// getMAC returns a pooled HMAC-SHA256 under key (put it back in macs).
+func getMAC(key []byte) *keyedMAC {
+	if m, ok := macs.Get().(*keyedMAC); ok && m.key == string(key) {
+		return m
+	}
+	return &keyedMAC{key: string(key), h: hmac.New(sha256.New, key)}
+}
+
+// appendStringToSign appends StringToSign(verb, resourceType, link, date)
+// to buf without the intermediate strings.
+func appendStringToSign(buf []byte, verb, resourceType, link, date string) []byte {
+	buf = appendLower(buf, verb)
+	buf = append(buf, '\n')
+	buf = appendLower(buf, resourceType)
+	buf = append(buf, '\n')
+	buf = append(buf, link...)
+	buf = append(buf, '\n')
+	buf = appendLower(buf, date)
+	return append(buf, '\n', '\n')
+}
+
+// appendLower appends strings.ToLower(s) to buf; ASCII is lowered in place,
+// anything else through strings.ToLower.
+func appendLower(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(buf, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	return buf
 }
 
 // verifyAAD accepts the emulator-style AAD token that the SDKs' emulator

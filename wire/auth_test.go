@@ -226,3 +226,56 @@ func FuzzParseAuthorization(f *testing.F) {
 		_ = verifyAAD(WellKnownKey, tok)
 	})
 }
+
+// TestVerifyMasterMatchesSign: the allocation-free check accepts exactly
+// the signatures Sign(StringToSign(...)) produces, under alternating keys
+// (the pooled MACs are keyed), for upper- and lower-case verbs, types and
+// dates, a non-ASCII date (lowered by strings.ToLower, as before), any of
+// several candidate links, and nothing else: a wrong signature, one of
+// another length, the right one with different base64 padding bits.
+func TestVerifyMasterMatchesSign(t *testing.T) {
+	k1, _ := base64.StdEncoding.DecodeString(WellKnownKey)
+	k2 := []byte("another key, as --key sets one")
+	date := "Thu, 26 Nov 2026 16:00:00 GMT"
+	tests := []struct {
+		name                     string
+		signKey, verifyKey       []byte
+		verb, rt, link, signDate string
+		links                    []string
+		tamper                   func(string) string
+		want                     bool
+	}{
+		{"master key", k1, k1, "GET", "docs", "dbs/d/colls/c/docs/a", date, []string{"dbs/d/colls/c/docs/a"}, nil, true},
+		{"other key", k2, k2, "POST", "colls", "dbs/d", date, []string{"dbs/d"}, nil, true},
+		{"signed by another key", k2, k1, "GET", "docs", "dbs/d/colls/c/docs/a", date, []string{"dbs/d/colls/c/docs/a"}, nil, false},
+		{"lower-case verb and type", k1, k1, "get", "DOCS", "dbs/d/colls/c/docs/a", date, []string{"dbs/d/colls/c/docs/a"}, nil, true},
+		{"second candidate link", k1, k1, "GET", "docs", "dbs/D/colls/c/docs/a", date, []string{"dbs/d/colls/c/docs/a", "dbs/D/colls/c/docs/a"}, nil, true},
+		{"no candidate matches", k1, k1, "GET", "docs", "dbs/x", date, []string{"dbs/d/colls/c/docs/a"}, nil, false},
+		{"non-ASCII date", k1, k1, "GET", "docs", "dbs/d", "Thu, 26 Növ 2026 16:00:00 GMT", []string{"dbs/d"}, nil, true},
+		{"one character changed", k1, k1, "GET", "docs", "dbs/d", date, []string{"dbs/d"}, func(s string) string { return "A" + s[1:] }, false},
+		{"too long", k1, k1, "GET", "docs", "dbs/d", date, []string{"dbs/d"}, func(s string) string { return s + "A" }, false},
+		{"padding bits", k1, k1, "GET", "docs", "dbs/d", date, []string{"dbs/d"}, func(s string) string {
+			// the last character before '=' carries 2 unused bits: flip one
+			b := []byte(s)
+			i := strings.IndexByte(s, '=') - 1
+			idx := strings.IndexByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", b[i])
+			b[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[idx^1]
+			return string(b)
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sig := Sign(tt.signKey, StringToSign(tt.verb, tt.rt, tt.link, tt.signDate))
+			if tt.tamper != nil {
+				sig = tt.tamper(sig)
+			}
+			if got := verifyMaster(tt.verifyKey, authToken{typ: "master", ver: "1.0", sig: sig}, tt.verb, tt.rt, tt.links, tt.signDate); got != tt.want {
+				t.Errorf("verifyMaster = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	got := string(appendStringToSign(nil, "PoSt", "Docs", "dbs/Ä", "Thu, 26 NÖV"))
+	if want := StringToSign("PoSt", "Docs", "dbs/Ä", "Thu, 26 NÖV"); got != want {
+		t.Errorf("appendStringToSign = %q, want %q", got, want)
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
 	"github.com/cosmos-emulator/cosmos-emulator/wire/rntbd"
 )
 
@@ -304,7 +305,10 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 			return
 		}
 		if !exemptFromAuth(r) || accountReadWithAuth(r) {
-			if err := h.authenticate(r); err != nil {
+			authenticated := reqphase.Start(r.Context(), reqphase.Auth)
+			err := h.authenticate(r)
+			authenticated()
+			if err != nil {
 				h.writeError(w, r, err)
 				return
 			}
@@ -515,6 +519,19 @@ var defaultHeaders = [...]struct{ name, value string }{
 	{"Server", "cosmos-emulator"},
 }
 
+// setHeaders sets header kv[i] to kv[i+1] for each pair, as hd.Set would
+// for names in canonical form (they must be: this does not canonicalise),
+// with one allocation for all the values where hd.Set makes one per
+// header. Each value slice has its capacity cut to its length, so an
+// hd.Add on one copies it rather than overwriting the next header's value.
+func setHeaders(hd http.Header, kv ...string) {
+	vals := make([]string, len(kv)/2)
+	for i := range vals {
+		vals[i] = kv[2*i+1]
+		hd[kv[2*i]] = vals[i : i+1 : i+1]
+	}
+}
+
 // setDefaultHeaders sets defaultHeaders in hd, as hd.Set would, with the
 // given activity id. The values share one backing array (one allocation
 // instead of one per header, plus the canonicalisation of each name); each
@@ -680,10 +697,13 @@ func chargeRU(write bool, n int) float64 {
 
 // writeResource sends one resource with its etag.
 func writeResource(w http.ResponseWriter, status int, body []byte, etag string) {
-	if etag != "" {
-		w.Header().Set("Etag", etag)
+	if etag == "" {
+		writeBody(w, status, body)
+		return
 	}
-	writeBody(w, status, body)
+	setHeaders(w.Header(), "Etag", etag, "Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
 
 // writeFeed sends a feed envelope {"_rid":..,"<name>":[..],"_count":n}.

@@ -78,8 +78,8 @@ func BenchmarkDefaultHeaders(b *testing.B) {
 }
 
 // TestHeaderNamesCanonical: every header name this package passes as a
-// literal to http.Header's Get, Set, Del, Add or Values is already in Go's
-// canonical form, so that those calls do not canonicalize (and allocate) a
+// literal to http.Header's Get, Set, Del, Add or Values, or to setHeaders
+// (which does not canonicalise at all), is already in Go's canonical form, so that those calls do not canonicalize (and allocate) a
 // new key on every request. A literal with a '-' in it counts as a header
 // name (JSON keys passed to the same method names have none).
 func TestHeaderNamesCanonical(t *testing.T) {
@@ -100,6 +100,23 @@ func TestHeaderNamesCanonical(t *testing.T) {
 		ast.Inspect(file, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "setHeaders" {
+				// setHeaders(hd, name, value, ...) does not canonicalise:
+				// every name must be canonical, with or without a '-'
+				for i := 1; i < len(call.Args); i += 2 {
+					lit, ok := call.Args[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						t.Errorf("%s: setHeaders takes literal names", fset.Position(call.Args[i].Pos()))
+						continue
+					}
+					name, _ := strconv.Unquote(lit.Value)
+					checked++
+					if c := textproto.CanonicalMIMEHeaderKey(name); c != name {
+						t.Errorf("%s: header %q is not canonical: write %q", fset.Position(lit.Pos()), name, c)
+					}
+				}
 				return true
 			}
 			sel, ok := call.Fun.(*ast.SelectorExpr)

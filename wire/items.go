@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
 )
 
 // itemRequest decodes the parts of an item request common to every verb.
@@ -48,12 +49,14 @@ func wantsMinimal(r *http.Request) bool {
 func (h *handler) writeItem(w http.ResponseWriter, r *http.Request, status int, res emulator.ItemResult, write bool) {
 	body := res.Body // a post-trigger's response body
 	if body == nil {
+		encoded := reqphase.Start(r.Context(), reqphase.Encode)
 		body = res.Item.JSON(res.Container)
+		encoded()
 	}
 	hd := w.Header()
-	hd.Set("X-Ms-Request-Charge", charge(write, len(body)))
-	hd.Set("X-Ms-Alt-Content-Path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID)
-	hd.Set("X-Ms-Content-Path", res.Container.RID)
+	setHeaders(hd, "X-Ms-Request-Charge", charge(write, len(body)),
+		"X-Ms-Alt-Content-Path", "dbs/"+res.Container.DatabaseID+"/colls/"+res.Container.ID,
+		"X-Ms-Content-Path", res.Container.RID)
 	lsn := res.Item.LSN
 	if res.Item.CurrentLSN > lsn {
 		// a read: lsn is the current LSN, as the service's (the Python SDK's

@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
 )
 
 // MetricsPath is where the handler serves Prometheus metrics, unsigned
@@ -31,6 +33,7 @@ type requestMetrics struct {
 	cfReads  *prometheus.CounterVec   // mode, result
 	cfItems  *prometheus.CounterVec   // mode
 	scripts  *prometheus.CounterVec   // kind, result
+	phases   *prometheus.CounterVec   // operation, resource_type, phase
 }
 
 // newRequestMetrics registers the request collectors in reg.
@@ -61,8 +64,12 @@ func newRequestMetrics(reg prometheus.Registerer) (*requestMetrics, error) {
 			Name: "cosmos_emulator_script_requests_total",
 			Help: "Requests that ran server-side JavaScript, by kind (stored_procedure; pre_trigger and post_trigger for writes naming them) and result (ok, script_error for a 4xx other than 408, timeout for 408, error for 5xx).",
 		}, []string{"kind", "result"}),
+		phases: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cosmos_emulator_request_phase_seconds_total",
+			Help: "Time requests spent in each phase of their work, summed, by operation, resource type and phase: auth (the signature check), translate (parsing a query and translating it or planning it), postgres (statements on PostgreSQL, send to last row; parallel statements add up), encode (building the body and writing the response into the server's buffer). Divide by cosmos_emulator_request_duration_seconds_count for a mean per request; the rest of the handler time is routing, headers and the operation's own code.",
+		}, []string{"operation", "resource_type", "phase"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration, m.charge, m.cfReads, m.cfItems, m.scripts} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.charge, m.cfReads, m.cfItems, m.scripts, m.phases} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -70,14 +77,19 @@ func newRequestMetrics(reg prometheus.Registerer) (*requestMetrics, error) {
 	return m, nil
 }
 
-// statusRecorder remembers the status a handler wrote. Unwrap lets
+// statusRecorder remembers the status a handler wrote and, with phases,
+// adds the time of writing the response to reqphase.Encode. Unwrap lets
 // http.ResponseController reach the connection's writer.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	phases *reqphase.Timings
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
+	if s.phases != nil {
+		defer s.encoded(time.Now())
+	}
 	if s.status == 0 {
 		s.status = code
 		lowerCosmosHeaders(s.Header())
@@ -86,11 +98,19 @@ func (s *statusRecorder) WriteHeader(code int) {
 }
 
 func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.phases != nil {
+		defer s.encoded(time.Now())
+	}
 	if s.status == 0 {
 		s.status = http.StatusOK
 		lowerCosmosHeaders(s.Header())
 	}
 	return s.ResponseWriter.Write(b)
+}
+
+// encoded adds the time since start to the Encode phase.
+func (s *statusRecorder) encoded(start time.Time) {
+	s.phases.Add(reqphase.Encode, time.Since(start))
 }
 
 // lowerCosmosHeaders renames the x-ms-* response headers to lower case, the
@@ -108,7 +128,11 @@ func lowerCosmosHeaders(hd http.Header) {
 		if strings.HasPrefix(k, "X-Ms-") {
 			lk := lowerName(k)
 			delete(hd, k)
-			hd[lk] = append(hd[lk], v...)
+			if prev := hd[lk]; len(prev) > 0 {
+				hd[lk] = append(prev, v...)
+			} else {
+				hd[lk] = v // the value slice moves with its name: no copy
+			}
 		}
 	}
 }
@@ -156,6 +180,10 @@ func (h *handler) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
+		if h.metrics != nil {
+			rec.phases = new(reqphase.Timings)
+			r = r.WithContext(reqphase.NewContext(r.Context(), rec.phases))
+		}
 		// What the path and headers say, read before the handler (which
 		// may rewrite the URL while normalising it).
 		op, rt := classify(r)
@@ -184,6 +212,7 @@ func (h *handler) observe(next http.Handler) http.Handler {
 			charge := responseHeader(hd, "X-Ms-Request-Charge")
 			if h.metrics != nil {
 				h.metrics.record(op, rt, aim, status, elapsed, charge, responseHeader(hd, "X-Ms-Item-Count"))
+				h.metrics.recordPhases(op, rt, rec.phases)
 				h.metrics.recordScripts(triggers, status)
 			}
 			level := slog.LevelDebug
@@ -197,6 +226,15 @@ func (h *handler) observe(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// recordPhases adds one request's phase timings.
+func (m *requestMetrics) recordPhases(op, rt string, t *reqphase.Timings) {
+	for _, p := range reqphase.All() {
+		if d := t.Get(p); d > 0 {
+			m.phases.WithLabelValues(op, rt, p.String()).Add(d.Seconds())
+		}
+	}
 }
 
 // record counts one answered request.

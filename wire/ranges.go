@@ -34,11 +34,9 @@ func setRangeHeaders(w http.ResponseWriter, c emulator.Container, rangeID string
 	rs := c.LiveRanges()
 	switch {
 	case rangeID != "":
-		hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", rangeID)
-		hd.Set("X-Ms-Session-Token", rangeID+":-1#"+s)
+		setHeaders(hd, "X-Ms-Documentdb-Partitionkeyrangeid", rangeID, "X-Ms-Session-Token", rangeID+":-1#"+s)
 	case len(rs) == 1:
-		hd.Set("X-Ms-Documentdb-Partitionkeyrangeid", rs[0].ID)
-		hd.Set("X-Ms-Session-Token", rs[0].ID+":-1#"+s)
+		setHeaders(hd, "X-Ms-Documentdb-Partitionkeyrangeid", rs[0].ID, "X-Ms-Session-Token", rs[0].ID+":-1#"+s)
 	default:
 		hd.Del("X-Ms-Documentdb-Partitionkeyrangeid")
 		var b strings.Builder
@@ -55,9 +53,7 @@ func setRangeHeaders(w http.ResponseWriter, c emulator.Container, rangeID string
 	if !withLSN {
 		return
 	}
-	hd.Set("lsn", s)
-	hd.Set("X-Ms-Item-Lsn", s)
-	hd.Set("X-Ms-Global-Committed-Lsn", s)
+	setHeaders(hd, "Lsn", s, "X-Ms-Item-Lsn", s, "X-Ms-Global-Committed-Lsn", s)
 }
 
 // servedRange returns the id of the range a response comes from: the
