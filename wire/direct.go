@@ -104,7 +104,7 @@ func (h *handler) serveDirect(ctx context.Context, req *rntbd.Request) *rntbd.Re
 			items = strconv.FormatUint(t.Num, 10)
 		}
 		h.metrics.record(op, rt, tokenString(req, rntbd.ReqAIM), status, elapsed, strconv.FormatFloat(charge.Float(), 'f', -1, 64), items)
-		h.metrics.recordScripts(directScriptKinds(req, op), status)
+		h.metrics.recordScripts(scriptKinds(op, tokenString(req, rntbd.ReqPreTriggerInclude), tokenString(req, rntbd.ReqPostTriggerInclude)), status)
 	}
 	level := slog.LevelDebug
 	if h.logRequests {
@@ -115,22 +115,6 @@ func (h *handler) serveDirect(ctx context.Context, req *rntbd.Request) *rntbd.Re
 			"database", d.db, "container", d.coll, "status", status, "duration", elapsed, "request_charge", charge.Float())
 	}
 	return res
-}
-
-// directScriptKinds lists the kinds of server-side JavaScript a direct
-// request runs, as scriptKinds does for a REST request.
-func directScriptKinds(req *rntbd.Request, op string) []string {
-	if op == "ExecuteStoredProcedure" {
-		return []string{"stored_procedure"}
-	}
-	var kinds []string
-	if tokenString(req, rntbd.ReqPreTriggerInclude) != "" {
-		kinds = append(kinds, "pre_trigger")
-	}
-	if tokenString(req, rntbd.ReqPostTriggerInclude) != "" {
-		kinds = append(kinds, "post_trigger")
-	}
-	return kinds
 }
 
 // direct authenticates and runs the request; on failure it returns the
