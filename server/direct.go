@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/cosmos-emulator/cosmos-emulator/pgstore"
-	"github.com/cosmos-emulator/cosmos-emulator/wire"
 	"github.com/cosmos-emulator/cosmos-emulator/wire/rntbd"
 )
 
 // The direct-mode listener: RNTBD over TLS with the gateway's certificate
-// (Config.RNTBDAddr), served by wire.NewDirectHandler on the same service.
+// (Config.RNTBDAddr), served by the direct-mode transport of
+// wire.NewHandlers, on the same service and state as the gateway.
 // GET /addresses hands its port out (wire.Config.RNTBDPort).
 
 // listenDirect binds Config.RNTBDAddr, if set. A taken address fails the
@@ -43,15 +42,12 @@ func (s *Server) directPort() int {
 	return s.directLn.Addr().(*net.TCPAddr).Port
 }
 
-// serveDirect starts serving the direct-mode listener with cert.
-func (s *Server) serveDirect(cert tls.Certificate) error {
+// serveDirect starts serving the direct-mode listener with cert: h is the
+// direct-mode transport of the gateway's handler (wire.NewHandlers), so
+// fault rules, rate limiting and metrics apply to both.
+func (s *Server) serveDirect(h rntbd.Handler, cert tls.Certificate) {
 	if s.directLn == nil {
-		return nil
-	}
-	h, err := wire.NewDirectHandler(wire.Config{Service: s.svc, Key: s.cfg.Key, Logger: s.log, Unavailable: pgstore.IsUnavailable,
-		Consistency: s.cfg.Consistency, LogRequests: s.cfg.LogRequests, Faults: s.faults})
-	if err != nil {
-		return err
+		return
 	}
 	s.direct = rntbd.NewServer(h, rntbd.Options{Logger: s.log, MaxConns: s.cfg.MaxConns})
 	ln := tls.NewListener(s.directLn, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
@@ -60,7 +56,6 @@ func (s *Server) serveDirect(cert tls.Certificate) error {
 			s.log.Error("direct-mode listener stopped", "err", err)
 		}
 	}()
-	return nil
 }
 
 // RNTBDAddr returns the address the direct-mode (RNTBD) listener listens

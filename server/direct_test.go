@@ -552,9 +552,67 @@ func TestDirectReadFeedAndChangeFeed(t *testing.T) {
 	if res.Status != 200 || tokenInt(res, rntbd.RespItemCount) != 1 || !bytes.Contains(res.Payload, []byte(`"v":2`)) || tokenStr(res, rntbd.RespETag) == etag {
 		t.Fatalf("change feed after a write: %d %s", res.Status, res.Payload)
 	}
-	res = d.doPK(rntbd.OpReadFeed, "a", nil, rntbd.StringToken(rntbd.ReqAIM, "Full-Fidelity Feed"))
-	if res.Status != 400 || !bytes.Contains(res.Payload, []byte("gateway mode")) {
-		t.Fatalf("all-versions feed: %d %s", res.Status, res.Payload)
+}
+
+// TestDirectAllVersionsFeed: the all-versions-and-deletes change feed
+// (A_IM "Full-Fidelity Feed") over RNTBD: from now (Match "*") a 304 with
+// the etag to continue from; after a create, a replace and a delete, one
+// page of the three entries in commit order, the same page the gateway
+// answers for that etag; then 304 again; with neither a continuation nor a
+// start time the service's 400.
+func TestDirectAllVersionsFeed(t *testing.T) {
+	f := newDirectFixture(t)
+	d := dialDirect(t, f.e)
+	aim := rntbd.StringToken(rntbd.ReqAIM, "Full-Fidelity Feed")
+	format := rntbd.StringToken(rntbd.ReqChangeFeedWireFormatVersion, "2021-09-15")
+	res := d.doPK(rntbd.OpReadFeed, "a", nil, aim, format, rntbd.StringToken(rntbd.ReqMatch, "*"))
+	etag := tokenStr(res, rntbd.RespETag)
+	if res.Status != 304 || res.Payload != nil || etag == "" || tokenInt(res, rntbd.RespItemCount) != 0 {
+		t.Fatalf("from now: %d %s etag %q", res.Status, res.Payload, etag)
+	}
+	for _, w := range []struct {
+		op   uint16
+		doc  string
+		body string
+	}{{rntbd.OpCreate, "", `{"id":"x","pk":"a","v":1}`}, {rntbd.OpReplace, "x", `{"id":"x","pk":"a","v":2}`}, {rntbd.OpDelete, "x", ""}} {
+		var body []byte
+		if w.body != "" {
+			body = []byte(w.body)
+		}
+		if res := d.do(w.op, w.doc, "a", body); res.Status >= 300 {
+			t.Fatalf("write %d: %d %s", w.op, res.Status, res.Payload)
+		}
+	}
+	res = d.doPK(rntbd.OpReadFeed, "a", nil, aim, format, rntbd.StringToken(rntbd.ReqMatch, etag))
+	var page struct {
+		Documents []struct {
+			Current  *struct{ V int } `json:"current"`
+			Metadata struct {
+				OperationType string `json:"operationType"`
+			} `json:"metadata"`
+		}
+	}
+	if err := json.Unmarshal(res.Payload, &page); err != nil || res.Status != 200 || tokenInt(res, rntbd.RespItemCount) != 3 {
+		t.Fatalf("after three writes: %d %s %v", res.Status, res.Payload, err)
+	}
+	var ops []string
+	for _, e := range page.Documents {
+		ops = append(ops, e.Metadata.OperationType)
+	}
+	if strings.Join(ops, ",") != "create,replace,delete" || page.Documents[1].Current == nil || page.Documents[1].Current.V != 2 {
+		t.Fatalf("entries %s", res.Payload)
+	}
+	st, gw := gatewayDo(t, f.e, "GET", "/dbs/d/colls/c/docs", "docs", "dbs/d/colls/c", nil, "a-im", "Full-Fidelity Feed",
+		"if-none-match", etag, "x-ms-documentdb-partitionkey", `["a"]`, "x-ms-cosmos-changefeed-wire-format-version", "2021-09-15")
+	if st != 200 || !bytes.Equal(gw, res.Payload) {
+		t.Fatalf("the gateway's page for the same etag: %d %s, direct %s", st, gw, res.Payload)
+	}
+	next := tokenStr(res, rntbd.RespETag)
+	if res = d.doPK(rntbd.OpReadFeed, "a", nil, aim, format, rntbd.StringToken(rntbd.ReqMatch, next)); res.Status != 304 || tokenStr(res, rntbd.RespETag) != next {
+		t.Fatalf("nothing new: %d %s", res.Status, res.Payload)
+	}
+	if res = d.doPK(rntbd.OpReadFeed, "a", nil, aim, format); res.Status != 400 || !bytes.Contains(res.Payload, []byte(`"BadRequest"`)) {
+		t.Fatalf("from the beginning: %d %s", res.Status, res.Payload)
 	}
 }
 
@@ -713,5 +771,70 @@ func TestDirectGoneAfterSplit(t *testing.T) {
 	var feed addressFeed
 	if err := json.Unmarshal(b, &feed); st != 200 || err != nil || len(feed.Addresses) != 1 || feed.Addresses[0].RangeID != children[1].ID {
 		t.Fatalf("addresses of the parent and a child: %d %s", st, b)
+	}
+}
+
+// TestDirectRateLimitAndMetrics: with --rate-limit, direct requests spend
+// the same budgets as gateway requests and are throttled the same way,
+// and the request metrics count them under the operation, resource type
+// and status of the REST request they stand for. A create of ~1.9 MB
+// (about 1,900 RU) is admitted on a 400 RU/s container, whose budget has
+// spent nothing, and leaves it in debt for seconds: the next read is
+// answered 429 with SubStatus 3200 and a retry-after, through the gateway
+// and in direct mode alike.
+func TestDirectRateLimitAndMetrics(t *testing.T) {
+	e := emulatortest.Start(t, emulatortest.WithDirectMode(), emulatortest.WithRateLimit())
+	if st, b := gatewayDo(t, e, "POST", "/dbs", "dbs", "", []byte(`{"id":"d"}`)); st != http.StatusCreated {
+		t.Fatalf("create database: %d %s", st, b)
+	}
+	if st, b := gatewayDo(t, e, "POST", "/dbs/d/colls", "colls", "dbs/d", []byte(`{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}`),
+		"x-ms-offer-throughput", "400"); st != http.StatusCreated {
+		t.Fatalf("create container: %d %s", st, b)
+	}
+	d := dialDirect(t, e)
+	big := []byte(`{"id":"big","pk":"a","x":"` + strings.Repeat("x", 1900<<10) + `"}`)
+	res := d.do(rntbd.OpCreate, "", "a", big)
+	if res.Status != 201 {
+		t.Fatalf("the first create, on a budget that spent nothing: %d %.200s", res.Status, res.Payload)
+	}
+	charge, _ := res.Tokens.Get(rntbd.RespRequestCharge)
+	if charge.Float() < 1000 {
+		t.Fatalf("the ~1.9 MB create charged %v RU", charge.Float())
+	}
+
+	st, b := gatewayDo(t, e, "GET", "/dbs/d/colls/c/docs/big", "docs", "dbs/d/colls/c/docs/big", nil, "x-ms-documentdb-partitionkey", `["a"]`)
+	if st != http.StatusTooManyRequests || !bytes.Contains(b, []byte(`"TooManyRequests"`)) {
+		t.Fatalf("a gateway read after the direct create's debt: %d %.200s", st, b)
+	}
+	for _, op := range []struct {
+		op  uint16
+		doc string
+	}{{rntbd.OpRead, "big"}, {rntbd.OpCreate, ""}} {
+		var payload []byte
+		if op.op == rntbd.OpCreate {
+			payload = []byte(`{"id":"small","pk":"a"}`)
+		}
+		res = d.do(op.op, op.doc, "a", payload)
+		if res.Status != 429 || tokenInt(res, rntbd.RespSubStatus) != 3200 || tokenInt(res, rntbd.RespRetryAfterMs) < 1 ||
+			!bytes.Contains(res.Payload, []byte(`"TooManyRequests"`)) {
+			t.Fatalf("direct op %d in debt: %d SubStatus %d RetryAfterMilliseconds %d %.200s", op.op, res.Status,
+				tokenInt(res, rntbd.RespSubStatus), tokenInt(res, rntbd.RespRetryAfterMs), res.Payload)
+		}
+	}
+
+	m := emulatortest.ScrapeMetrics(t, emulatortest.HTTPClient(), strings.TrimSuffix(e.Endpoint, "/")+wire.MetricsPath)
+	for _, tt := range []struct {
+		series string
+		want   float64
+	}{
+		{`cosmos_emulator_requests_total{operation="Create",resource_type="docs",status="201"}`, 1},
+		{`cosmos_emulator_requests_total{operation="Create",resource_type="docs",status="429"}`, 1},
+		{`cosmos_emulator_requests_total{operation="Read",resource_type="docs",status="429"}`, 2}, // gateway and direct
+		{`cosmos_emulator_request_charge_total{operation="Create",resource_type="docs"}`, charge.Float()},
+		{`cosmos_emulator_request_duration_seconds_count{operation="Create",resource_type="docs"}`, 2},
+	} {
+		if got := m[tt.series]; got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.series, got, tt.want)
+		}
 	}
 }

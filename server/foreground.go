@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/ttl"
+	"github.com/cosmos-emulator/cosmos-emulator/wire/rntbd"
 )
 
 // foreground counts the client requests the emulator is serving, for the
@@ -38,6 +40,19 @@ func (f *foreground) wrap(h http.Handler) http.Handler {
 			f.inFlight.Add(-1)
 		}()
 		h.ServeHTTP(w, r)
+	})
+}
+
+// wrapDirect counts the direct-mode requests h serves, as wrap does the
+// REST ones.
+func (f *foreground) wrapDirect(h rntbd.Handler) rntbd.Handler {
+	return rntbd.HandlerFunc(func(ctx context.Context, req *rntbd.Request) *rntbd.Response {
+		f.inFlight.Add(1)
+		defer func() {
+			f.lastDone.Store(int64(time.Since(f.start)))
+			f.inFlight.Add(-1)
+		}()
+		return h.ServeRNTBD(ctx, req)
 	})
 }
 

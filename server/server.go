@@ -413,7 +413,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if !cfg.DisableExplorer {
 		explorerHandler = explorer.New(explorer.Config{Key: cfg.Key, ListenAddr: s.ln.Addr().String(), ExposeKey: cfg.ExplorerExposeKey})
 	}
-	handler, err := wire.NewHandler(wire.Config{
+	handler, direct, err := wire.NewHandlers(wire.Config{
 		Service: s.svc, Key: cfg.Key, CertPEM: certPEM, Logger: s.log, Ready: s.healthy,
 		Sweep: s.sweeper.SweepOnce, SweeperStats: func() any { return s.sweeper.Stats() },
 		Consistency: cfg.Consistency,
@@ -454,9 +454,7 @@ func start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	s.url = cfg.Protocol + "://" + advertisedHost(s.ln.Addr().String()) + "/"
 	go func() { s.served <- s.http.Serve(ln) }()
 	s.serveExplorer(handler, tlsConfig)
-	if err = s.serveDirect(tlsCert); err != nil {
-		return nil, err
-	}
+	s.serveDirect(fg.wrapDirect(direct), tlsCert)
 	bg, cancel := context.WithCancel(context.Background())
 	s.stopBG, s.bgDone = cancel, make(chan struct{})
 	go func() {

@@ -28,10 +28,12 @@ import (
 // createDatabaseIfNotExists). Every other request is answered 400 naming
 // the operation and gateway mode.
 
-// NewDirectHandler returns the handler of direct-mode requests, configured
-// as NewHandler (Service, Key, Logger, Now, Unavailable, Consistency,
-// LogRequests, Faults: give it the REST handler's fault set so that the
-// rules apply to both; the REST-only fields are ignored).
+// NewDirectHandler returns the handler of direct-mode requests alone,
+// configured as NewHandler (Service, Key, Logger, Now, Unavailable,
+// Consistency, LogRequests, Faults: give it the REST handler's fault set
+// so that the rules apply to both; the REST-only fields are ignored). It
+// has no rate limiter and no metrics: NewHandlers returns both transports
+// sharing them.
 func NewDirectHandler(cfg Config) (rntbd.Handler, error) {
 	h, err := newHandler(cfg)
 	if err != nil {
@@ -89,14 +91,28 @@ func (h *handler) serveDirect(ctx context.Context, req *rntbd.Request) *rntbd.Re
 	if err != nil {
 		res = h.directError(ctx, req, d, c, pk, err)
 	}
+	elapsed := time.Since(start)
+	status := int(res.Status)
+	if res == rntbd.CloseConnection {
+		status = StatusConnectionDropped
+	}
+	charge, _ := res.Tokens.Get(rntbd.RespRequestCharge)
+	if h.metrics != nil {
+		op, rt := directLabels(req, d)
+		var items string
+		if t, ok := res.Tokens.Get(rntbd.RespItemCount); ok {
+			items = strconv.FormatUint(t.Num, 10)
+		}
+		h.metrics.record(op, rt, tokenString(req, rntbd.ReqAIM), status, elapsed, strconv.FormatFloat(charge.Float(), 'f', -1, 64), items)
+		h.metrics.recordScripts(scriptKinds(op, tokenString(req, rntbd.ReqPreTriggerInclude), tokenString(req, rntbd.ReqPostTriggerInclude)), status)
+	}
 	level := slog.LevelDebug
 	if h.logRequests {
 		level = slog.LevelInfo
 	}
 	if h.log.Enabled(ctx, level) {
-		charge, _ := res.Tokens.Get(rntbd.RespRequestCharge)
 		h.log.Log(ctx, level, "direct request", "resourceType", req.ResourceType, "operationType", req.OperationType,
-			"database", d.db, "container", d.coll, "status", res.Status, "duration", time.Since(start), "request_charge", charge.Float())
+			"database", d.db, "container", d.coll, "status", status, "duration", elapsed, "request_charge", charge.Float())
 	}
 	return res
 }
@@ -138,6 +154,29 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 	if res, faulted := h.directFault(ctx, req, d); faulted {
 		return res, none, nil, nil
 	}
+	if h.limiter != nil && d.resource != rntbd.ResourceDatabase {
+		if t, keys := h.directBuckets(ctx, req, d); len(keys) > 0 {
+			est := directEstimate(req, d)
+			if wait, ok := h.limiter.admit(keys, t.perRange, est); !ok {
+				ms := max(int((wait+time.Millisecond-1)/time.Millisecond), 1)
+				return directThrottle(req, http.StatusTooManyRequests, emulator.SubStatusRUBudgetExceeded, ms), none, nil, nil
+			}
+			res, c, pk, err := h.directRun(ctx, req, d)
+			charge := directErrorCharge
+			if err == nil {
+				t, _ := res.Tokens.Get(rntbd.RespRequestCharge)
+				charge = t.Float()
+			}
+			h.limiter.settle(keys, est, charge)
+			return res, c, pk, err
+		}
+	}
+	return h.directRun(ctx, req, d)
+}
+
+// directRun runs an authenticated, admitted request on the service.
+func (h *handler) directRun(ctx context.Context, req *rntbd.Request, d directOp) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
+	var none emulator.Container
 	if d.resource == rntbd.ResourceDatabase {
 		db, err := h.svc.GetDatabase(ctx, d.db)
 		if err != nil {
@@ -258,14 +297,24 @@ func (h *handler) directQuery(ctx context.Context, req *rntbd.Request, d directO
 	return out, res.Container, pk, nil
 }
 
-// directFaultOperation is the fault rules' operation name of a direct
-// request (FaultOperations, as classify names the REST requests).
-func directFaultOperation(req *rntbd.Request, d directOp) (op, resourceType string) {
-	switch d.resource {
-	case rntbd.ResourceDatabase:
-		return "Read", "dbs"
-	case rntbd.ResourceStoredProcedure:
-		return "ExecuteStoredProcedure", "sprocs"
+// directResourceTypes are the REST resource type names of RNTBD
+// resource types (RntbdConstants.RntbdResourceType), the metrics' and
+// fault rules' resource_type.
+var directResourceTypes = map[uint16]string{
+	rntbd.ResourceDatabase: "dbs", rntbd.ResourceCollection: "colls", rntbd.ResourceDocument: "docs",
+	0x0004: "attachments", 0x0005: "users", 0x0006: "permissions", rntbd.ResourceStoredProcedure: "sprocs",
+	0x0008: "conflicts", 0x0009: "triggers", 0x000A: "udfs", 0x000F: "offers", 0x0016: "pkranges",
+}
+
+// directLabels names a direct request's operation and resource type as
+// classify names the REST request it stands for (the metrics' labels and
+// the fault rules' FaultOperations): ReadFeed with A_IM is ChangeFeed, an
+// ExecuteJavaScript is ExecuteStoredProcedure; an operation or resource
+// type without a REST counterpart is "Other" or "other".
+func directLabels(req *rntbd.Request, d directOp) (op, resourceType string) {
+	resourceType = directResourceTypes[d.resource]
+	if resourceType == "" {
+		resourceType = "other"
 	}
 	switch d.op {
 	case rntbd.OpCreate:
@@ -284,14 +333,58 @@ func directFaultOperation(req *rntbd.Request, d directOp) (op, resourceType stri
 		op = "Query"
 	case rntbd.OpBatch:
 		op = "Batch"
+	case rntbd.OpHead, rntbd.OpHeadFeed:
+		op = "Head"
+	case rntbd.OpExecuteJavaScript:
+		op = "ExecuteStoredProcedure"
 	case rntbd.OpReadFeed:
 		op = "ReadFeed"
 		if tokenString(req, rntbd.ReqAIM) != "" {
 			op = "ChangeFeed"
 		}
+	default:
+		op = "Other"
 	}
-	return op, "docs"
+	return op, resourceType
 }
+
+// directBuckets returns the rate limiter's target of a direct request on
+// a container (documents, stored procedure executions) and the budgets
+// it pays into, chosen as for a REST request (bucketKeys: the range it
+// names, else its partition key's); none when the container has no offer
+// or cannot be read (the request answers that).
+func (h *handler) directBuckets(ctx context.Context, req *rntbd.Request, d directOp) (*limitTarget, []string) {
+	t := h.limiter.target(ctx, url.PathEscape(d.db), url.PathEscape(d.coll))
+	if t == nil || t.owner == "" {
+		return nil, nil
+	}
+	rangeID := tokenString(req, rntbd.ReqPartitionKeyRange)
+	if i := strings.LastIndexByte(rangeID, ','); i >= 0 {
+		rangeID = rangeID[i+1:] // "collectionRid,rangeId" (RntbdRequestHeaders)
+	}
+	return t, t.bucketKeys(strings.TrimSpace(rangeID), tokenString(req, rntbd.ReqPartitionKey))
+}
+
+// directEstimate is what a direct request reserves before it runs, as
+// estimate for the REST request it stands for: a write the emulator's
+// charge for its payload, anything else (reads, feeds, queries, stored
+// procedure executions) 1 RU.
+func directEstimate(req *rntbd.Request, d directOp) float64 {
+	if d.resource != rntbd.ResourceDocument {
+		return 1
+	}
+	switch d.op {
+	case rntbd.OpCreate, rntbd.OpUpsert, rntbd.OpReplace, rntbd.OpPatch, rntbd.OpBatch:
+		return chargeRU(true, len(req.Payload))
+	case rntbd.OpDelete:
+		return chargeRU(true, 0)
+	}
+	return 1
+}
+
+// directErrorCharge is the request charge of a direct request's error
+// answer (directError).
+const directErrorCharge float64 = 1
 
 // directFault applies the fault rules (Config.Faults, the set the REST
 // endpoints /_emulator/faults change) to an authenticated direct request,
@@ -304,7 +397,7 @@ func (h *handler) directFault(ctx context.Context, req *rntbd.Request, d directO
 		return nil, false
 	}
 	q := &faultRequest{db: d.db, coll: d.coll, id: d.doc, pkHeader: tokenString(req, rntbd.ReqPartitionKey)}
-	q.op, q.rt = directFaultOperation(req, d)
+	q.op, q.rt = directLabels(req, d)
 	switch d.resource {
 	case rntbd.ResourceDatabase:
 		q.id = d.db
@@ -339,14 +432,22 @@ func (h *handler) directFault(ctx context.Context, req *rntbd.Request, d directO
 	if retry == 0 && p.Status == http.StatusTooManyRequests {
 		retry = DefaultFaultRetryAfterMs
 	}
-	code, msg := injectedError(p.Status, p.SubStatus)
-	res = &rntbd.Response{Status: int32(p.Status), Payload: errorBody(code, msg+"\r\nActivityId: "+activityID(req.ActivityID), "")}
-	res.Tokens = append(lsnTokens("", 0, 0), rntbd.ULongToken(rntbd.RespSubStatus, uint32(p.SubStatus)),
+	return directThrottle(req, p.Status, p.SubStatus, retry), true
+}
+
+// directThrottle is the answer of an injected error or a request over its
+// rate limit: the status, the service's error body, SubStatus, no charge,
+// and RetryAfterMilliseconds when retryMs is positive (one shape for every
+// throttle a client can meet, as writeInjected is for REST requests).
+func directThrottle(req *rntbd.Request, status, subStatus, retryMs int) *rntbd.Response {
+	code, msg := injectedError(status, subStatus)
+	res := &rntbd.Response{Status: int32(status), Payload: errorBody(code, msg+"\r\nActivityId: "+activityID(req.ActivityID), "")}
+	res.Tokens = append(lsnTokens("", 0, 0), rntbd.ULongToken(rntbd.RespSubStatus, uint32(subStatus)),
 		rntbd.DoubleToken(rntbd.RespRequestCharge, 0))
-	if retry > 0 {
-		res.Tokens = append(res.Tokens, rntbd.ULongToken(rntbd.RespRetryAfterMs, uint32(retry)))
+	if retryMs > 0 {
+		res.Tokens = append(res.Tokens, rntbd.ULongToken(rntbd.RespRetryAfterMs, uint32(retryMs)))
 	}
-	return res, true
+	return res
 }
 
 // activityID formats the 16 bytes of a request's activity id (.NET GUID
@@ -402,8 +503,8 @@ func directEPKRange(req *rntbd.Request) (ok bool, start, end string, err error) 
 // logical partition or an EPK sub-range in creation order, paged; with
 // A_IM "Incremental Feed", the latest-version change feed (Match is the
 // If-None-Match continuation, IfModifiedSince the start time), 304 with
-// the etag when nothing is new. The all-versions feed is not served in
-// direct mode yet.
+// the etag when nothing is new; with A_IM "Full-Fidelity Feed", the
+// all-versions-and-deletes feed (directAllVersionsFeed).
 func (h *handler) directReadFeed(ctx context.Context, req *rntbd.Request, d directOp, pk emulator.PartitionKey) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
 	var none emulator.Container
 	epk, start, end, err := directEPKRange(req)
@@ -443,7 +544,7 @@ func (h *handler) directReadFeed(ctx context.Context, req *rntbd.Request, d dire
 		return out, res.Container, pk, nil
 	case strings.EqualFold(aim, "Incremental Feed"):
 	case strings.EqualFold(aim, allVersionsFeedAIM):
-		return nil, none, pk, emulator.BadRequest("The all versions and deletes change feed is not served in direct mode yet; connect in gateway mode for it.")
+		return h.directAllVersionsFeed(ctx, req, d, pk, rangeID, epk, start, end, page)
 	default:
 		return nil, none, pk, emulator.BadRequest("The A-IM header value '%s' is invalid: use 'Incremental Feed' or '%s'.", aim, allVersionsFeedAIM)
 	}
@@ -488,6 +589,38 @@ func (h *handler) directReadFeed(ctx context.Context, req *rntbd.Request, d dire
 	out := &rntbd.Response{Status: http.StatusOK, Payload: body}
 	out.Tokens = append(tokens, rntbd.ULongToken(rntbd.RespItemCount, uint32(len(docs))),
 		rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, len(body))))
+	return out, res.Container, pk, nil
+}
+
+// directAllVersionsFeed serves one page of the all-versions-and-deletes
+// change feed as readAllVersionsFeed does through the gateway: Match is
+// the If-None-Match continuation ("*": from now), an IfModifiedSince token
+// a start from a point in time; the entries ({"current","metadata"}) in
+// commit order, the etag the continuation, 304 with ItemCount 0 when
+// nothing is new. (The Java SDK sends this feed through the gateway even
+// in direct mode: ChangeFeedStateV1 sets useGatewayMode for FULL_FIDELITY.)
+func (h *handler) directAllVersionsFeed(ctx context.Context, req *rntbd.Request, d directOp, pk emulator.PartitionKey, rangeID string,
+	epk bool, start, end string, page emulator.PageRequest) (*rntbd.Response, emulator.Container, emulator.PartitionKey, error) {
+	res, err := h.svc.ReadAllVersionsFeed(ctx, emulator.AllVersionsFeedRequest{Database: d.db, Container: d.coll, PartitionKey: pk,
+		RangeID: rangeID, EPKRange: epk, StartEPK: start, EndEPK: end, Page: page,
+		// Match is If-None-Match on a read feed (RntbdRequestHeaders.addMatchHeader)
+		IfNoneMatch: strings.TrimSpace(tokenString(req, rntbd.ReqMatch)),
+		PointInTime: strings.TrimSpace(tokenString(req, rntbd.ReqIfModifiedSince)) != ""})
+	if err != nil {
+		return nil, res.Container, pk, err
+	}
+	lsn := res.LSN
+	if cur, err := h.svc.CurrentLSN(ctx); err == nil {
+		lsn = max(lsn, cur)
+	}
+	tokens := append(lsnTokens(directServedRange(res.Container, res.Range, pk), lsn, 0), rntbd.StringToken(rntbd.RespETag, res.ETag),
+		rntbd.ULongToken(rntbd.RespItemCount, uint32(len(res.Docs))))
+	if len(res.Docs) == 0 {
+		return &rntbd.Response{Status: http.StatusNotModified, Tokens: append(tokens, rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, 0)))}, res.Container, pk, nil
+	}
+	body := feedBody(res.Container.RID, "Documents", res.Docs)
+	out := &rntbd.Response{Status: http.StatusOK, Payload: body}
+	out.Tokens = append(tokens, rntbd.DoubleToken(rntbd.RespRequestCharge, chargeRU(false, len(body))))
 	return out, res.Container, pk, nil
 }
 
@@ -678,7 +811,7 @@ func (h *handler) directError(ctx context.Context, req *rntbd.Request, d directO
 	res := &rntbd.Response{Status: int32(status), Payload: errorBody(e.Kind.String(), e.Message, e.AdditionalErrorInfo)}
 	res.Tokens = append(lsnTokens(rangeID, lsn, 0),
 		rntbd.ULongToken(rntbd.RespSubStatus, uint32(e.SubStatus)),
-		rntbd.DoubleToken(rntbd.RespRequestCharge, 1))
+		rntbd.DoubleToken(rntbd.RespRequestCharge, directErrorCharge))
 	if status == http.StatusServiceUnavailable {
 		res.Tokens = append(res.Tokens, rntbd.ULongToken(rntbd.RespRetryAfterMs, RetryAfterUnavailable))
 	}

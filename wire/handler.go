@@ -23,6 +23,7 @@ import (
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
+	"github.com/cosmos-emulator/cosmos-emulator/wire/rntbd"
 )
 
 // Config configures NewHandler.
@@ -135,18 +136,29 @@ type handler struct {
 
 // NewHandler returns the http.Handler serving the Cosmos DB REST API.
 func NewHandler(cfg Config) (http.Handler, error) {
+	rest, _, err := NewHandlers(cfg)
+	return rest, err
+}
+
+// NewHandlers returns the two transports of one API: the http.Handler of
+// the REST API (gateway mode, as NewHandler) and the rntbd.Handler of
+// direct-mode requests (direct.go). They share one state: the fault
+// rules, the rate limiter's budgets (a container's request units are
+// spent by both) and the request metrics (a direct request is counted
+// under the same names and labels as the REST request it stands for).
+func NewHandlers(cfg Config) (http.Handler, rntbd.Handler, error) {
 	h, err := newHandler(cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if cfg.RateLimit {
 		h.limiter = newRateLimiter(cfg.Service, time.Now)
 	}
 	r, err := h.router(cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return h.observe(h.middleware(h.faultHook(h.rateLimit(r)))), nil
+	return h.observe(h.middleware(h.faultHook(h.rateLimit(r)))), rntbd.HandlerFunc(h.serveDirect), nil
 }
 
 // newHandler checks cfg and returns the handler state that both

@@ -188,7 +188,7 @@ func (h *handler) observe(next http.Handler) http.Handler {
 		// may rewrite the URL while normalising it).
 		op, rt := classify(r)
 		aim := r.Header.Get("A-Im")
-		triggers := scriptKinds(op, r.Header)
+		triggers := scriptKinds(op, r.Header.Get("X-Ms-Documentdb-Pre-Trigger-Include"), r.Header.Get("X-Ms-Documentdb-Post-Trigger-Include"))
 		path := r.URL.EscapedPath()
 		defer func() {
 			// A handler that drops the connection (panic with
@@ -266,16 +266,17 @@ func (m *requestMetrics) record(op, rt, aim string, status int, elapsed time.Dur
 
 // scriptKinds lists the kinds of server-side JavaScript a request runs
 // (when it succeeds): a stored procedure execution, and the pre- and
-// post-triggers an item write names in its headers.
-func scriptKinds(op string, h http.Header) []string {
+// post-triggers an item write names (preTrigger, postTrigger: the
+// request's trigger headers or tokens, "" when absent).
+func scriptKinds(op, preTrigger, postTrigger string) []string {
 	if op == "ExecuteStoredProcedure" {
 		return []string{"stored_procedure"}
 	}
 	var kinds []string
-	if h.Get("X-Ms-Documentdb-Pre-Trigger-Include") != "" {
+	if preTrigger != "" {
 		kinds = append(kinds, "pre_trigger")
 	}
-	if h.Get("X-Ms-Documentdb-Post-Trigger-Include") != "" {
+	if postTrigger != "" {
 		kinds = append(kinds, "post_trigger")
 	}
 	return kinds

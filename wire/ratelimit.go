@@ -188,16 +188,17 @@ func unescape(s string) string {
 	return s
 }
 
-// bucketKeys returns the buckets a request on t pays into: a request
+// bucketKeys returns the buckets a request on t pays into, by the range
+// id and partition key header it names ("": none): a request
 // naming a range that a split replaced pays on every range that replaced
 // it (a query reads them all; a change feed's 410/1002 repeated by a
 // client counts against them like any request); nil when the range it
 // names is unknown (the handler answers 410).
-func (t *limitTarget) bucketKeys(r *http.Request) []string {
+func (t *limitTarget) bucketKeys(rangeID, pkHeader string) []string {
 	if t.shared {
 		return t.all
 	}
-	if h := r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"); h != "" {
+	if h := rangeID; h != "" {
 		if rg, ok := t.c.RangeByID(h); ok {
 			return []string{t.owner + "/" + rg.ID}
 		}
@@ -214,7 +215,7 @@ func (t *limitTarget) bucketKeys(r *http.Request) []string {
 	if len(t.all) == 1 {
 		return t.all // one range pays for everything: no key to hash
 	}
-	if h := r.Header.Get("X-Ms-Documentdb-Partitionkey"); h != "" {
+	if h := pkHeader; h != "" {
 		if pk, err := ParsePartitionKeyHeader(h); err == nil && pk != nil &&
 			(len(pk) >= len(t.c.PartitionKey.Paths) || t.c.PartitionKey.SystemKey) {
 			return []string{t.owner + "/" + t.c.RangeIDForKey(pk)}
@@ -322,7 +323,7 @@ func (h *handler) rateLimit(next http.Handler) http.Handler {
 		t := l.target(r.Context(), db, coll)
 		var keys []string
 		if t != nil && t.owner != "" {
-			keys = t.bucketKeys(r)
+			keys = t.bucketKeys(r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"), r.Header.Get("X-Ms-Documentdb-Partitionkey"))
 		}
 		if len(keys) == 0 {
 			next.ServeHTTP(w, r)

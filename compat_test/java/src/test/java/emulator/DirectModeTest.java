@@ -1,5 +1,11 @@
 package emulator;
 
+import com.azure.cosmos.ChangeFeedProcessor;
+import com.azure.cosmos.ChangeFeedProcessorBuilder;
+import com.azure.cosmos.CosmosAsyncClient;
+import com.azure.cosmos.CosmosAsyncContainer;
+import com.azure.cosmos.models.ChangeFeedProcessorItem;
+import com.azure.cosmos.models.ChangeFeedProcessorOptions;
 import com.azure.cosmos.ConsistencyLevel;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosClientBuilder;
@@ -42,7 +48,11 @@ import java.util.Iterator;
 import java.util.stream.IntStream;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -93,6 +103,19 @@ class DirectModeTest {
             b.gatewayMode();
         }
         return b.buildClient();
+    }
+
+    /** The async client of client(mode). */
+    static CosmosAsyncClient asyncClient(String mode) {
+        CosmosClientBuilder b = new CosmosClientBuilder()
+            .endpoint(Env.endpoint())
+            .key(Env.KEY)
+            .consistencyLevel(ConsistencyLevel.SESSION)
+            .contentResponseOnWriteEnabled(true);
+        if (mode.equals("gateway")) {
+            b.gatewayMode();
+        }
+        return b.buildAsyncClient();
     }
 
     static void assertTransport(String mode, CosmosDiagnostics diag) {
@@ -440,6 +463,154 @@ class DirectModeTest {
             CosmosItemResponse<JsonNode> read = c.readItem("s7", new PartitionKey("p7"), JsonNode.class);
             assertEquals(70, read.getItem().get("v").asInt());
             assertTransport(mode, read.getDiagnostics());
+        }
+    }
+
+    /**
+     * The all-versions-and-deletes change feed: a create, a replace and a
+     * delete read from a continuation taken before them, in both modes. The
+     * writes go over the mode's transport; the Java SDK reads this feed
+     * through the gateway even in direct mode (ChangeFeedStateV1 sets
+     * useGatewayMode for FULL_FIDELITY: "the Split-handling logic resides
+     * within Compute Gateway"), which the diagnostics show.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"direct", "gateway"})
+    void allVersionsAndDeletes(String mode) {
+        try (CosmosClient client = client(mode)) {
+            String coll = "avad-" + mode;
+            client.getDatabase(dbId).createContainer(new CosmosContainerProperties(coll, "/pk"),
+                ThroughputProperties.createManualThroughput(30000));
+            CosmosContainer c = client.getDatabase(dbId).getContainer(coll);
+            Drained start = drain("gateway", c, CosmosChangeFeedRequestOptions.createForProcessingFromNow(FeedRange.forFullRange())
+                .allVersionsAndDeletes());
+            assertTransport(mode, c.createItem(doc("x", "a", 1)).getDiagnostics());
+            assertTransport(mode, c.upsertItem(doc("x", "a", 2)).getDiagnostics());
+            assertTransport(mode, c.deleteItem("x", new PartitionKey("a"), new CosmosItemRequestOptions()).getDiagnostics());
+            List<JsonNode> changes = new ArrayList<>();
+            for (FeedResponse<JsonNode> page : c.queryChangeFeed(
+                CosmosChangeFeedRequestOptions.createForProcessingFromContinuation(start.continuation()).allVersionsAndDeletes(),
+                JsonNode.class).iterableByPage()) {
+                changes.addAll(page.getResults());
+                assertTransport("gateway", page.getCosmosDiagnostics());
+            }
+            assertEquals(List.of("create", "replace", "delete"),
+                changes.stream().map(j -> j.get("metadata").get("operationType").asText()).toList(), changes.toString());
+            assertEquals(2, changes.get(1).get("current").get("v").asInt());
+        }
+    }
+
+    /** Waits (60 s at most) until every id of want was seen; the failure names those missing. */
+    static void awaitSeen(Map<String, AtomicInteger> seen, Set<String> want) throws InterruptedException {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+        while (!seen.keySet().containsAll(want)) {
+            if (System.nanoTime() > deadline) {
+                Set<String> missing = new java.util.TreeSet<>(want);
+                missing.removeAll(seen.keySet());
+                fail("changes never delivered: " + missing);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /**
+     * The Change Feed Processor with the mode's client over 5 ranges, a
+     * latest-version processor (handleChanges) and an all-versions one
+     * (handleAllVersionsAndDeletesChanges) on one lease container: every
+     * create once to the first, every create and delete once to the
+     * second; then a split while running, after which the latest-version
+     * processor gets the new changes of the children exactly once.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"direct", "gateway"})
+    void changeFeedProcessor(String mode) throws Exception {
+        String coll = "cfp-" + mode;
+        setup.getDatabase(dbId).createContainer(new CosmosContainerProperties(coll, "/pk"),
+            ThroughputProperties.createManualThroughput(30000));
+        setup.getDatabase(dbId).createContainer("leases-" + mode, "/id");
+        try (CosmosAsyncClient async = asyncClient(mode)) {
+            CosmosAsyncContainer feed = async.getDatabase(dbId).getContainer(coll);
+            CosmosAsyncContainer leases = async.getDatabase(dbId).getContainer("leases-" + mode);
+            assertTransport(mode, feed.createItem(doc("probe", "probe", 0)).block().getDiagnostics());
+            Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
+            ChangeFeedProcessor latest = ChangeFeedProcessorTest.processor("host-1", feed, leases, "lv", seen, new ConcurrentHashMap<>());
+            List<String> versions = new CopyOnWriteArrayList<>();
+            ChangeFeedProcessorOptions vo = ChangeFeedProcessorTest.options("av");
+            vo.setStartFromBeginning(false); // this mode starts from now
+            ChangeFeedProcessor all = new ChangeFeedProcessorBuilder()
+                .hostName("host-1")
+                .feedContainer(feed)
+                .leaseContainer(leases)
+                .options(vo)
+                .handleAllVersionsAndDeletesChanges((List<ChangeFeedProcessorItem> items) -> {
+                    for (ChangeFeedProcessorItem it : items) {
+                        JsonNode j = it.toJsonNode();
+                        String id = j.path("current").path("id").asText(j.path("metadata").path("id").asText(j.path("previous").path("id").asText("")));
+                        versions.add(it.getChangeFeedMetaData().getOperationType().toString().toLowerCase() + ":" + id);
+                    }
+                })
+                .buildChangeFeedProcessor();
+            latest.start().block();
+            all.start().block();
+            try {
+                // The all-versions leases start from now: wait until each lease document holds
+                // the continuation of its first, empty read (PartitionProcessorImpl checkpoints
+                // a 304 whose continuation is new), so that no write below comes before "now".
+                CosmosContainer leaseDocs = setup.getDatabase(dbId).getContainer("leases-" + mode);
+                ChangeFeedProcessorTest.await("both processors hold 5 leases, the all-versions ones a continuation", () ->
+                    latest.getCurrentState().block().size() == 5 && leaseDocs.queryItems(
+                        "SELECT VALUE COUNT(1) FROM c WHERE STARTSWITH(c.id, 'av') AND IS_STRING(c.ContinuationToken)"
+                            + " AND LENGTH(c.ContinuationToken) > 0", new CosmosQueryRequestOptions(), Integer.class)
+                        .stream().findFirst().orElse(0) == 5);
+                ChangeFeedProcessorTest.await("the probe", () -> seen.containsKey("probe"));
+                ChangeFeedProcessorTest.write(feed, "a", 30);
+                Set<String> want = ChangeFeedProcessorTest.ids("a", 30);
+                want.add("probe");
+                awaitSeen(seen, want);
+                // deleted once the latest-version processor has them (that feed does not
+                // show an item deleted before it is read)
+                for (int i = 0; i < 5; i++) {
+                    feed.deleteItem("a" + i, new PartitionKey("pk" + i)).block();
+                }
+                ChangeFeedProcessorTest.await("35 versions", () -> versions.size() >= 35);
+                Thread.sleep(1000);
+                ChangeFeedProcessorTest.assertExactlyOnce(seen, want);
+                List<String> wantVersions = new ArrayList<>();
+                for (int i = 0; i < 30; i++) {
+                    wantVersions.add("create:a" + i);
+                }
+                for (int i = 0; i < 5; i++) {
+                    wantVersions.add("delete:a" + i);
+                }
+                List<String> got = new ArrayList<>(versions);
+                got.sort(null);
+                wantVersions.sort(null);
+                assertEquals(wantVersions, got);
+
+                all.stop().block();
+                Env.split(dbId, coll, "0");
+                assertEquals(6, feed.getFeedRanges().block().size());
+                // until the processor has replaced the parent's lease, the state query of
+                // that lease is answered 410/1002 (the range is gone), as by the service
+                ChangeFeedProcessorTest.await("6 leases after the split", () -> {
+                    try {
+                        return latest.getCurrentState().block().size() == 6;
+                    } catch (CosmosException e) {
+                        assertEquals(410, e.getStatusCode(), e::toString);
+                        return false;
+                    }
+                });
+                ChangeFeedProcessorTest.write(feed, "b", 20);
+                want.addAll(ChangeFeedProcessorTest.ids("b", 20));
+                awaitSeen(seen, want);
+                Thread.sleep(1000);
+                ChangeFeedProcessorTest.assertExactlyOnce(seen, want);
+            } finally {
+                if (all.isStarted()) {
+                    all.stop().block();
+                }
+                latest.stop().block();
+            }
         }
     }
 }

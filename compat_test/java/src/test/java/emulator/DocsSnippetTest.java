@@ -25,6 +25,11 @@ class DocsSnippetTest {
 
     /** The n-th ```java block (from 0) of file's "## Java" section. */
     static String javaBlock(String file, int n) throws Exception {
+        return block(file, "java", n);
+    }
+
+    /** The n-th ```lang block (from 0) of file's "## Java" section. */
+    static String block(String file, String lang, int n) throws Exception {
         String text = Files.readString(Path.of("..", "..", "docs", file));
         int start = text.indexOf("\n## Java\n");
         assertTrue(start >= 0, file + " has no ## Java section");
@@ -33,11 +38,11 @@ class DocsSnippetTest {
         if (next >= 0) {
             section = section.substring(0, next);
         }
-        Matcher m = Pattern.compile("(?ms)^```java\n(.*?)^```\n").matcher(section);
+        Matcher m = Pattern.compile("(?ms)^```" + lang + "\n(.*?)^```\n").matcher(section);
         for (int i = 0; i < n; i++) {
-            assertTrue(m.find(), file + "'s Java section has fewer than " + (n + 1) + " ```java blocks");
+            assertTrue(m.find(), file + "'s Java section has fewer than " + (n + 1) + " ```" + lang + " blocks");
         }
-        assertTrue(m.find(), file + "'s Java section has no ```java block " + n);
+        assertTrue(m.find(), file + "'s Java section has no ```" + lang + " block " + n);
         return m.group(1);
     }
 
@@ -52,6 +57,31 @@ class DocsSnippetTest {
         String code = javaBlock("connecting.md", 1);
         assertFalse(code.contains("gatewayMode"), "the direct-mode program must use the SDK's default mode");
         assertEquals("read first\nover rntbd: true\n", run(code));
+    }
+
+    /**
+     * The direct-mode program run in a JVM of its own by the shell lines that follow it
+     * (certificate download, keytool trust store, java), as written, in a fresh directory with
+     * the SDK's jars on CLASSPATH. The lines name the emulator at 127.0.0.1:8081, where
+     * make java-sdk-tests starts it by default; at another port that URL is replaced by it.
+     */
+    @Test
+    void connectingDirectModeTrustStoreLinesRunAsWritten() throws Exception {
+        String code = javaBlock("connecting.md", 1);
+        String sh = block("connecting.md", "sh", 0); // the first unindented one: the list item's is indented
+        assertTrue(sh.contains("keytool") && sh.contains("DirectMode.java"), sh);
+        Path dir = Files.createTempDirectory("direct-mode");
+        Files.writeString(dir.resolve("DirectMode.java"), code);
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        ProcessBuilder pb = new ProcessBuilder("bash", "-euo", "pipefail", "-c",
+            sh.replace("https://127.0.0.1:8081/", Env.endpoint())).directory(dir.toFile()).redirectErrorStream(true);
+        pb.environment().put("CLASSPATH", cp);
+        pb.environment().put("COSMOS_ENDPOINT", Env.endpoint());
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), out);
+        assertTrue(out.endsWith("read first\nover rntbd: true\n"), out);
     }
 
     /** Compiles and runs a program's main, returning what it printed. */
