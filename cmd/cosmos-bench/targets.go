@@ -53,6 +53,7 @@ func (t targetRow) status() string {
 const (
 	targetJSMixFloor      = 0.8  // the JS mix's ops/s over the replay floor's
 	targetReadOverFloorMs = 0.15 // the Go SDK point read's p50 above the replay floor's
+	targetMixOverFloorMs  = 0.35 // the JS mix at one client: ms per operation above the replay floor's
 	targetCycleSpeedup    = 2.0  // the suite cycle against the baseline build's
 	targetBatchSpeedup    = 10.0 // a batch of 100 creates against 100 sequential creates
 )
@@ -93,6 +94,23 @@ func checkTargets(r *results) []targetRow {
 			}
 		}
 		rows = append(rows, js)
+		if c != 1 {
+			continue
+		}
+		// the same mix as time per operation: what the emulator and
+		// PostgreSQL add to each operation over the SDK's own cost
+		o := targetRow{Name: "JS mix at 1 client: ms per operation over the replay floor", Target: fmt.Sprintf("<= %.2f ms", targetMixOverFloorMs),
+			Limit: targetMixOverFloorMs, Unit: "ms", NotMeasured: js.NotMeasured}
+		if r.JS != nil {
+			for i, m := range r.JS.Mixes {
+				if m.Concurrency == 1 && i < len(r.JS.ReplayMixes) && m.Total.OpsPerSec > 0 && r.JS.ReplayMixes[i].Total.OpsPerSec > 0 {
+					f := r.JS.ReplayMixes[i].Total.OpsPerSec
+					o.NotMeasured, o.Value = "", 1000/m.Total.OpsPerSec-1000/f
+					o.Measured = fmt.Sprintf("emulator %.3f ms/op, floor %.3f ms/op", 1000/m.Total.OpsPerSec, 1000/f)
+				}
+			}
+		}
+		rows = append(rows, o)
 	}
 	p := targetRow{Name: "Go SDK point read p50 minus the replay floor's, 1 client", Target: fmt.Sprintf("<= %.2f ms", targetReadOverFloorMs), Limit: targetReadOverFloorMs, Unit: "ms",
 		NotMeasured: "the point scenario did not run"}
