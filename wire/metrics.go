@@ -230,9 +230,9 @@ func (h *handler) observe(next http.Handler) http.Handler {
 
 // recordPhases adds one request's phase timings.
 func (m *requestMetrics) recordPhases(op, rt string, t *reqphase.Timings) {
-	for _, p := range reqphase.All() {
-		if d := t.Get(p); d > 0 {
-			m.phases.WithLabelValues(op, rt, p.String()).Add(d.Seconds())
+	for p, name := range reqphase.Names {
+		if d := t.Get(reqphase.Phase(p)); d > 0 {
+			m.phases.WithLabelValues(op, rt, name).Add(d.Seconds())
 		}
 	}
 }

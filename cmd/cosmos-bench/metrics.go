@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
 )
 
 // handlerTotals are the emulator's totals for one operation on items (GET
@@ -97,8 +99,9 @@ func parseSample(line string) (name string, labels map[string]string, value floa
 	return name, labels, value, err == nil
 }
 
-// phaseNames are the handler's phases in the order the breakdown prints them.
-var phaseNames = []string{"auth", "translate", "postgres", "encode"}
+// phaseNames are the handler's phases (the metric's phase label) in the
+// order the breakdown prints them.
+var phaseNames = reqphase.Names[:]
 
 // breakdown is where one kind of operation's time goes at one client: the
 // client's latency, the SDK floor (the same operation answered by the

@@ -40,11 +40,9 @@ const (
 	numPhases
 )
 
-// Names are the phases' names as the metrics label them, indexed by Phase.
+// Names are the phases' names as the metrics label them, indexed by Phase
+// (range over it for every phase, in order).
 var Names = [numPhases]string{Auth: "auth", Translate: "translate", Postgres: "postgres", Encode: "encode"}
-
-// All lists every phase in order.
-func All() []Phase { return []Phase{Auth, Translate, Postgres, Encode} }
 
 // String returns the phase's metric label.
 func (p Phase) String() string {

@@ -94,19 +94,16 @@ class DirectModeTest {
 
     /** A client as users write it for production: direct mode is the default. */
     static CosmosClient client(String mode) {
-        CosmosClientBuilder b = new CosmosClientBuilder()
-            .endpoint(Env.endpoint())
-            .key(Env.KEY)
-            .consistencyLevel(ConsistencyLevel.SESSION)
-            .contentResponseOnWriteEnabled(true);
-        if (mode.equals("gateway")) {
-            b.gatewayMode();
-        }
-        return b.buildClient();
+        return builder(mode).buildClient();
     }
 
     /** The async client of client(mode). */
     static CosmosAsyncClient asyncClient(String mode) {
+        return builder(mode).buildAsyncClient();
+    }
+
+    /** The builder of client(mode) and asyncClient(mode). */
+    private static CosmosClientBuilder builder(String mode) {
         CosmosClientBuilder b = new CosmosClientBuilder()
             .endpoint(Env.endpoint())
             .key(Env.KEY)
@@ -115,7 +112,7 @@ class DirectModeTest {
         if (mode.equals("gateway")) {
             b.gatewayMode();
         }
-        return b.buildAsyncClient();
+        return b;
     }
 
     static void assertTransport(String mode, CosmosDiagnostics diag) {
