@@ -1,10 +1,6 @@
 package emulator
 
-import (
-	"slices"
-	"strconv"
-	"strings"
-)
+import "encoding/json"
 
 // The plan cache keeps the query plans QueryPlan answers, so that a plan
 // asked for again (the SDKs ask before every query they run through their
@@ -44,36 +40,17 @@ func planInputs(c Container, q Query, features string) (string, bool) {
 	}
 	// the parameters as the plan sees them: by name, the last of a
 	// repeated name winning
-	params := make(map[string][]byte, len(q.Parameters))
+	params := make(map[string]json.RawMessage, len(q.Parameters))
 	for _, p := range q.Parameters {
 		params[p.Name] = p.Value
 	}
-	names := make([]string, 0, len(params))
-	for name := range params {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	b.Grow(n)
-	field := func(s string) {
-		b.WriteString(strconv.Itoa(len(s)))
-		b.WriteByte(':')
-		b.WriteString(s)
-	}
-	field(strconv.FormatInt(c.Num, 10))
-	field(c.RID)
-	field(strconv.FormatInt(c.RangesVersion, 10))
-	field(q.Text)
-	field(features)
-	field(strconv.Itoa(len(names)))
-	for _, name := range names {
-		field(name)
-		if v := params[name]; v == nil {
-			b.WriteByte('-') // undefined
-		} else {
-			b.WriteByte('+')
-			field(string(v))
-		}
-	}
-	return b.String(), true
+	var k CacheKey
+	k.Grow(n)
+	k.Int(c.Num)
+	k.Field(c.RID)
+	k.Int(c.RangesVersion)
+	k.Field(q.Text)
+	k.Field(features)
+	k.Params(params)
+	return k.String(), true
 }

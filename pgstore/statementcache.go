@@ -3,8 +3,6 @@ package pgstore
 import (
 	"context"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
 	"github.com/cosmos-emulator/cosmos-emulator/internal/lru"
@@ -89,50 +87,19 @@ func statementInputs(p emulator.QueryItemsParams, live string) (string, bool) {
 	if n > maxStatementKey {
 		return "", false
 	}
-	var b strings.Builder
-	b.Grow(n)
-	field := func(s string) {
-		b.WriteString(strconv.Itoa(len(s)))
-		b.WriteByte(':')
-		b.WriteString(s)
-	}
-	optional := func(s *string) {
-		if s == nil {
-			b.WriteByte('-')
-			return
-		}
-		b.WriteByte('+')
-		field(*s)
-	}
-	field(strconv.FormatInt(p.Container.Num, 10))
-	field(p.Container.RID)
-	field(p.Text)
-	names := make([]string, 0, len(p.Params))
-	for name := range p.Params {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	field(strconv.Itoa(len(names)))
-	for _, name := range names {
-		field(name)
-		v := p.Params[name]
-		if v == nil {
-			b.WriteByte('-') // undefined
-			continue
-		}
-		b.WriteByte('+')
-		field(string(v))
-	}
-	optional(p.PK)
-	if p.PKPrefix {
-		b.WriteByte('p')
-	}
-	var epkMin, epkMax *string
-	epkMin, epkMax = epkBounds(p.EPK)
-	optional(epkMin)
-	optional(epkMax)
-	field(strconv.Itoa(p.Page.Limit()))
-	field(p.Page.Continuation)
-	field(live)
-	return b.String(), true
+	var k emulator.CacheKey
+	k.Grow(n)
+	k.Int(p.Container.Num)
+	k.Field(p.Container.RID)
+	k.Field(p.Text)
+	k.Params(p.Params)
+	k.Optional(p.PK)
+	k.Flag(p.PKPrefix)
+	epkMin, epkMax := epkBounds(p.EPK)
+	k.Optional(epkMin)
+	k.Optional(epkMax)
+	k.Int(int64(p.Page.Limit()))
+	k.Field(p.Page.Continuation)
+	k.Field(live)
+	return k.String(), true
 }
