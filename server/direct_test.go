@@ -837,4 +837,12 @@ func TestDirectRateLimitAndMetrics(t *testing.T) {
 			t.Errorf("%s = %v, want %v", tt.series, got, tt.want)
 		}
 	}
+	// Only direct requests created documents here, so these phases are
+	// theirs: the signature check and the create's statement.
+	for _, phase := range []string{"auth", "postgres"} {
+		series := `cosmos_emulator_request_phase_seconds_total{operation="Create",phase="` + phase + `",resource_type="docs"}`
+		if got := m[series]; got <= 0 {
+			t.Errorf("%s = %v, want > 0 (direct requests record their phases)", series, got)
+		}
+	}
 }

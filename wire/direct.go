@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cosmos-emulator/cosmos-emulator/emulator"
+	"github.com/cosmos-emulator/cosmos-emulator/internal/reqphase"
 	"github.com/cosmos-emulator/cosmos-emulator/wire/rntbd"
 )
 
@@ -84,6 +85,11 @@ func tokenString(req *rntbd.Request, id uint16) string {
 // with Config.LogRequests, else debug, as the REST requests are).
 func (h *handler) serveDirect(ctx context.Context, req *rntbd.Request) *rntbd.Response {
 	start := time.Now()
+	var phases *reqphase.Timings
+	if h.metrics != nil {
+		phases = new(reqphase.Timings)
+		ctx = reqphase.NewContext(ctx, phases)
+	}
 	d := directOp{verb: directVerb(req.OperationType), resource: req.ResourceType, op: req.OperationType,
 		db: tokenString(req, rntbd.ReqDatabaseName), coll: tokenString(req, rntbd.ReqCollectionName), doc: tokenString(req, rntbd.ReqDocumentName),
 		sproc: tokenString(req, rntbd.ReqStoredProcedureName)}
@@ -104,6 +110,7 @@ func (h *handler) serveDirect(ctx context.Context, req *rntbd.Request) *rntbd.Re
 			items = strconv.FormatUint(t.Num, 10)
 		}
 		h.metrics.record(op, rt, tokenString(req, rntbd.ReqAIM), status, elapsed, strconv.FormatFloat(charge.Float(), 'f', -1, 64), items)
+		h.metrics.recordPhases(op, rt, phases)
 		h.metrics.recordScripts(scriptKinds(op, tokenString(req, rntbd.ReqPreTriggerInclude), tokenString(req, rntbd.ReqPostTriggerInclude)), status)
 	}
 	level := slog.LevelDebug
@@ -138,8 +145,11 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 	default:
 		return nil, none, nil, unsupportedDirect(req)
 	}
+	authenticated := reqphase.Start(ctx, reqphase.Auth)
 	ar := directAuthRequest(ctx, req, d)
-	if err := h.authenticate(ar); err != nil {
+	err := h.authenticate(ar)
+	authenticated()
+	if err != nil {
 		return nil, none, nil, err
 	}
 	// Documents only: the SDK itself asks Strong for the master
