@@ -50,6 +50,9 @@ type Options struct {
 	// Logger receives one line per connection closed for a bad frame or
 	// a failed write (default: discard).
 	Logger *slog.Logger
+	// NoWakeUps turns off the wake-up frames sent to idle Java SDK
+	// connections after an answer (see waker.go); they are on by default.
+	NoWakeUps bool
 }
 
 // DefaultContext is the context response's default content: the
@@ -90,6 +93,8 @@ type Server struct {
 	h    Handler
 	opts Options
 
+	wake *waker
+
 	mu     sync.Mutex
 	lns    map[net.Listener]struct{}
 	conns  map[net.Conn]struct{}
@@ -99,7 +104,7 @@ type Server struct {
 
 // NewServer returns a server of h.
 func NewServer(h Handler, opts Options) *Server {
-	return &Server{h: h, opts: opts.withDefaults(), lns: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}}
+	return &Server{h: h, opts: opts.withDefaults(), wake: newWaker(), lns: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}}
 }
 
 // ErrServerClosed is what Serve returns after Close.
@@ -156,6 +161,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // Close stops the listeners, closes every connection (their requests'
 // contexts end) and waits for their goroutines.
 func (s *Server) Close() error {
+	s.wake.stop()
 	s.mu.Lock()
 	s.closed = true
 	for ln := range s.lns {
@@ -197,6 +203,11 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 		log.Warn("rntbd: connection closed: the first frame is not a context request", "resourceType", req.ResourceType, "operationType", req.OperationType)
 		return
 	}
+	var wc *wakeConn
+	if !s.opts.NoWakeUps && wakesUp(req) {
+		wc = &wakeConn{w: w}
+		defer s.wake.disarm(wc)
+	}
 	frame, err := EncodeContextResponse(nil, req.ActivityID, s.opts.Context)
 	if err != nil {
 		log.Error("rntbd: connection closed: the context response cannot be encoded", "err", err)
@@ -214,6 +225,9 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 		if err != nil {
 			s.logClose(log, "reading a request", err)
 			return
+		}
+		if wc != nil {
+			wc.requests.Add(1)
 		}
 		if req.IsContext() {
 			log.Warn("rntbd: connection closed: a second context request")
@@ -237,6 +251,12 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 			if err := w.write(frame); err != nil {
 				s.logClose(log, "writing a response", err)
 				cancel()
+				return
+			}
+			// This request still holds its slot: one taken is this
+			// one alone, nothing else in flight to wake the client.
+			if wc != nil && len(sem) == 1 && ctx.Err() == nil {
+				s.wake.arm(wc)
 			}
 		}()
 	}
@@ -297,6 +317,18 @@ type connWriter struct {
 	mu      sync.Mutex
 	c       net.Conn
 	timeout time.Duration
+}
+
+// tryWrite writes frame unless another write is in progress (itself
+// bytes for the client) or the socket takes longer than a millisecond;
+// for the waker, which must never wait on one client.
+func (w *connWriter) tryWrite(frame []byte) {
+	if !w.mu.TryLock() {
+		return
+	}
+	defer w.mu.Unlock()
+	_ = w.c.SetWriteDeadline(time.Now().Add(time.Millisecond))
+	_, _ = w.c.Write(frame)
 }
 
 func (w *connWriter) write(frame []byte) error {

@@ -59,15 +59,21 @@ func startServerWith(t *testing.T, h Handler, opts Options) (string, *syncBuffer
 	return ln.Addr().String(), logs
 }
 
-// dialContext connects and negotiates the context.
+// dialContext connects and negotiates the context as user agent "test".
 func dialContext(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	return dialContextAs(t, addr, "test")
+}
+
+// dialContextAs connects and negotiates the context as userAgent.
+func dialContextAs(t *testing.T, addr, userAgent string) net.Conn {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	frame, _ := EncodeRequest(nil, &Request{ActivityID: exampleActivity, Tokens: Tokens{ULongToken(CtxProtocolVersion, 1), SmallStringToken(CtxClientVersion, "2020-07-15"), SmallStringToken(CtxUserAgent, "test")}})
+	frame, _ := EncodeRequest(nil, &Request{ActivityID: exampleActivity, Tokens: Tokens{ULongToken(CtxProtocolVersion, 1), SmallStringToken(CtxClientVersion, "2020-07-15"), SmallStringToken(CtxUserAgent, userAgent)}})
 	if _, err := c.Write(frame); err != nil {
 		t.Fatal(err)
 	}

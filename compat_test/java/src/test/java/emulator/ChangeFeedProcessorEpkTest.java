@@ -6,6 +6,7 @@ import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosAsyncContainer;
 import com.azure.cosmos.CosmosAsyncDatabase;
 import com.azure.cosmos.models.ChangeFeedProcessorItem;
+import com.azure.cosmos.models.ChangeFeedProcessorState;
 import com.azure.cosmos.models.CosmosContainerProperties;
 import com.azure.cosmos.models.CosmosItemRequestOptions;
 import com.azure.cosmos.models.PartitionKey;
@@ -83,6 +84,32 @@ class ChangeFeedProcessorEpkTest {
         } finally {
             h1.stop().block();
             h2.stop().block();
+        }
+    }
+
+    /**
+     * getCurrentState of EPK-range leases: the SDK reads each lease's range "from now" and
+     * reports that read's continuation token and the lag between its LSN and the lease's
+     * checkpoint; once the processor has caught up, every range has a token and lag 0.
+     */
+    @Test
+    void currentStateAfterCatchingUp() throws Exception {
+        db.createContainer("state", "/pk").block();
+        db.createContainer("stateleases", "/id").block();
+        CosmosAsyncContainer feed = db.getContainer("state");
+        Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
+        ChangeFeedProcessor p = latest("host-s", feed, db.getContainer("stateleases"), seen);
+        p.start().block();
+        try {
+            write(feed, "s", 10);
+            await("10 changes", () -> seen.size() >= 10);
+            await("caught up: every range has a continuation token and lag 0", () -> {
+                List<ChangeFeedProcessorState> state = p.getCurrentState().block();
+                return !state.isEmpty() && state.stream().allMatch(st ->
+                    st.getContinuationToken() != null && st.getEstimatedLag() == 0 && "host-s".equals(st.getHostName()));
+            });
+        } finally {
+            p.stop().block();
         }
     }
 

@@ -2,6 +2,7 @@ package emulator;
 
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.models.CosmosItemResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Assumptions;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -24,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.*;
  * mode and each caller count of cosmos.benchThreads (default "1,8") it reads
  * the item N times in all (after 500 reads of warm-up) and prints one row:
  * ops/s, p50 and p99 of the reads' latencies. cosmos.benchMode=gateway or
- * direct runs one mode only. Excluded from the suite (pom.xml) and skipped
+ * direct runs one mode only. cosmos.benchSlow=true prints the SDK's diagnostics (with the
+ * direct-mode transport timeline) of up to 12 reads: those over 50 ms and every 200th. Excluded from the suite (pom.xml) and skipped
  * without cosmos.bench.
  */
 class PointReadBench {
@@ -65,6 +68,7 @@ class PointReadBench {
     static void run(String mode, int callers, int reads, CosmosContainer c) throws Exception {
         int each = reads / callers;
         long[] lat = new long[each * callers];
+        AtomicInteger slowShown = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(callers);
         try {
             List<Future<?>> done = new ArrayList<>();
@@ -74,8 +78,12 @@ class PointReadBench {
                 done.add(pool.submit(() -> {
                     for (int i = 0; i < each; i++) {
                         long s = System.nanoTime();
-                        JsonNode item = c.readItem("1", new PartitionKey("a"), JsonNode.class).getItem();
+                        CosmosItemResponse<JsonNode> r = c.readItem("1", new PartitionKey("a"), JsonNode.class);
+                        JsonNode item = r.getItem();
                         lat[base + i] = System.nanoTime() - s;
+                        if ((lat[base + i] > 50_000_000L || i % 200 == 199) && slowShown.getAndIncrement() < 12 && Boolean.getBoolean("cosmos.benchSlow")) {
+                            System.out.println("slow read (" + lat[base + i] / 1_000_000 + " ms): " + r.getDiagnostics());
+                        }
                         assertEquals("1", item.get("id").asText());
                     }
                     return null;
