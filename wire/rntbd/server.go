@@ -182,10 +182,14 @@ func (s *Server) Close() error {
 func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	var wc *wakeConn // the waker's state of a connection that gets wake-ups
 	defer func() {
 		cancel()
 		c.Close()
 		wg.Wait()
+		if wc != nil { // after wg.Wait: no request left to arm it again
+			s.wake.disarm(wc)
+		}
 	}()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
@@ -203,10 +207,8 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 		log.Warn("rntbd: connection closed: the first frame is not a context request", "resourceType", req.ResourceType, "operationType", req.OperationType)
 		return
 	}
-	var wc *wakeConn
 	if !s.opts.NoWakeUps && wakesUp(req) {
 		wc = &wakeConn{w: w}
-		defer s.wake.disarm(wc)
 	}
 	frame, err := EncodeContextResponse(nil, req.ActivityID, s.opts.Context)
 	if err != nil {
