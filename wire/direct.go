@@ -145,11 +145,8 @@ func (h *handler) direct(ctx context.Context, req *rntbd.Request, d directOp) (*
 	default:
 		return nil, none, nil, unsupportedDirect(req)
 	}
-	authenticated := reqphase.Start(ctx, reqphase.Auth)
 	ar := directAuthRequest(ctx, req, d)
-	err := h.authenticate(ar)
-	authenticated()
-	if err != nil {
+	if err := h.authenticate(ar); err != nil {
 		return nil, none, nil, err
 	}
 	// Documents only: the SDK itself asks Strong for the master

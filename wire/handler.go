@@ -288,10 +288,7 @@ func (h *handler) middleware(next http.Handler) http.Handler {
 			return
 		}
 		if !exemptFromAuth(r) || accountReadWithAuth(r) {
-			authenticated := reqphase.Start(r.Context(), reqphase.Auth)
-			err := h.authenticate(r)
-			authenticated()
-			if err != nil {
+			if err := h.authenticate(r); err != nil {
 				h.writeError(w, r, err)
 				return
 			}
@@ -363,8 +360,10 @@ func normalizeRequest(r *http.Request) error {
 // authenticate verifies the Authorization header (reference §2). Every
 // authentication failure is a 401 (never 403 with sub-status 3 or 1008,
 // which the SDKs retry for minutes); a valid resource token that does not
-// cover the request is a 403 (authorizeResourceToken).
+// cover the request is a 403 (authorizeResourceToken). Its time counts
+// in the request's reqphase.Auth, for both transports.
 func (h *handler) authenticate(r *http.Request) error {
+	defer reqphase.Start(r.Context(), reqphase.Auth)()
 	auth := r.Header.Get("Authorization")
 	if auth == "" {
 		return emulator.Errorf(emulator.KindUnauthorized, "Required Header authorization is missing. Ensure a valid Authorization token is passed.")

@@ -12,21 +12,25 @@ import (
 // timers round a sleep up to its poller's millisecond timeout when the
 // process is otherwise idle, too coarse for wakeStep.
 type preciseSleeper struct {
-	fd int
-	f  *os.File
+	fd int      // the timerfd (f.Fd() would make it blocking)
+	f  *os.File // nil when no timerfd could be created
 }
 
 func newPreciseSleeper() *preciseSleeper {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
-		return &preciseSleeper{fd: -1}
+		return &preciseSleeper{}
 	}
 	return &preciseSleeper{fd: fd, f: os.NewFile(uintptr(fd), "rntbd-waker-timerfd")}
 }
 
-// sleep returns after d (or at once when the timerfd could not be set up
-// and time.Sleep has slept instead).
+// sleep returns after d, d > 0 (a zero timerfd setting would disarm it
+// and the read never return); time.Sleep stands in when the timerfd
+// could not be set up or fails.
 func (s *preciseSleeper) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
 	if s.f == nil {
 		time.Sleep(d)
 		return

@@ -64,10 +64,8 @@ type wakeConn struct {
 	w *connWriter
 	// requests counts the request frames read on the connection.
 	requests atomic.Uint64
-	// armed is whether the connection is in the waker's set; seen is
-	// requests when it was armed, since the time, next the index of
-	// the next wake-up in wakeSchedule (guarded by waker.mu).
-	armed bool
+	// seen is requests when it was armed, since the time, next the
+	// index of the next wake-up in wakeSchedule (guarded by waker.mu).
 	seen  uint64
 	since time.Time
 	next  int
@@ -93,7 +91,7 @@ func newWaker() *waker {
 func (k *waker) arm(c *wakeConn) {
 	k.start.Do(func() { go k.run() })
 	k.mu.Lock()
-	c.armed, c.seen, c.since, c.next = true, c.requests.Load(), time.Now(), 0
+	c.seen, c.since, c.next = c.requests.Load(), time.Now(), 0
 	k.conns[c] = struct{}{}
 	k.mu.Unlock()
 	select {
@@ -106,7 +104,6 @@ func (k *waker) arm(c *wakeConn) {
 func (k *waker) disarm(c *wakeConn) {
 	k.mu.Lock()
 	delete(k.conns, c)
-	c.armed = false
 	k.mu.Unlock()
 }
 
@@ -149,7 +146,6 @@ func (k *waker) tick(now time.Time) {
 		switch {
 		case c.requests.Load() != c.seen:
 			delete(k.conns, c)
-			c.armed = false
 		case now.Sub(c.since) >= wakeSchedule[c.next]:
 			due = append(due, c.w)
 			for c.next < len(wakeSchedule) && now.Sub(c.since) >= wakeSchedule[c.next] {
@@ -157,7 +153,6 @@ func (k *waker) tick(now time.Time) {
 			}
 			if c.next == len(wakeSchedule) {
 				delete(k.conns, c)
-				c.armed = false
 			}
 		}
 	}

@@ -158,3 +158,21 @@ func TestPreciseSleeperSleeps(t *testing.T) {
 		}
 	}
 }
+
+// TestPreciseSleeperZero: sleeping for no time returns (a timerfd set to
+// zero is disarmed, and reading it would block for ever).
+func TestPreciseSleeperZero(t *testing.T) {
+	s := newPreciseSleeper()
+	defer s.close()
+	done := make(chan struct{})
+	go func() {
+		s.sleep(0)
+		s.sleep(-time.Millisecond)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("sleep(0) did not return")
+	}
+}
