@@ -9,7 +9,7 @@ import (
 // start: what a point read reports as the current LSN too).
 func (s *Store) CurrentLSN(ctx context.Context) (int64, error) {
 	var n int64
-	if err := s.pool.QueryRow(ctx, `SELECT last_value FROM cosmos.lsn_seq`).Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT `+currentLSNExpr).Scan(&n); err != nil {
 		return 0, classify("current lsn", err)
 	}
 	return n, nil

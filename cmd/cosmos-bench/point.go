@@ -37,9 +37,13 @@ type pointResult struct {
 	// Targets row "Go SDK point read minus the replay floor");
 	// FloorCPUms is the proxy's CPU per request.
 	FloorHealth latencyStats `json:"sdk_floor_health"`
-	FloorCPUms  float64      `json:"sdk_floor_proxy_cpu_ms"`
-	ReadPair    readPair     `json:"point_read_vs_replay_floor"`
-	Read        breakdown    `json:"point_read_breakdown"`
+	// RawBetween is a raw pgx read of the same items alternating with
+	// them: one statement on a PostgreSQL that has been idle as long as
+	// between two SDK reads (the Ops rows' raw pgx runs in a tight loop).
+	RawBetween latencyStats `json:"raw_pgx_read_between_sdk_reads"`
+	FloorCPUms float64      `json:"sdk_floor_proxy_cpu_ms"`
+	ReadPair   readPair     `json:"point_read_vs_replay_floor"`
+	Read       breakdown    `json:"point_read_breakdown"`
 }
 
 // readPair is one client's point reads of the same items through the
@@ -139,9 +143,9 @@ func (b *bench) runPoint(ctx context.Context, r *results) (err error) {
 	}
 	res.HealthCPU = perOp(emu.cpu().since(cpu0), cfg.warmup+cfg.n)
 	logf("point reads through the emulator and through a replaying proxy, and health through it, alternating")
-	lat, cpuMs, bd, err := readsVsFloor(ctx, sdk, emu.url, sdk.db.ID(), items, cfg.n)
+	lat, cpuMs, bd, err := readsVsFloor(ctx, sdk, raw.op(items, rawSelect, false), emu.url, sdk.db.ID(), items, cfg.n)
 	if err == nil {
-		res.ReadPair, res.FloorHealth, res.FloorCPUms, res.Read = readPair{lat[0], lat[1]}, lat[2], cpuMs, bd
+		res.ReadPair, res.FloorHealth, res.RawBetween, res.FloorCPUms, res.Read = readPair{lat[0], lat[1]}, lat[2], lat[3], cpuMs, bd
 	}
 	return err
 }
@@ -173,6 +177,19 @@ func writePointReport(w io.Writer, r *pointResult) {
 		r.ReadPair.Floor.P50, r.FloorHealth.P50, ratio(r.ReadPair.Floor.P50, r.FloorHealth.P50), r.FloorCPUms)
 	fmt.Fprintf(w, "point reads alternating with the floor: p50 %.3f ms vs %.3f ms; per read (ms, means):\n", r.ReadPair.Emulator.P50, r.ReadPair.Floor.P50)
 	writeBreakdowns(w, []breakdown{r.Read})
+	fmt.Fprintf(w, "raw pgx read alternating with them (PostgreSQL idle as between SDK reads): p50 %.3f ms, mean %.3f ms; in a tight loop (above): p50 %.3f ms\n",
+		r.RawBetween.P50, r.RawBetween.Mean, rawReadP50(r.Ops))
+}
+
+// rawReadP50 returns the tight-loop raw pgx read's p50 of ops (0 when the
+// read did not run).
+func rawReadP50(ops []opResult) float64 {
+	for _, o := range ops {
+		if o.Op == "read" {
+			return o.Raw.P50
+		}
+	}
+	return 0
 }
 
 // verdict renders a target check.

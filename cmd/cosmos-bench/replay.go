@@ -192,17 +192,20 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 }
 
 // readsVsFloor alternates point reads of the first 50 of items through emu
-// (on the emulator at endpoint), reads through a replaying proxy of it and
-// health requests through the proxy, n of each after 50. It returns their
-// latencies, the proxy's CPU per request in ms, and the read's breakdown
-// (handler means over every read the emulator served meanwhile).
-func readsVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, items *itemSet, n int) (lat []latencyStats, cpuMs float64, bd breakdown, err error) {
+// (on the emulator at endpoint), reads through a replaying proxy of it,
+// health requests through the proxy and raw reads (rawRead: the same
+// items, one statement on the emulator's PostgreSQL, which has been idle as
+// long as between two SDK reads), n of each after 50. It returns their
+// latencies in that order, the proxy's CPU per request in ms, and the
+// read's breakdown (handler means over every read the emulator served
+// meanwhile).
+func readsVsFloor(ctx context.Context, emu *sdkBench, rawRead opFunc, endpoint, dbID string, items *itemSet, n int) (lat []latencyStats, cpuMs float64, bd breakdown, err error) {
 	sb, proxy, done, err := startReplaySDK(ctx, endpoint, dbID)
 	if err != nil {
 		return nil, 0, bd, err
 	}
 	defer done()
-	ops := []opFunc{emu.read(items), sb.read(items), sb.health()}
+	ops := []opFunc{emu.read(items), sb.read(items), sb.health(), rawRead}
 	before, err := docsMetrics(ctx, emu.http, endpoint)
 	if err != nil {
 		return nil, 0, bd, err
@@ -212,7 +215,7 @@ func readsVsFloor(ctx context.Context, emu *sdkBench, endpoint, dbID string, ite
 	if err != nil {
 		return nil, 0, bd, fmt.Errorf("reads against the floor: %w", err)
 	}
-	cpuMs = float64(procTicks(proxy.Pid())-ticks) * 1000 / clockTicks / float64(3*(n+50))
+	cpuMs = float64(procTicks(proxy.Pid())-ticks) * 1000 / clockTicks / float64(3*(n+50)) // the proxy serves 3 of the 4 sides
 	after, err := docsMetrics(ctx, emu.http, endpoint)
 	for _, d := range ds {
 		lat = append(lat, newLatencyStats(d, 0))
