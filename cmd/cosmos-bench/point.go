@@ -37,13 +37,13 @@ type pointResult struct {
 	// Targets row "Go SDK point read minus the replay floor");
 	// FloorCPUms is the proxy's CPU per request.
 	FloorHealth latencyStats `json:"sdk_floor_health"`
+	FloorCPUms  float64      `json:"sdk_floor_proxy_cpu_ms"`
+	ReadPair    readPair     `json:"point_read_vs_replay_floor"`
+	Read        breakdown    `json:"point_read_breakdown"`
 	// RawBetween is a raw pgx read of the same items alternating with
 	// them: one statement on a PostgreSQL that has been idle as long as
 	// between two SDK reads (the Ops rows' raw pgx runs in a tight loop).
 	RawBetween latencyStats `json:"raw_pgx_read_between_sdk_reads"`
-	FloorCPUms float64      `json:"sdk_floor_proxy_cpu_ms"`
-	ReadPair   readPair     `json:"point_read_vs_replay_floor"`
-	Read       breakdown    `json:"point_read_breakdown"`
 }
 
 // readPair is one client's point reads of the same items through the
