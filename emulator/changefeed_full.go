@@ -220,15 +220,21 @@ var operationTypes = map[byte]string{'c': "create", 'r': "replace", 'd': "delete
 
 // AppendJSON appends the entry as the service's all-versions-and-deletes
 // feed shows it: {"current": document, "metadata": {...}} for creates and
-// replaces, {"metadata": {..., "id", "partitionKey"}} for deletes (the
-// service does not populate "previous").
+// replaces, {"current": {}, "metadata": {..., "id", "partitionKey"}} for
+// deletes (the service does not populate "previous"). The empty "current"
+// of a delete follows the service over its documentation, which says a
+// delete has none: the Python SDK's own test_change_feed_all_versions.py
+// (test_query_change_feed_all_versions_and_deletes, sync and async, run by
+// Microsoft against its emulator and live accounts) requires a "current"
+// key on every delete and expects it empty.
 func (ch Change) AppendJSON(buf []byte, c Container) []byte {
-	buf = append(buf, '{')
-	if ch.Op != 'd' {
-		buf = append(buf, `"current":`...)
+	buf = append(buf, `{"current":`...)
+	if ch.Op == 'd' {
+		buf = append(buf, "{}"...)
+	} else {
 		buf = Item{ID: ch.ID, PK: ch.PK, Seq: ch.DocSeq, Body: ch.Body, TS: ch.CRTS, ETag: ch.ETag, LSN: ch.LSN}.AppendJSON(buf, c)
-		buf = append(buf, ',')
 	}
+	buf = append(buf, ',')
 	buf = append(buf, `"metadata":{"operationType":`...)
 	buf = AppendJSONString(buf, operationTypes[ch.Op])
 	buf = append(buf, `,"lsn":`...)

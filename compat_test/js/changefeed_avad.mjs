@@ -45,7 +45,8 @@ async function drain(scope, it) {
     }
     for (const ch of res.result) {
       const m = ch.metadata;
-      const id = ch.current ? ch.current.id : m.id;
+      // a delete has an empty current ({}), its id in the metadata
+      const id = ch.current && ch.current.id !== undefined ? ch.current.id : m.id;
       const n = ch.current && ch.current.n !== undefined ? ch.current.n : "-";
       const prevOK = (m.previousImageLSN ?? 0) === (lastLSN[scope + id] ?? 0);
       lastLSN[scope + id] = m.lsn;

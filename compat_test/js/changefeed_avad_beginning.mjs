@@ -38,7 +38,7 @@ async function drain(it) {
     for (let i = 0; i < 20; i++) {
       const res = await it.readNext();
       if (res.statusCode === StatusCodes.NotModified) return `ok ${ids.join(",")}`;
-      for (const ch of res.result) ids.push(ch.current ? ch.current.id : ch.metadata?.id ?? ch.id);
+      for (const ch of res.result) ids.push(ch.current?.id ?? ch.metadata?.id ?? ch.id);
     }
     return "the feed does not end";
   } catch (err) {

@@ -72,14 +72,22 @@ type wakeConn struct {
 }
 
 // waker sends the wake-up frames of every armed connection of a server
-// from one goroutine, started at the first arm and stopped by stop.
+// from one goroutine, started at the first arm and stopped by stop. The
+// goroutine sleeps until the earliest due wake-up (at most wakeStep while
+// a connection is in the schedule's fine steps, up to 64 ms in its
+// doubling tail) and not at all while no connection is armed.
 type waker struct {
 	mu      sync.Mutex
 	conns   map[*wakeConn]struct{}
+	sleep   *preciseSleeper
+	wakeAt  time.Time // when the goroutine's current sleep ends (guarded by mu)
 	start   sync.Once
 	signal  chan struct{}
 	done    chan struct{}
 	stopped sync.Once
+	// rounds counts the goroutine's rounds (a sleep and a tick): a
+	// measure of its cost, read by the tests.
+	rounds atomic.Uint64
 }
 
 func newWaker() *waker {
@@ -87,12 +95,21 @@ func newWaker() *waker {
 }
 
 // arm starts (or restarts) c's wake-up schedule: the connection was just
-// answered and has nothing else in flight.
+// answered and has nothing else in flight. When the goroutine sleeps past
+// c's first wake-up, its sleep is cut short.
 func (k *waker) arm(c *wakeConn) {
-	k.start.Do(func() { go k.run() })
+	k.start.Do(func() {
+		k.sleep = newPreciseSleeper() // closed by run
+		go k.run()
+	})
 	k.mu.Lock()
-	c.seen, c.since, c.next = c.requests.Load(), time.Now(), 0
+	now := time.Now()
+	c.seen, c.since, c.next = c.requests.Load(), now, 0
 	k.conns[c] = struct{}{}
+	if first := now.Add(wakeSchedule[0]); k.wakeAt.After(first) {
+		k.wakeAt = first
+		k.sleep.set(wakeSchedule[0])
+	}
 	k.mu.Unlock()
 	select {
 	case k.signal <- struct{}{}:
@@ -110,16 +127,20 @@ func (k *waker) disarm(c *wakeConn) {
 // stop ends the waker's goroutine.
 func (k *waker) stop() { k.stopped.Do(func() { close(k.done) }) }
 
-// run waits for armed connections, then ticks every wakeStep while any
-// is armed, sending each connection's due wake-ups.
+// run waits for armed connections, then sleeps until the earliest due
+// wake-up and sends the due ones, while any connection is armed.
 func (k *waker) run() {
-	sleep := newPreciseSleeper()
-	defer sleep.close()
+	defer k.sleep.close()
 	for {
 		k.mu.Lock()
-		idle := len(k.conns) == 0
+		due, armed := k.nextDue()
+		if armed {
+			// set under mu: an arm after this point shortens the sleep
+			k.wakeAt = due
+			k.sleep.set(time.Until(due))
+		}
 		k.mu.Unlock()
-		if idle {
+		if !armed {
 			select {
 			case <-k.signal:
 			case <-k.done:
@@ -132,9 +153,22 @@ func (k *waker) run() {
 			return
 		default:
 		}
-		sleep.sleep(wakeStep)
+		k.sleep.wait()
+		k.rounds.Add(1)
 		k.tick(time.Now())
 	}
+}
+
+// nextDue returns the earliest time a wake-up of an armed connection is
+// due, and whether any connection is armed. k.mu must be held.
+func (k *waker) nextDue() (time.Time, bool) {
+	var due time.Time
+	for c := range k.conns {
+		if at := c.since.Add(wakeSchedule[c.next]); due.IsZero() || at.Before(due) {
+			due = at
+		}
+	}
+	return due, !due.IsZero()
 }
 
 // tick sends the wake-ups due at now and drops connections that sent a
@@ -142,6 +176,7 @@ func (k *waker) run() {
 func (k *waker) tick(now time.Time) {
 	var due []*connWriter
 	k.mu.Lock()
+	k.wakeAt = time.Time{}
 	for c := range k.conns {
 		switch {
 		case c.requests.Load() != c.seen:
