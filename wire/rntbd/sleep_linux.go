@@ -2,7 +2,6 @@ package rntbd
 
 import (
 	"os"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -11,14 +10,10 @@ import (
 // preciseSleeper sleeps for sub-millisecond durations without holding an
 // OS thread: a timerfd read through Go's network poller. The runtime's own
 // timers round a sleep up to its poller's millisecond timeout when the
-// process is otherwise idle, too coarse for wakeStep. Another goroutine
-// may move the end of a sleep in progress (set while wait blocks).
+// process is otherwise idle, too coarse for wakeStep.
 type preciseSleeper struct {
 	fd int      // the timerfd (f.Fd() would make it blocking)
 	f  *os.File // nil when no timerfd could be created
-	// fallback, when set (no timerfd, or setting it failed), is the
-	// duration wait sleeps with time.Sleep instead, at most wakeStep.
-	fallback atomic.Int64
 }
 
 func newPreciseSleeper() *preciseSleeper {
@@ -29,43 +24,26 @@ func newPreciseSleeper() *preciseSleeper {
 	return &preciseSleeper{fd: fd, f: os.NewFile(uintptr(fd), "rntbd-waker-timerfd")}
 }
 
-// set makes the next (or the current) wait end d from now; d <= 0 ends it
-// at once (a zero timerfd setting would disarm it instead, and the read
-// never return).
-func (s *preciseSleeper) set(d time.Duration) {
-	d = max(d, time.Microsecond)
-	if s.f != nil {
-		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(d.Nanoseconds())}
-		if unix.TimerfdSettime(s.fd, 0, &spec, nil) == nil {
-			s.fallback.Store(0)
-			return
-		}
+// sleep returns after d, d > 0 (a zero timerfd setting would disarm it
+// and the read never return); time.Sleep stands in when the timerfd
+// could not be set up or fails.
+func (s *preciseSleeper) sleep(d time.Duration) {
+	if d <= 0 {
+		return
 	}
-	s.fallback.Store(int64(min(d, wakeStep)))
-}
-
-// wait blocks until the time set last.
-func (s *preciseSleeper) wait() {
-	if d := time.Duration(s.fallback.Load()); d > 0 || s.f == nil {
-		if d <= 0 {
-			d = wakeStep
-		}
+	if s.f == nil {
+		time.Sleep(d)
+		return
+	}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(d.Nanoseconds())}
+	if err := unix.TimerfdSettime(s.fd, 0, &spec, nil); err != nil {
 		time.Sleep(d)
 		return
 	}
 	var expirations [8]byte
 	if _, err := s.f.Read(expirations[:]); err != nil {
-		time.Sleep(wakeStep)
+		time.Sleep(d)
 	}
-}
-
-// sleep returns after d; at once for d <= 0.
-func (s *preciseSleeper) sleep(d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	s.set(d)
-	s.wait()
 }
 
 func (s *preciseSleeper) close() {

@@ -132,39 +132,6 @@ func TestWakeUpsStopWhenTheClientSendsAgain(t *testing.T) {
 	}
 }
 
-// TestWakerSleepsUntilDue: the waker's goroutine sleeps until the next
-// due wake-up, not a wakeStep at a time: one full schedule costs it at
-// most one round per scheduled wake-up (late rounds merge wake-ups that
-// fell due together, so fewer is fine), where ticking every wakeStep
-// through the doubling tail would take over a thousand. A second schedule,
-// armed after the waker went idle, sends wake-ups again.
-func TestWakerSleepsUntilDue(t *testing.T) {
-	s := NewServer(echoHandler(), Options{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ln) }()
-	t.Cleanup(func() {
-		s.Close()
-		<-done
-	})
-	c := dialContextAs(t, ln.Addr().String(), javaAgent)
-	last := wakeSchedule[len(wakeSchedule)-1]
-	for round := 1; round <= 2; round++ {
-		before := s.wake.rounds.Load()
-		send(t, c, uint32(round), []byte(`"x"`))
-		frames, _ := readFrames(t, c, time.Now(), last+200*time.Millisecond)
-		if len(frames) < 2 || transportID(t, frames[0]) != uint32(round) {
-			t.Fatalf("schedule %d: %d frames, want the answer and at least one wake-up", round, len(frames))
-		}
-		if n := s.wake.rounds.Load() - before; n == 0 || n > uint64(len(wakeSchedule)) {
-			t.Fatalf("schedule %d: the waker ran %d rounds, want 1 to %d", round, n, len(wakeSchedule))
-		}
-	}
-}
-
 // TestWakeSchedule: fine steps first, then doubling intervals, strictly
 // increasing, ending by the Java SDK's own idle-state timer's reach.
 func TestWakeSchedule(t *testing.T) {
