@@ -57,10 +57,12 @@ image:
 		-t cosmos-emulator:$(VERSION) -t cosmos-emulator:local .
 
 # The Node helper (clients/node): its vitest example starts the binary
-# through the helper's global set-up and uses it with @azure/cosmos.
+# through the helper's global set-up and uses it with @azure/cosmos; then
+# the packed package, installed into a fresh project, starts one too.
 node-helper-test: build
 	cd clients/node/test && npm ci --no-audit --no-fund
 	cd clients/node/test && COSMOS_EMULATOR_BIN=$(CURDIR)/$(BIN) npx vitest run
+	COSMOS_EMULATOR_BIN=$(CURDIR)/$(BIN) bash clients/node/test/installed.sh
 
 # Builds the image (local base images, no registry needed), runs the compose
 # stack, the SDK smoke tests against it, a restart, and the testcontainers
