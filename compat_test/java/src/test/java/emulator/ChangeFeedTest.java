@@ -137,6 +137,12 @@ class ChangeFeedTest {
         assertEquals(List.of("create", "replace", "delete"),
             changes.stream().map(j -> j.get("metadata").get("operationType").asText()).toList());
         assertEquals(2, changes.get(1).get("current").get("v").asInt());
-        assertEquals("x", changes.get(2).get("metadata").path("id").asText(changes.get(2).path("previous").path("id").asText("x")));
+        // a delete: its id and partition key in the metadata, an empty
+        // "current" (the service's shape; the Python SDK's own
+        // test_query_change_feed_all_versions_and_deletes requires the key)
+        JsonNode delete = changes.get(2);
+        assertEquals("x", delete.get("metadata").get("id").asText(), delete.toString());
+        assertEquals("a", delete.get("metadata").get("partitionKey").get("pk").asText(), delete.toString());
+        assertTrue(delete.get("current").isObject() && delete.get("current").isEmpty(), delete.toString());
     }
 }
