@@ -234,8 +234,7 @@ func (ch Change) AppendJSON(buf []byte, c Container) []byte {
 	} else {
 		buf = Item{ID: ch.ID, PK: ch.PK, Seq: ch.DocSeq, Body: ch.Body, TS: ch.CRTS, ETag: ch.ETag, LSN: ch.LSN}.AppendJSON(buf, c)
 	}
-	buf = append(buf, ',')
-	buf = append(buf, `"metadata":{"operationType":`...)
+	buf = append(buf, `,"metadata":{"operationType":`...)
 	buf = AppendJSONString(buf, operationTypes[ch.Op])
 	buf = append(buf, `,"lsn":`...)
 	buf = strconv.AppendInt(buf, ch.LSN, 10)
